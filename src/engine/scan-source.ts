@@ -1,0 +1,35 @@
+import type { PriceRecord } from '../types.js'
+
+/**
+ * One stored record as a scan yields it. The timestamp is known without
+ * decoding; `record()` decodes on demand, so sampling decodes only the rows
+ * it returns.
+ */
+export interface ScanRow {
+  readonly timestamp: number
+  /** The full record, `providerPublicKey` joined. May throw `PRICE_CORRUPT_VALUE`. */
+  record(): PriceRecord
+}
+
+/** Bounds of a scan over one symbol's records; both ends inclusive, each optional. */
+export interface ScanOptions {
+  readonly from?: number
+  readonly to?: number
+  /** Newest first when true; otherwise oldest first. */
+  readonly reverse: boolean
+  /** Stop after this many rows. */
+  readonly limit?: number
+}
+
+/**
+ * The port the engine reads through. A store implements it over key ranges;
+ * tests implement it over an array. Rows come in (timestamp, id) order,
+ * ascending or descending, where ids compare by UTF-8 bytes. One source must
+ * present a single consistent view of the data for as long as it is used.
+ */
+export interface ScanSource {
+  /** The rows of `symbol` inside the bounds, in batches, in order. */
+  scan(symbol: string, options: ScanOptions): AsyncIterable<readonly ScanRow[]>
+  /** Every symbol that has at least one record, in UTF-8 byte order. */
+  symbols(): Promise<readonly string[]>
+}

@@ -1,0 +1,99 @@
+/**
+ * The stable error codes of the library. The code is the contract; messages
+ * may change between releases.
+ */
+export type PriceStoreErrorCode =
+  /** A `symbol` or `symbols` entry breaks the symbol rules. */
+  | 'PRICE_INVALID_SYMBOL'
+  /** A record given to `put`/`putMany` breaks the record rules. */
+  | 'PRICE_INVALID_RECORD'
+  /** A malformed, repeated or conflicting query parameter (`limit`, `offset`, `symbols`, `provider`, ...). */
+  | 'PRICE_INVALID_QUERY'
+  /** A bad `fromTimestamp`/`toTimestamp`, `from > to`, or `interval` without both timestamps. */
+  | 'PRICE_INVALID_RANGE'
+  /** A bad `interval`, or `interval` without `symbol`. */
+  | 'PRICE_INVALID_INTERVAL'
+  /** The `provider` parameter names a provider this store does not serve. */
+  | 'PRICE_UNSUPPORTED_PROVIDER'
+  /** A range-form answer would hold more than `maxRangePoints` records. */
+  | 'PRICE_RANGE_TOO_LARGE'
+  /** Options given to the store (provider, limits) are invalid. */
+  | 'PRICE_INVALID_OPTIONS'
+  /** The store is not open (not yet opened, closing or closed). */
+  | 'PRICE_NOT_OPEN'
+  /** Another process (or another store in this process) holds the database lock. */
+  | 'PRICE_LOCKED'
+  /** The database was written in a format version this release cannot read. */
+  | 'PRICE_UNSUPPORTED_FORMAT'
+  /** A stored value could not be decoded. */
+  | 'PRICE_CORRUPT_VALUE'
+  /** Any other failure of the underlying database. */
+  | 'PRICE_STORAGE_ERROR'
+
+/** Structured facts about an error, for programs that report it (e.g. a CLI mapping `index` to a line number). */
+export interface PriceStoreErrorDetails {
+  /** The query parameter at fault. */
+  readonly parameter?: string
+  /** The record field at fault. */
+  readonly field?: string
+  /** The position of the bad record in its batch (0-based). */
+  readonly index?: number
+  /** The storage key at fault, printable. */
+  readonly key?: string
+  /** For `PRICE_RANGE_TOO_LARGE`: how many records the answer would hold. */
+  readonly count?: number
+  /** For `PRICE_RANGE_TOO_LARGE`: the cap in force. */
+  readonly cap?: number
+}
+
+/**
+ * The one error class the library throws. Check `code` (or use
+ * {@link isPriceStoreError}) rather than `instanceof`, which fails when two
+ * copies of the package are loaded.
+ */
+export class PriceStoreError extends Error {
+  readonly code: PriceStoreErrorCode
+  readonly details: PriceStoreErrorDetails
+
+  constructor(
+    code: PriceStoreErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: PriceStoreErrorDetails } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.details = Object.freeze({ ...options.details })
+  }
+
+  override get name(): string {
+    return 'PriceStoreError'
+  }
+}
+
+/**
+ * Whether `err` is a {@link PriceStoreError}, optionally with the given code.
+ * Checks the code, so it also works across duplicate package copies.
+ */
+export function isPriceStoreError(err: unknown, code?: PriceStoreErrorCode): err is PriceStoreError {
+  if (typeof err !== 'object' || err === null) return false
+  const actual = (err as { code?: unknown }).code
+  if (typeof actual !== 'string' || !actual.startsWith('PRICE_')) return false
+  return code === undefined || actual === code
+}
+
+/** Renders a received value for an error message: strings quoted, long ones cut. */
+export function describeValue(value: unknown): string {
+  let text: string
+  if (typeof value === 'string') text = JSON.stringify(value)
+  else if (value === undefined) text = 'undefined'
+  else if (typeof value === 'bigint') text = `${value}n`
+  else if (typeof value === 'function' || typeof value === 'symbol') text = typeof value
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value)
+    } catch {
+      text = Object.prototype.toString.call(value)
+    }
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
