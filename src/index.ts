@@ -1,0 +1,24 @@
+/**
+ * price-store: signed crypto price records in an embedded LevelDB
+ * time-series store, answering RedStone-style `GET /prices` queries.
+ * @packageDocumentation
+ */
+export { PriceStore } from './store/price-store.js'
+export type { StoreStatus } from './store/price-store.js'
+export type { PriceStoreOptions } from './store/store-options.js'
+export type { LatestOptions, RangeOptions, SeveralOptions } from './engine/typed-queries.js'
+
+export { PriceStoreError, isPriceStoreError } from './errors.js'
+export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'
+
+export { parseQuery } from './engine/parse-query.js'
+export type { QueryConfig } from './engine/parse-query.js'
+export { executeQuery } from './engine/execute.js'
+export { sampleByInterval, minuteOfHour } from './engine/sample.js'
+export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
+
+export { DEFAULT_LIMITS } from './types.js'
+export type {
+  PriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
+  PriceAnswer, QueryParams,
+} from './types.js'

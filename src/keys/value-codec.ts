@@ -1,0 +1,109 @@
+import { Packr } from 'msgpackr'
+import { PriceStoreError } from '../errors.js'
+import type { StoredRecord } from '../records/stored-record.js'
+import type { PriceRecord, Provider } from '../types.js'
+import { describeKey } from './key-codec.js'
+
+/**
+ * Record values:
+ * `format (1 byte) | body kind (1 byte) | value (float64 LE) | body`.
+ *
+ * `id`, `symbol` and `timestamp` live in the key and `provider` and
+ * `providerPublicKey` in the store's configuration, so the value keeps only
+ * the rest. `value` sits in a fixed slot so it comes back bit for bit (msgpack
+ * would turn -0 into 0). The body is the array
+ * `[signature, permawebTx, version, source, extras | null]`, packed with
+ * msgpack, or written as JSON for the rare record msgpackr cannot return
+ * unchanged (a `__proto__` key, which it renames, or a lone surrogate, which
+ * UTF-8 cannot hold).
+ */
+export const VALUE_FORMAT = 1
+
+const BODY_MSGPACK = 0
+const BODY_JSON = 1
+const HEADER_BYTES = 10
+
+// One Packr with its options pinned: plain maps (no shared structures to persist) and float64 numbers.
+const packr = new Packr({ useRecords: false, mapsAsObjects: true, useFloat32: 0, moreTypes: false })
+
+/** Packs the stored part of a validated record. */
+export function encodeValue(record: StoredRecord): Buffer {
+  const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
+  const asJson = needsJsonBody(body)
+  const bodyBytes = asJson ? Buffer.from(JSON.stringify(body), 'utf8') : packr.pack(body)
+  const out = Buffer.allocUnsafe(HEADER_BYTES + bodyBytes.length)
+  out[0] = VALUE_FORMAT
+  out[1] = asJson ? BODY_JSON : BODY_MSGPACK
+  out.writeDoubleLE(record.value, 2)
+  bodyBytes.copy(out, HEADER_BYTES)
+  return out
+}
+
+/**
+ * Rebuilds a full record from its key parts and stored value.
+ * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT` or `PRICE_CORRUPT_VALUE`, naming the key
+ */
+export function decodeValue(
+  key: Uint8Array,
+  value: Uint8Array,
+  parts: { symbol: string; timestamp: number; id: string },
+  provider: Provider,
+): PriceRecord {
+  if (value.length < HEADER_BYTES) throw corrupt(key, 'is shorter than its header')
+  if (value[0] !== VALUE_FORMAT) {
+    throw new PriceStoreError(
+      'PRICE_UNSUPPORTED_FORMAT',
+      `value at key ${describeKey(key)} has format version ${value[0]}; this release reads version ${VALUE_FORMAT}`,
+      { details: { key: describeKey(key) } },
+    )
+  }
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+  let body: unknown
+  try {
+    const slice = bytes.subarray(HEADER_BYTES)
+    if (value[1] === BODY_MSGPACK) body = packr.unpack(slice)
+    else if (value[1] === BODY_JSON) body = JSON.parse(slice.toString('utf8'))
+    else throw new Error(`unknown body kind ${value[1]}`)
+  } catch (cause) {
+    throw corrupt(key, 'cannot be decoded', cause)
+  }
+  if (!Array.isArray(body) || body.length !== 5) throw corrupt(key, 'does not hold a record body')
+  const [signature, permawebTx, version, source, extras] = body as [string, string, string, Record<string, unknown>, Record<string, unknown> | null]
+
+  const record: Record<string, unknown> = {
+    id: parts.id,
+    symbol: parts.symbol,
+    provider: provider.id,
+    value: bytes.readDoubleLE(2),
+    signature,
+    permawebTx,
+    version,
+    source,
+    timestamp: parts.timestamp,
+  }
+  if (extras !== null) {
+    for (const field of Object.keys(extras)) {
+      Object.defineProperty(record, field, { value: extras[field], enumerable: true, writable: true, configurable: true })
+    }
+  }
+  record.providerPublicKey = provider.publicKey
+  return record as PriceRecord
+}
+
+function corrupt(key: Uint8Array, problem: string, cause?: unknown): PriceStoreError {
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `value at key ${describeKey(key)} ${problem}`, {
+    cause,
+    details: { key: describeKey(key) },
+  })
+}
+
+function needsJsonBody(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed()
+  if (typeof value !== 'object' || value === null) return false
+  if (Array.isArray(value)) return value.some(needsJsonBody)
+  for (const field of Object.keys(value)) {
+    if (field === '__proto__' || !field.isWellFormed()) return true
+    if (needsJsonBody((value as Record<string, unknown>)[field])) return true
+  }
+  return false
+}

@@ -1,0 +1,16 @@
+/**
+ * A record as the store keeps it: validated, with the fields that are joined
+ * on read (`provider`, `providerPublicKey`) and the derived `minutes` removed.
+ */
+export interface StoredRecord {
+  readonly id: string
+  readonly symbol: string
+  readonly timestamp: number
+  readonly value: number
+  readonly signature: string
+  readonly permawebTx: string
+  readonly version: string
+  readonly source: Readonly<Record<string, unknown>>
+  /** Fields beyond the known ones, in the writer's order; `null` when there are none. */
+  readonly extras: Readonly<Record<string, unknown>> | null
+}

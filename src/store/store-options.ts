@@ -1,0 +1,58 @@
+import { PriceStoreError, describeValue } from '../errors.js'
+import { DEFAULT_LIMITS } from '../types.js'
+import type { Limits, Provider } from '../types.js'
+
+/** How a store is configured when it is opened. */
+export interface PriceStoreOptions {
+  /** The one provider this store serves (SPEC §3). */
+  readonly provider: Provider
+  /** Caps on queries; each left out takes its default from {@link DEFAULT_LIMITS}. */
+  readonly limits?: Partial<Limits>
+  /**
+   * Flush every write to the disk (`fsync`) before it resolves, so it also
+   * survives a power loss. Default `false`: a resolved write survives the
+   * process being killed, because LevelDB has handed it to the OS.
+   */
+  readonly sync?: boolean
+}
+
+/** Validated options, frozen. */
+export interface ResolvedOptions {
+  readonly provider: Provider
+  readonly limits: Limits
+  readonly sync: boolean
+}
+
+/**
+ * Checks the store options and applies defaults once.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS`
+ */
+export function resolveOptions(options: unknown): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) throw invalid('options', options, 'must be an object')
+  const { provider, limits = {}, sync = false } = options as Partial<PriceStoreOptions>
+  if (typeof provider !== 'object' || provider === null) throw invalid('provider', provider, 'must be an object { name, id, publicKey }')
+  for (const field of ['name', 'id', 'publicKey'] as const) {
+    const value = provider[field]
+    if (typeof value !== 'string' || value.length === 0) throw invalid(`provider.${field}`, value, 'must be a non-empty string')
+  }
+  if (typeof limits !== 'object' || limits === null) throw invalid('limits', limits, 'must be an object')
+  const resolvedLimits = { ...DEFAULT_LIMITS }
+  for (const field of ['maxLimit', 'maxSymbols', 'maxRangePoints'] as const) {
+    const value = limits[field]
+    if (value === undefined) continue
+    if (!Number.isSafeInteger(value) || value < 1) throw invalid(`limits.${field}`, value, 'must be an integer >= 1')
+    resolvedLimits[field] = value
+  }
+  if (typeof sync !== 'boolean') throw invalid('sync', sync, 'must be a boolean')
+  return Object.freeze({
+    provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey }),
+    limits: Object.freeze(resolvedLimits),
+    sync,
+  })
+}
+
+function invalid(field: string, value: unknown, rule: string): PriceStoreError {
+  return new PriceStoreError('PRICE_INVALID_OPTIONS', `option ${field} ${rule} (got ${describeValue(value)})`, {
+    details: { field },
+  })
+}
