@@ -7,9 +7,9 @@ export function minuteOfHour(timestamp: number): number {
   return Math.floor(timestamp / 60_000) % 60
 }
 
-/** A record with its `minutes` added, as the range form returns it. */
+/** A record with its `minutes` added, as the range form returns it (frozen, like every returned record). */
 export function withMinutes(record: PriceRecord): SampledRecord {
-  return { ...record, minutes: minuteOfHour(record.timestamp) }
+  return Object.freeze({ ...record, minutes: minuteOfHour(record.timestamp) })
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
-import type { ScanOptions, ScanRow, ScanSource } from '../engine/scan-source.js'
-import { readTimestamp, symbolPrefix, symbolRange } from '../keys/key-codec.js'
-import { decodeValue } from '../keys/value-codec.js'
-import type { PriceRecord, Provider } from '../types.js'
+import type { ScanOptions, ScanSource } from '../engine/scan-source.js'
+import { symbolPrefix, symbolRange } from '../keys/key-codec.js'
+import type { Provider } from '../types.js'
+import { StoredRow } from './stored-row.js'
 
 /** A sublevel whose keys and values are raw bytes. */
 export type BytesSublevel = AbstractSublevel<AbstractLevel<any, any, any>, any, Uint8Array, Uint8Array>
@@ -30,7 +30,7 @@ export class LevelScanSource implements ScanSource {
     this.#snapshot = snapshot
   }
 
-  async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly ScanRow[]> {
+  async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
     const prefixLength = symbolPrefix(symbol).length
     const iteratorOptions = {
       ...symbolRange(symbol, options.from, options.to),
@@ -55,30 +55,5 @@ export class LevelScanSource implements ScanSource {
 
   async symbols(): Promise<readonly string[]> {
     return this.#symbols.keys(this.#snapshot === undefined ? {} : { snapshot: this.#snapshot }).all()
-  }
-}
-
-/** A row whose record is decoded only when asked for. */
-class StoredRow implements ScanRow {
-  readonly timestamp: number
-  readonly #key: Uint8Array
-  readonly #value: Uint8Array
-  readonly #symbol: string
-  readonly #prefixLength: number
-  readonly #provider: Provider
-
-  constructor(key: Uint8Array, value: Uint8Array, symbol: string, prefixLength: number, provider: Provider) {
-    this.timestamp = readTimestamp(key, prefixLength)
-    this.#key = key
-    this.#value = value
-    this.#symbol = symbol
-    this.#prefixLength = prefixLength
-    this.#provider = provider
-  }
-
-  record(): PriceRecord {
-    const idStart = this.#prefixLength + 8
-    const id = Buffer.from(this.#key.buffer, this.#key.byteOffset + idStart, this.#key.byteLength - idStart).toString('utf8')
-    return decodeValue(this.#key, this.#value, { symbol: this.#symbol, timestamp: this.timestamp, id }, this.#provider)
   }
 }

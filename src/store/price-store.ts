@@ -1,26 +1,32 @@
 import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { PriceStoreError } from '../errors.js'
-import { executeQuery, latestRecords, rangeRecords, severalLatest, streamRange } from '../engine/execute.js'
+import { executeQuery, streamRange } from '../engine/execute.js'
 import { parseQuery } from '../engine/parse-query.js'
 import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-queries.js'
 import type { LatestOptions, RangeOptions, SeveralOptions } from '../engine/typed-queries.js'
+import { compareIds } from '../engine/compare-ids.js'
 import { encodeKey } from '../keys/key-codec.js'
 import { encodeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
-import type { Limits, PriceAnswer, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
+import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
+import { HotTails } from './hot-tails.js'
 import { LevelScanSource } from './level-source.js'
 import type { BytesSublevel, SymbolSublevel } from './level-source.js'
 import { readFormat } from './format.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { toStorageError } from './storage-errors.js'
+import { StoredRow } from './stored-row.js'
 
 /** Where a store is in its life. Queries and writes need `'open'`. */
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed'
 
 type AnyLevel = AbstractLevel<any, any, any>
+
+/** How many symbols' tails load from disk at once. */
+const TAIL_LOAD_CONCURRENCY = 64
 
 /** Options for the on-disk database the store creates from a location. */
 const CLASSIC_LEVEL_OPTIONS = {
@@ -49,6 +55,8 @@ export class PriceStore {
   #status: StoreStatus = 'closed'
   /** Writes run one after another, so the symbol index bookkeeping never races. */
   #writeQueue: Promise<unknown> = Promise.resolve()
+  /** The newest records of each symbol, in memory; `undefined` when the cache is off. */
+  #tails: HotTails | undefined
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -105,6 +113,8 @@ export class PriceStore {
       await readFormat(this.#meta, this.#prices)
       this.#knownSymbols.clear()
       for (const symbol of await this.#symbols.keys().all()) this.#knownSymbols.add(symbol)
+      // The database may have changed while the store was closed: start with an empty cache.
+      this.#tails = this.#options.recordsPerSymbol > 0 ? new HotTails(this.#options.recordsPerSymbol) : undefined
       this.#status = 'open'
     } catch (err) {
       this.#status = 'closed'
@@ -162,8 +172,7 @@ export class PriceStore {
    * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
    */
   async latest(symbol: string, options: LatestOptions = {}): Promise<PriceRecord[]> {
-    const query = toLatestQuery(symbol, options, this.limits)
-    return this.#read('read the latest prices', (source) => latestRecords(query, source))
+    return this.#answer(toLatestQuery(symbol, options, this.limits)) as Promise<PriceRecord[]>
   }
 
   /**
@@ -174,8 +183,7 @@ export class PriceStore {
    * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
    */
   async several(symbols?: readonly string[], options: SeveralOptions = {}): Promise<Record<string, PriceRecord>> {
-    const query = toSeveralQuery(symbols, options, this.limits)
-    return this.#read('read the latest prices', (source) => severalLatest(query, source), true)
+    return this.#answer(toSeveralQuery(symbols, options, this.limits)) as Promise<Record<string, PriceRecord>>
   }
 
   /**
@@ -186,8 +194,7 @@ export class PriceStore {
    *   `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_NOT_OPEN`
    */
   async range(symbol: string, options: RangeOptions): Promise<SampledRecord[]> {
-    const query = toRangeQuery(symbol, options, this.limits)
-    return this.#read('read a price range', (source) => rangeRecords(query, source, this.limits.maxRangePoints))
+    return this.#answer(toRangeQuery(symbol, options, this.limits)) as Promise<SampledRecord[]>
   }
 
   /**
@@ -217,21 +224,27 @@ export class PriceStore {
    *   `PRICE_RANGE_TOO_LARGE` or `PRICE_NOT_OPEN` code
    */
   async query(params: QueryParams): Promise<PriceAnswer> {
-    const query = parseQuery(params, this.#options)
-    return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), query.kind === 'several')
+    return this.#answer(parseQuery(params, this.#options))
   }
 
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
-    return this.#read('list the symbols', async (source) => [...(await source.symbols())])
+    this.#assertOpen()
+    return [...this.#knownSymbols].sort(compareIds)
   }
 
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
     this.#assertOpen()
     const operations: AbstractBatchOperation<AnyLevel, any, any>[] = []
+    const rowsBySymbol = new Map<string, StoredRow[]>()
     const newSymbols = new Set<string>()
     for (const record of records) {
-      operations.push({ type: 'put', sublevel: this.#prices, key: encodeKey(record.symbol, record.timestamp, record.id), value: encodeValue(record) })
+      const key = encodeKey(record.symbol, record.timestamp, record.id)
+      const value = encodeValue(record)
+      operations.push({ type: 'put', sublevel: this.#prices, key, value })
+      let rows = rowsBySymbol.get(record.symbol)
+      if (rows === undefined) rowsBySymbol.set(record.symbol, (rows = []))
+      rows.push(new StoredRow(key, value, record.symbol, Buffer.byteLength(record.symbol) + 1, this.#options.provider))
       if (!this.#knownSymbols.has(record.symbol)) newSymbols.add(record.symbol)
     }
     for (const symbol of newSymbols) operations.push({ type: 'put', sublevel: this.#symbols, key: symbol, value: '' })
@@ -242,8 +255,44 @@ export class PriceStore {
     } catch (err) {
       throw toStorageError(err, 'write the records')
     }
+    // One synchronous step after the commit, so readers see all of the batch or none of it.
     for (const symbol of newSymbols) this.#knownSymbols.add(symbol)
+    this.#tails?.apply(rowsBySymbol, newSymbols)
     return records.length
+  }
+
+  /**
+   * Answers a validated query from the hot tails when they hold all it
+   * needs (loading missing tails first), otherwise from disk; a several-tokens
+   * query on disk reads one snapshot.
+   */
+  async #answer(query: PriceQuery): Promise<PriceAnswer> {
+    this.#assertOpen()
+    const tails = this.#tails
+    if (tails !== undefined) {
+      const symbols = query.kind !== 'several' ? [query.symbol] : query.symbols === 'all' ? [...this.#knownSymbols] : query.symbols
+      let view = tails.capture(symbols, this.#knownSymbols)
+      if (view === undefined) {
+        await this.#loadTails(tails, symbols)
+        view = tails.capture(symbols, this.#knownSymbols)
+      }
+      if (view?.canAnswer(query)) return executeQuery(query, view, this.limits)
+    }
+    return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), query.kind === 'several')
+  }
+
+  async #loadTails(tails: HotTails, symbols: readonly string[]): Promise<void> {
+    const missing = symbols.filter((symbol) => this.#knownSymbols.has(symbol) && !tails.has(symbol))
+    await this.#read('load the newest records', async (source) => {
+      for (let start = 0; start < missing.length; start += TAIL_LOAD_CONCURRENCY) {
+        await Promise.all(missing.slice(start, start + TAIL_LOAD_CONCURRENCY).map(async (symbol) => {
+          const version = tails.version(symbol)
+          const rows: StoredRow[] = []
+          for await (const batch of source.scan(symbol, { reverse: true, limit: tails.perSymbol })) rows.push(...batch)
+          tails.install(symbol, version, rows)
+        }))
+      }
+    })
   }
 
   /** Runs a read with a scan source; `pinned` reads share one explicit snapshot. */

@@ -2,6 +2,9 @@ import { PriceStoreError, describeValue } from '../errors.js'
 import { DEFAULT_LIMITS } from '../types.js'
 import type { Limits, Provider } from '../types.js'
 
+/** Newest records per symbol kept in memory unless configured otherwise. */
+export const DEFAULT_RECORDS_PER_SYMBOL = 128
+
 /** How a store is configured when it is opened. */
 export interface PriceStoreOptions {
   /** The one provider this store serves (SPEC §3). */
@@ -14,6 +17,13 @@ export interface PriceStoreOptions {
    * process being killed, because LevelDB has handed it to the OS.
    */
   readonly sync?: boolean
+  /**
+   * The hot tail: how many of the newest records of each symbol stay in
+   * memory (default 128; 0 turns the cache off). Latest, several-token and
+   * short-range queries that the tails cover never touch the disk. Memory use
+   * is about 1 KB per record, so 128 per symbol is about 13 MB per 100 symbols.
+   */
+  readonly cache?: { readonly recordsPerSymbol?: number }
 }
 
 /** Validated options, frozen. */
@@ -21,6 +31,7 @@ export interface ResolvedOptions {
   readonly provider: Provider
   readonly limits: Limits
   readonly sync: boolean
+  readonly recordsPerSymbol: number
 }
 
 /**
@@ -44,10 +55,17 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     resolvedLimits[field] = value
   }
   if (typeof sync !== 'boolean') throw invalid('sync', sync, 'must be a boolean')
+  const { cache = {} } = options as Partial<PriceStoreOptions>
+  if (typeof cache !== 'object' || cache === null) throw invalid('cache', cache, 'must be an object')
+  const { recordsPerSymbol = DEFAULT_RECORDS_PER_SYMBOL } = cache
+  if (!Number.isSafeInteger(recordsPerSymbol) || recordsPerSymbol < 0) {
+    throw invalid('cache.recordsPerSymbol', recordsPerSymbol, 'must be an integer >= 0')
+  }
   return Object.freeze({
     provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey }),
     limits: Object.freeze(resolvedLimits),
     sync,
+    recordsPerSymbol,
   })
 }
 

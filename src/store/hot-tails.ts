@@ -1,0 +1,156 @@
+import { compareIds } from '../engine/compare-ids.js'
+import type { ScanOptions, ScanSource } from '../engine/scan-source.js'
+import type { PriceQuery } from '../types.js'
+import { compareRows } from './stored-row.js'
+import type { StoredRow } from './stored-row.js'
+
+/** The newest rows of one symbol, newest first. Never mutated: a write installs a new tail. */
+interface Tail {
+  readonly rows: readonly StoredRow[]
+  /** True when `rows` holds every record of the symbol. */
+  readonly complete: boolean
+}
+
+const EMPTY_COMPLETE_TAIL: Tail = Object.freeze({ rows: Object.freeze([]), complete: true })
+
+/**
+ * An in-memory cache of the newest `perSymbol` records of each symbol read so
+ * far, kept equal to the disk: every committed batch is merged in before its
+ * `putMany` resolves, and a tail loaded from disk is dropped if a write to
+ * its symbol landed while it loaded. Tails are immutable, so a view captured
+ * in one synchronous step reflects all or none of every batch.
+ */
+export class HotTails {
+  readonly perSymbol: number
+  readonly #tails = new Map<string, Tail>()
+  /** Bumped by every batch that touches the symbol; a load started at an older version is stale. */
+  readonly #versions = new Map<string, number>()
+
+  constructor(perSymbol: number) {
+    this.perSymbol = perSymbol
+  }
+
+  /** The write version of a symbol, to pass back to {@link HotTails.install}. */
+  version(symbol: string): number {
+    return this.#versions.get(symbol) ?? 0
+  }
+
+  has(symbol: string): boolean {
+    return this.#tails.has(symbol)
+  }
+
+  /**
+   * Installs a tail read from disk, newest first, unless a write to the
+   * symbol committed after `version` was taken.
+   */
+  install(symbol: string, version: number, rows: readonly StoredRow[]): void {
+    if (this.version(symbol) !== version) return
+    this.#tails.set(symbol, { rows: Object.freeze([...rows]), complete: rows.length < this.perSymbol })
+  }
+
+  /**
+   * Merges a committed batch's rows, grouped by symbol. Call synchronously
+   * after the commit. A symbol in `newSymbols` had no records before, so the
+   * batch alone is its whole tail.
+   */
+  apply(rowsBySymbol: ReadonlyMap<string, readonly StoredRow[]>, newSymbols: ReadonlySet<string>): void {
+    for (const [symbol, written] of rowsBySymbol) {
+      this.#versions.set(symbol, this.version(symbol) + 1)
+      const tail = this.#tails.get(symbol) ?? (newSymbols.has(symbol) ? EMPTY_COMPLETE_TAIL : undefined)
+      if (tail !== undefined) this.#tails.set(symbol, merge(tail, written, this.perSymbol))
+    }
+  }
+
+  /**
+   * A view of the tails of `symbols` as they are now, or `undefined` when
+   * some symbol has no tail loaded. Symbols absent from `known` have no
+   * records and need none.
+   */
+  capture(symbols: readonly string[], known: ReadonlySet<string>): TailView | undefined {
+    const captured = new Map<string, Tail>()
+    for (const symbol of symbols) {
+      if (!known.has(symbol)) continue
+      const tail = this.#tails.get(symbol)
+      if (tail === undefined) return undefined
+      captured.set(symbol, tail)
+    }
+    return new TailView(captured, symbols.filter((symbol) => known.has(symbol)))
+  }
+}
+
+/** A frozen moment of the hot tails, readable as a scan source when it can answer a query alone. */
+export class TailView implements ScanSource {
+  readonly #tails: ReadonlyMap<string, Tail>
+  readonly #symbols: readonly string[]
+
+  constructor(tails: ReadonlyMap<string, Tail>, symbols: readonly string[]) {
+    this.#tails = tails
+    this.#symbols = symbols
+  }
+
+  /** Whether the captured tails hold everything `query` needs. */
+  canAnswer(query: PriceQuery): boolean {
+    switch (query.kind) {
+      case 'latest':
+        return this.#covers(query.symbol, query, query.offset + query.limit)
+      case 'several':
+        return this.#symbols.every((symbol) => this.#covers(symbol, query, 1))
+      case 'range':
+        return this.#covers(query.symbol, query, Number.POSITIVE_INFINITY)
+    }
+  }
+
+  async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
+    const rows = this.#tails.get(symbol)?.rows ?? []
+    const inWindow = rows.filter((row) => inside(row.timestamp, options))
+    if (!options.reverse) inWindow.reverse()
+    yield options.limit === undefined ? inWindow : inWindow.slice(0, options.limit)
+  }
+
+  async symbols(): Promise<readonly string[]> {
+    return [...this.#symbols].sort(compareIds)
+  }
+
+  /**
+   * The newest `needed` records of the window are all in the tail when the
+   * tail holds that many of them, holds the whole symbol, or starts before
+   * the window does (anything older than the tail is older than `from`).
+   */
+  #covers(symbol: string, window: { readonly from?: number; readonly to?: number }, needed: number): boolean {
+    const tail = this.#tails.get(symbol)
+    if (tail === undefined) return true
+    if (tail.complete) return true
+    const oldest = tail.rows[tail.rows.length - 1]
+    if (oldest !== undefined && window.from !== undefined && window.from > oldest.timestamp) return true
+    let matching = 0
+    for (const row of tail.rows) {
+      if (inside(row.timestamp, window) && ++matching >= needed) return true
+    }
+    return false
+  }
+}
+
+function inside(timestamp: number, window: { readonly from?: number; readonly to?: number }): boolean {
+  return (window.from === undefined || timestamp >= window.from) && (window.to === undefined || timestamp <= window.to)
+}
+
+/**
+ * Merges written rows into a tail, newest first. In an incomplete tail, rows
+ * older than its oldest row are not part of the newest records and stay on
+ * disk only. A written row replaces a cached one with the same key.
+ */
+function merge(tail: Tail, written: readonly StoredRow[], perSymbol: number): Tail {
+  const oldest = tail.rows[tail.rows.length - 1]
+  const byKey = new Map<string, StoredRow>()
+  for (const row of tail.rows) byKey.set(keyOf(row), row)
+  for (const row of written) {
+    if (!tail.complete && oldest !== undefined && compareRows(row, oldest) < 0) continue
+    byKey.set(keyOf(row), row)
+  }
+  const rows = [...byKey.values()].sort((a, b) => compareRows(b, a))
+  return { rows: Object.freeze(rows.slice(0, perSymbol)), complete: tail.complete && rows.length <= perSymbol }
+}
+
+function keyOf(row: StoredRow): string {
+  return Buffer.from(row.key.buffer, row.key.byteOffset, row.key.byteLength).toString('latin1')
+}

@@ -1,0 +1,51 @@
+import type { ScanRow } from '../engine/scan-source.js'
+import { readTimestamp } from '../keys/key-codec.js'
+import { decodeValue } from '../keys/value-codec.js'
+import type { PriceRecord, Provider } from '../types.js'
+
+/**
+ * One stored record as raw key and value bytes. The timestamp is read from
+ * the key; the record is decoded on first use and then kept, frozen, so a
+ * row held by the hot-tail cache decodes at most once.
+ */
+export class StoredRow implements ScanRow {
+  readonly timestamp: number
+  readonly key: Uint8Array
+  readonly #value: Uint8Array
+  readonly #symbol: string
+  readonly #prefixLength: number
+  readonly #provider: Provider
+  #record: PriceRecord | undefined
+
+  constructor(key: Uint8Array, value: Uint8Array, symbol: string, prefixLength: number, provider: Provider) {
+    this.timestamp = readTimestamp(key, prefixLength)
+    this.key = key
+    this.#value = value
+    this.#symbol = symbol
+    this.#prefixLength = prefixLength
+    this.#provider = provider
+  }
+
+  record(): PriceRecord {
+    if (this.#record === undefined) {
+      const idStart = this.#prefixLength + 8
+      const id = Buffer.from(this.key.buffer, this.key.byteOffset + idStart, this.key.byteLength - idStart).toString('utf8')
+      this.#record = deepFreeze(decodeValue(this.key, this.#value, { symbol: this.#symbol, timestamp: this.timestamp, id }, this.#provider))
+    }
+    return this.#record
+  }
+}
+
+/** Compares rows by key bytes: (timestamp, id) order within one symbol. */
+export function compareRows(a: StoredRow, b: StoredRow): number {
+  return Buffer.compare(a.key, b.key)
+}
+
+function deepFreeze<T>(value: T): T {
+  // Records may be shared between answers (the hot tail), so nobody may change one.
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const field of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[field])
+  }
+  return value
+}
