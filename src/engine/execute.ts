@@ -3,7 +3,7 @@ import type {
   LatestQuery, Limits, PriceAnswer, PriceQuery, PriceRecord, RangeQuery, SampledRecord, SeveralQuery,
 } from '../types.js'
 import { sampleRows, withMinutes } from './sample.js'
-import type { ScanSource } from './scan-source.js'
+import type { SampleRange, ScanRow, ScanSource } from './scan-source.js'
 
 /** How many per-symbol reads of the several-tokens form are in flight at once. */
 const SEVERAL_CONCURRENCY = 64
@@ -71,7 +71,7 @@ export async function rangeRecords(query: RangeQuery, source: ScanSource, maxPoi
   const kept = []
   let position = 0
   let count = 0
-  for await (const row of sampleRows(source.scan(query.symbol, { from: query.from, to: query.to, reverse: false }), query.interval)) {
+  for await (const row of sampleRows(rowsToSample(source, query.symbol, query), query.interval)) {
     if (position >= query.offset) {
       count++
       if (count <= maxPoints) kept.push(row)
@@ -94,11 +94,16 @@ export async function rangeRecords(query: RangeQuery, source: ScanSource, maxPoi
 export async function* streamRange(
   source: ScanSource,
   symbol: string,
-  range: { from: number; to: number; interval: number },
+  range: SampleRange,
 ): AsyncGenerator<SampledRecord> {
-  for await (const row of sampleRows(source.scan(symbol, { from: range.from, to: range.to, reverse: false }), range.interval)) {
+  for await (const row of sampleRows(rowsToSample(source, symbol, range), range.interval)) {
     yield withMinutes(row.record())
   }
+}
+
+/** The source's bucket heads when it has them for this interval, otherwise every row of the range. */
+function rowsToSample(source: ScanSource, symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> {
+  return source.bucketHeads?.(symbol, range) ?? source.scan(symbol, { from: range.from, to: range.to, reverse: false })
 }
 
 async function latestOf(symbol: string, query: SeveralQuery, source: ScanSource): Promise<PriceRecord | undefined> {

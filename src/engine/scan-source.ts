@@ -32,4 +32,19 @@ export interface ScanSource {
   scan(symbol: string, options: ScanOptions): AsyncIterable<readonly ScanRow[]>
   /** Every symbol that has at least one record, in UTF-8 byte order. */
   symbols(): Promise<readonly string[]>
+  /**
+   * Optional shortcut for interval sampling: rows of `symbol` inside
+   * `from..to`, ascending, such that the last row yielded in each
+   * epoch-aligned `interval` bucket is that bucket's latest record. A source
+   * with an index of bucket heads yields far fewer rows than `scan`. Returns
+   * `undefined` when it cannot serve this interval; the engine then scans.
+   */
+  bucketHeads?(symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> | undefined
+}
+
+/** A range to sample: both ends inclusive, `interval` ms buckets aligned to the epoch. */
+export interface SampleRange {
+  readonly from: number
+  readonly to: number
+  readonly interval: number
 }

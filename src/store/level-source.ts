@@ -1,6 +1,8 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
-import type { ScanOptions, ScanSource } from '../engine/scan-source.js'
-import { symbolPrefix, symbolRange } from '../keys/key-codec.js'
+import { PriceStoreError } from '../errors.js'
+import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
+import { BUCKET_LEVELS, decodeBucketValue, encodeBucketKey, levelFor } from '../keys/bucket-key.js'
+import { describeKey, encodeKey, symbolPrefix, symbolRange } from '../keys/key-codec.js'
 import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
 
@@ -9,51 +11,124 @@ export type BytesSublevel = AbstractSublevel<AbstractLevel<any, any, any>, any, 
 /** A sublevel whose keys are symbols (UTF-8) and whose values are unused. */
 export type SymbolSublevel = AbstractSublevel<AbstractLevel<any, any, any>, any, string, string>
 
+/** The store's sublevels a scan reads. */
+export interface StoreSublevels {
+  readonly prices: BytesSublevel
+  readonly symbols: SymbolSublevel
+  readonly buckets: BytesSublevel
+}
+
 // One round trip to LevelDB's thread pool costs 30-190 µs, so fetch many entries per call.
 const SCAN_BATCH = 4096
 const SCAN_READ_AHEAD_BYTES = 4 * 1024 * 1024
 
 /**
- * The store's side of the engine's port: scans of key ranges, optionally
- * pinned to a snapshot so several reads share one view of the data.
+ * The store's side of the engine's port: scans of key ranges and of the
+ * bucket index, optionally pinned to a snapshot so several reads share one
+ * view of the data. {@link LevelScanSource.close} releases the snapshot.
  */
 export class LevelScanSource implements ScanSource {
-  readonly #prices: BytesSublevel
-  readonly #symbols: SymbolSublevel
+  readonly #levels: StoreSublevels
   readonly #provider: Provider
   readonly #snapshot: AbstractSnapshot | undefined
 
-  constructor(prices: BytesSublevel, symbols: SymbolSublevel, provider: Provider, snapshot?: AbstractSnapshot) {
-    this.#prices = prices
-    this.#symbols = symbols
+  constructor(levels: StoreSublevels, provider: Provider, snapshot?: AbstractSnapshot) {
+    this.#levels = levels
     this.#provider = provider
     this.#snapshot = snapshot
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
     const prefixLength = symbolPrefix(symbol).length
-    const iteratorOptions = {
-      ...symbolRange(symbol, options.from, options.to),
-      reverse: options.reverse,
-      limit: options.limit ?? -1,
+    const range = symbolRange(symbol, options.from, options.to)
+    for await (const entries of this.#entries(this.#levels.prices, range, options.reverse, options.limit)) {
+      yield entries.map(([key, value]) => new StoredRow(key, value, symbol, prefixLength, this.#provider))
+    }
+  }
+
+  async symbols(): Promise<readonly string[]> {
+    return this.#levels.symbols.keys(this.#pin()).all()
+  }
+
+  /**
+   * Bucket heads from the index level whose width divides the interval:
+   * one pointer per level bucket, then one `getMany` for their records. The
+   * level bucket holding `to` may have a head after `to`, so its latest
+   * record up to `to` is sought directly instead.
+   */
+  bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly StoredRow[]> | undefined {
+    const level = levelFor(range.interval)
+    if (level === undefined) return undefined
+    return this.#bucketHeads(symbol, range, level, BUCKET_LEVELS[level] as number)
+  }
+
+  /** Releases the snapshot, if any. */
+  async close(): Promise<void> {
+    await this.#snapshot?.close()
+  }
+
+  async *#bucketHeads(symbol: string, range: SampleRange, level: number, width: number): AsyncGenerator<readonly StoredRow[]> {
+    const prefixLength = symbolPrefix(symbol).length
+    const lastBucket = Math.floor(range.to / width)
+    const lastIsWhole = (range.to + 1) % width === 0
+    const indexRange = {
+      gte: encodeBucketKey(symbol, level, Math.floor(range.from / width)),
+      lt: encodeBucketKey(symbol, level, lastIsWhole ? lastBucket + 1 : lastBucket),
+    }
+    for await (const entries of this.#entries(this.#levels.buckets, indexRange, false, undefined)) {
+      const keys: Buffer[] = []
+      for (const [indexKey, pointer] of entries) {
+        const head = decodeBucketValue(pointer)
+        if (head === undefined) throw corruptIndex(indexKey, 'holds a malformed pointer')
+        // The first level bucket may start before `from`; a head before `from` means nothing of it is in range.
+        if (head.timestamp >= range.from) keys.push(encodeKey(symbol, head.timestamp, head.id))
+      }
+      const values = await this.#levels.prices.getMany(keys, this.#pin())
+      yield keys.map((key, i) => {
+        const value = values[i]
+        if (value === undefined) throw corruptIndex(key, 'points to a missing record')
+        return new StoredRow(key, value, symbol, prefixLength, this.#provider)
+      })
+    }
+    if (!lastIsWhole) {
+      const edgeStart = Math.max(range.from, lastBucket * width)
+      yield* this.scan(symbol, { from: edgeStart, to: range.to, reverse: true, limit: 1 })
+    }
+  }
+
+  async *#entries(
+    sublevel: BytesSublevel,
+    range: { gte: Uint8Array; lt: Uint8Array },
+    reverse: boolean,
+    limit: number | undefined,
+  ): AsyncGenerator<[Uint8Array, Uint8Array][]> {
+    const iterator = sublevel.iterator({
+      ...range,
+      reverse,
+      limit: limit ?? -1,
       // classic-level's read-ahead; other implementations ignore it.
       highWaterMarkBytes: SCAN_READ_AHEAD_BYTES,
-      ...(this.#snapshot === undefined ? {} : { snapshot: this.#snapshot }),
-    }
-    const iterator = this.#prices.iterator(iteratorOptions)
+      ...this.#pin(),
+    } as Parameters<BytesSublevel['iterator']>[0])
     try {
-      const batchSize = Math.min(options.limit ?? SCAN_BATCH, SCAN_BATCH)
+      const batchSize = Math.min(limit ?? SCAN_BATCH, SCAN_BATCH)
       for (;;) {
         const entries = await iterator.nextv(batchSize)
         if (entries.length === 0) return
-        yield entries.map(([key, value]) => new StoredRow(key, value, symbol, prefixLength, this.#provider))
+        yield entries as [Uint8Array, Uint8Array][]
       }
     } finally {
       await iterator.close()
     }
   }
 
-  async symbols(): Promise<readonly string[]> {
-    return this.#symbols.keys(this.#snapshot === undefined ? {} : { snapshot: this.#snapshot }).all()
+  #pin(): { snapshot?: AbstractSnapshot } {
+    return this.#snapshot === undefined ? {} : { snapshot: this.#snapshot }
   }
+}
+
+function corruptIndex(key: Uint8Array, problem: string): PriceStoreError {
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `bucket index entry for ${describeKey(key)} ${problem}`, {
+    details: { key: describeKey(key) },
+  })
 }

@@ -11,6 +11,7 @@ import { encodeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
 import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
+import { bucketIndexUpdates } from './bucket-index.js'
 import { HotTails } from './hot-tails.js'
 import { LevelScanSource } from './level-source.js'
 import type { BytesSublevel, SymbolSublevel } from './level-source.js'
@@ -49,6 +50,7 @@ export class PriceStore {
   readonly #options: ResolvedOptions
   readonly #prices: BytesSublevel
   readonly #symbols: SymbolSublevel
+  readonly #buckets: BytesSublevel
   readonly #meta: AbstractLevel<any, string, string>
   /** Symbols already in the symbol index, so a batch only adds new ones. */
   readonly #knownSymbols = new Set<string>()
@@ -69,6 +71,7 @@ export class PriceStore {
     this.#db = db
     this.#prices = db.sublevel<Uint8Array, Uint8Array>('p', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
     this.#symbols = db.sublevel<string, string>('s', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as SymbolSublevel
+    this.#buckets = db.sublevel<Uint8Array, Uint8Array>('b', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
     this.#meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as AbstractLevel<any, string, string>
   }
 
@@ -205,13 +208,17 @@ export class PriceStore {
   rangeStream(symbol: string, options: { from: number; to: number; interval: number }): AsyncIterable<SampledRecord> {
     const query = toRangeQuery(symbol, { from: options.from, to: options.to, interval: options.interval }, this.limits)
     this.#assertOpen()
-    const source = this.#source()
+    const store = this
     return {
       [Symbol.asyncIterator]: async function* () {
+        // The stream may read both the bucket index and the records: one snapshot for its whole life.
+        const source = store.#openSource(true)
         try {
           yield* streamRange(source, query.symbol, query)
         } catch (err) {
           throw toStorageError(err, 'stream a price range')
+        } finally {
+          await source.close()
         }
       },
     }
@@ -249,6 +256,7 @@ export class PriceStore {
     }
     for (const symbol of newSymbols) operations.push({ type: 'put', sublevel: this.#symbols, key: symbol, value: '' })
     try {
+      operations.push(...(await bucketIndexUpdates(this.#buckets, records)))
       // `sync` is classic-level's fsync switch; other implementations ignore it.
       const batchOptions: AbstractBatchOptions<any, any> & { sync: boolean } = { sync: this.#options.sync }
       await this.#db.batch(operations, batchOptions)
@@ -278,7 +286,8 @@ export class PriceStore {
       }
       if (view?.canAnswer(query)) return executeQuery(query, view, this.limits)
     }
-    return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), query.kind === 'several')
+    // Several tokens and bucket-index sampling make more than one read: pin them to one snapshot.
+    return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), query.kind !== 'latest')
   }
 
   async #loadTails(tails: HotTails, symbols: readonly string[]): Promise<void> {
@@ -297,19 +306,20 @@ export class PriceStore {
 
   /** Runs a read with a scan source; `pinned` reads share one explicit snapshot. */
   async #read<T>(action: string, run: (source: LevelScanSource) => Promise<T>, pinned = false): Promise<T> {
-    this.#assertOpen()
-    const snapshot = pinned && this.#db.supports.explicitSnapshots ? this.#db.snapshot() : undefined
+    const source = this.#openSource(pinned)
     try {
-      return await run(this.#source(snapshot))
+      return await run(source)
     } catch (err) {
       throw toStorageError(err, action)
     } finally {
-      await snapshot?.close()
+      await source.close()
     }
   }
 
-  #source(snapshot?: ReturnType<AnyLevel['snapshot']>): LevelScanSource {
-    return new LevelScanSource(this.#prices, this.#symbols, this.#options.provider, snapshot)
+  #openSource(pinned: boolean): LevelScanSource {
+    this.#assertOpen()
+    const snapshot = pinned && this.#db.supports.explicitSnapshots ? this.#db.snapshot() : undefined
+    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, snapshot)
   }
 
   #assertOpen(): void {

@@ -1,0 +1,99 @@
+/**
+ * Range sampling through the bucket index (intervals that are multiples of
+ * 1 min, 10 min, 1 h or 1 day) must equal a naive sampling of every record,
+ * whatever order the records were written in (backfills, rewrites, ties on a
+ * timestamp split across batches) and wherever the range starts and ends.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { MemoryLevel } from 'memory-level'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { PriceStore } from '../../src/index.js'
+
+const provider = { name: 'redstone', id: 'prov-id', publicKey: 'prov-key' }
+const MINUTE = 60_000
+const HOUR = 3_600_000
+const DAY = 86_400_000
+const BASE = 1_700_006_400_000 // a UTC midnight
+
+interface Written { symbol: string; timestamp: number; id: string; value: number }
+
+// Timestamps cluster on level edges (±1 ms of minute, 10-minute, hour and day boundaries) and spread over 3 days.
+const timestampArb = fc.oneof(
+  fc.integer({ min: 0, max: 3 * DAY }),
+  fc.tuple(fc.integer({ min: 0, max: 72 }), fc.constantFrom(-1, 0, 1)).map(([h, d]) => h * HOUR + d),
+  fc.tuple(fc.integer({ min: 0, max: 400 }), fc.constantFrom(-1, 0, 1)).map(([m, d]) => m * 10 * MINUTE + d),
+).map((offset) => BASE + Math.max(0, offset))
+const recordArb = fc.record({
+  symbol: fc.constantFrom('BTC', 'BTC-USD'),
+  timestamp: timestampArb,
+  id: fc.constantFrom('a', 'b', 'ab', '\u{1F600}', '\uFF61'),
+  value: fc.integer(),
+})
+const intervalArb = fc.constantFrom(MINUTE, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 6 * HOUR, DAY, 2 * DAY, 90 * MINUTE)
+const boundArb = fc.oneof(timestampArb, fc.constant(BASE), fc.constant(BASE + 3 * DAY))
+
+/** The naive model: filter, then the greatest (timestamp, id by UTF-8 bytes) per epoch bucket, oldest first. */
+function expectedSample(records: readonly Written[], symbol: string, from: number, to: number, interval: number): Written[] {
+  const latest = new Map<string, Written>()
+  for (const r of records) latest.set(`${r.symbol}\u0000${r.timestamp}\u0000${r.id}`, r) // later writes replace
+  const byBucket = new Map<number, Written>()
+  for (const r of latest.values()) {
+    if (r.symbol !== symbol || r.timestamp < from || r.timestamp > to) continue
+    const bucket = Math.floor(r.timestamp / interval)
+    const held = byBucket.get(bucket)
+    const later = held === undefined || r.timestamp > held.timestamp ||
+      (r.timestamp === held.timestamp && Buffer.compare(Buffer.from(r.id), Buffer.from(held.id)) > 0)
+    if (later) byBucket.set(bucket, r)
+  }
+  return [...byBucket.entries()].sort(([a], [b]) => a - b).map(([, r]) => r)
+}
+
+const toRecord = (r: Written) => ({
+  id: r.id, symbol: r.symbol, provider: provider.id, value: r.value, signature: 'sig', permawebTx: 'tx', version: '1', source: {}, timestamp: r.timestamp,
+})
+const summary = (r: { timestamp: number; id: string; value: number }) => ({ timestamp: r.timestamp, id: r.id, value: r.value })
+
+describe.each([
+  ['memory-level', async () => ({ db: new MemoryLevel(), done: async () => {} })],
+  ['classic-level', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'price-store-bucket-'))
+    return { db: dir, done: () => rm(dir, { recursive: true, force: true }) }
+  }],
+] as const)('bucket index on %s', (_name, makeDb) => {
+  let cleanups: (() => Promise<void>)[] = []
+  beforeAll(() => void (cleanups = []))
+  afterAll(async () => void (await Promise.all(cleanups.map((done) => done()))))
+
+  test('range answers equal a naive sampling of all records', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(recordArb, { maxLength: 12 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.tuple(fc.constantFrom('BTC', 'BTC-USD'), boundArb, boundArb, intervalArb), { minLength: 1, maxLength: 6 }),
+        async (batches, queries) => {
+          const { db, done } = await makeDb()
+          cleanups.push(done)
+          // The cache is off so every answer comes from disk through the index.
+          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 0 } })
+          try {
+            for (const batch of batches) await store.putMany(batch.map(toRecord))
+            const written = batches.flat()
+            for (const [symbol, a, b, interval] of queries) {
+              const [from, to] = a <= b ? [a, b] : [b, a]
+              const expected = expectedSample(written, symbol, from, to, interval).map(summary)
+              expect((await store.range(symbol, { from, to, interval })).map(summary)).toEqual(expected)
+              const streamed = []
+              for await (const r of store.rangeStream(symbol, { from, to, interval })) streamed.push(summary(r))
+              expect(streamed).toEqual(expected)
+            }
+          } finally {
+            await store.close()
+          }
+        },
+      ),
+      { numRuns: _name === 'memory-level' ? 200 : 40 },
+    )
+  })
+})
