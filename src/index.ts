@@ -15,6 +15,7 @@ export { parseQuery } from './engine/parse-query.js'
 export type { QueryConfig } from './engine/parse-query.js'
 export { executeQuery } from './engine/execute.js'
 export { sampleByInterval, minuteOfHour } from './engine/sample.js'
+export { answerToJson } from './engine/answer-json.js'
 export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
 
 export { DEFAULT_LIMITS } from './types.js'

@@ -1,0 +1,34 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { answerToJson } from '../../src/engine/answer-json.js'
+import type { PriceAnswer } from '../../src/types.js'
+
+const recordArb = fc.record({
+  id: fc.string(), symbol: fc.string(), value: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  source: fc.dictionary(fc.string(), fc.jsonValue()), timestamp: fc.nat(), extra: fc.jsonValue(),
+})
+const freezeSome = (records: object[], mask: boolean[]) => records.map((r, i) => (mask[i] ? Object.freeze(r) : r))
+
+describe('answerToJson', () => {
+  test('equals JSON.stringify for arrays and keyed objects, frozen or not, first call or cached', () => {
+    fc.assert(
+      fc.property(fc.array(recordArb, { maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('__proto__', '42', 'constructor')), { minLength: 6, maxLength: 6 }), (records, frozen, symbols) => {
+          const list = freezeSome(records, frozen) as unknown as PriceAnswer
+          const keyed: Record<string, unknown> = {}
+          ;(list as object[]).forEach((record, i) => Object.defineProperty(keyed, symbols[i] as string, { value: record, enumerable: true, configurable: true, writable: true }))
+          for (let pass = 0; pass < 2; pass++) {
+            expect(answerToJson(list)).toBe(JSON.stringify(list))
+            expect(answerToJson(keyed as PriceAnswer)).toBe(JSON.stringify(keyed))
+          }
+        }),
+    )
+  })
+
+  test('never serves stale JSON for an object that can still change', () => {
+    const record = { id: 'a', value: 1 }
+    expect(answerToJson([record] as unknown as PriceAnswer)).toBe('[{"id":"a","value":1}]')
+    record.value = 2
+    expect(answerToJson([record] as unknown as PriceAnswer)).toBe('[{"id":"a","value":2}]')
+  })
+})
