@@ -87,6 +87,8 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'string') text = JSON.stringify(value)
   else if (value === undefined) text = 'undefined'
   else if (typeof value === 'bigint') text = `${value}n`
+  // JSON would print NaN and Infinity as null, and -0 as 0.
+  else if (typeof value === 'number') text = Object.is(value, -0) ? '-0' : String(value)
   else if (typeof value === 'function' || typeof value === 'symbol') text = typeof value
   else {
     try {

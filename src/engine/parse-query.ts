@@ -47,14 +47,14 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   }
 
   if (raw.symbol !== undefined && symbols !== undefined) {
-    throw fail('PRICE_INVALID_QUERY', 'symbols', 'give either symbol or symbols, not both')
+    throw fail('PRICE_INVALID_QUERY', 'symbols', `give either symbol or symbols, not both (got symbol=${describeValue(raw.symbol)} and symbols=${describeValue(raw.symbols)})`)
   }
   if (interval !== undefined && raw.symbol === undefined) {
-    throw fail('PRICE_INVALID_INTERVAL', 'interval', 'interval needs a symbol (the range form answers one symbol)')
+    throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval needs a symbol: the range form answers one symbol (got interval=${describeValue(raw.interval)} without symbol)`)
   }
   if (interval !== undefined && (from === undefined || to === undefined)) {
     const missing = from === undefined ? 'fromTimestamp' : 'toTimestamp'
-    throw fail('PRICE_INVALID_RANGE', missing, `interval needs both fromTimestamp and toTimestamp (${missing} is missing)`)
+    throw fail('PRICE_INVALID_RANGE', missing, `interval needs both fromTimestamp and toTimestamp (got interval=${describeValue(raw.interval)} without ${missing})`)
   }
   checkOrder(from, to)
 
@@ -106,7 +106,7 @@ function readKnownParameters(params: QueryParams): RawParameters {
   for (const name of KNOWN_PARAMETERS) {
     const values = valuesOf(params, name)
     if (values.length > 1) {
-      throw fail('PRICE_INVALID_QUERY', name, `parameter ${name} must be given at most once (got ${values.length} values)`)
+      throw fail('PRICE_INVALID_QUERY', name, `parameter ${name} must be given at most once (got ${values.map(describeValue).join(', ')})`)
     }
     if (values.length === 1) raw[name] = values[0] as string
   }

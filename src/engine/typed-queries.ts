@@ -36,8 +36,9 @@ export interface RangeOptions {
 }
 
 /** Validates the typed latest-N options into a query, with the same rules as `parseQuery`. */
-export function toLatestQuery(symbol: unknown, options: LatestOptions, limits: Limits): LatestQuery {
+export function toLatestQuery(symbol: unknown, rawOptions: unknown, limits: Limits): LatestQuery {
   checkSymbol('symbol', symbol)
+  const options = optionsObject<LatestOptions>(rawOptions)
   const limit = optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY') ?? 1
   checkLimit(limit, limits.maxLimit)
   const offset = optionalInteger('offset', options.offset, 'PRICE_INVALID_QUERY') ?? 0
@@ -45,7 +46,8 @@ export function toLatestQuery(symbol: unknown, options: LatestOptions, limits: L
 }
 
 /** Validates the typed several-tokens arguments into a query; `undefined` symbols means every symbol. */
-export function toSeveralQuery(symbols: readonly unknown[] | undefined, options: SeveralOptions, limits: Limits): SeveralQuery {
+export function toSeveralQuery(symbols: unknown, rawOptions: unknown, limits: Limits): SeveralQuery {
+  const options = optionsObject<SeveralOptions>(rawOptions)
   let list: readonly string[] | 'all' = 'all'
   if (symbols !== undefined) {
     if (!Array.isArray(symbols)) throw fail('PRICE_INVALID_SYMBOL', 'symbols', `symbols must be an array (got ${describeValue(symbols)})`)
@@ -63,8 +65,9 @@ export function toSeveralQuery(symbols: readonly unknown[] | undefined, options:
 }
 
 /** Validates the typed range options into a query; `limit` may be left out. */
-export function toRangeQuery(symbol: unknown, options: RangeOptions, limits: Limits): RangeQuery {
+export function toRangeQuery(symbol: unknown, rawOptions: unknown, limits: Limits): RangeQuery {
   checkSymbol('symbol', symbol)
+  const options = optionsObject<Partial<RangeOptions>>(rawOptions)
   const limit = optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY')
   if (limit !== undefined) checkLimit(limit, limits.maxLimit)
   const offset = optionalInteger('offset', options.offset, 'PRICE_INVALID_QUERY') ?? 0
@@ -78,6 +81,15 @@ export function toRangeQuery(symbol: unknown, options: RangeOptions, limits: Lim
     throw fail('PRICE_INVALID_RANGE', missing, `the range form needs both from and to (${missing} is missing)`)
   }
   return Object.freeze({ kind: 'range', symbol, from, to, interval, offset, ...(limit === undefined ? {} : { limit }) })
+}
+
+/** Options come from JavaScript callers too: `undefined` means none, anything else must be an object. */
+function optionsObject<T>(options: unknown): T {
+  if (options === undefined) return {} as T
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw fail('PRICE_INVALID_QUERY', 'options', `options must be an object (got ${describeValue(options)})`)
+  }
+  return options as T
 }
 
 function toWindow(options: { readonly from?: number; readonly to?: number }): { from?: number; to?: number } {

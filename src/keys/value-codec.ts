@@ -14,8 +14,9 @@ import { describeKey } from './key-codec.js'
  * would turn -0 into 0). The body is the array
  * `[signature, permawebTx, version, source, extras | null]`, packed with
  * msgpack, or written as JSON for the rare record msgpackr cannot return
- * unchanged (a `__proto__` key, which it renames, or a lone surrogate, which
- * UTF-8 cannot hold).
+ * unchanged: a `__proto__` key (msgpackr renames it), a lone surrogate (UTF-8
+ * cannot hold it) or a nested -0 (msgpack writes it as the integer 0; the
+ * JSON writer here keeps it, and `JSON.parse` reads it back).
  */
 export const VALUE_FORMAT = 1
 
@@ -30,7 +31,7 @@ const packr = new Packr({ useRecords: false, mapsAsObjects: true, useFloat32: 0,
 export function encodeValue(record: StoredRecord): Buffer {
   const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
   const asJson = needsJsonBody(body)
-  const bodyBytes = asJson ? Buffer.from(JSON.stringify(body), 'utf8') : packr.pack(body)
+  const bodyBytes = asJson ? Buffer.from(toExactJson(body), 'utf8') : packr.pack(body)
   const out = Buffer.allocUnsafe(HEADER_BYTES + bodyBytes.length)
   out[0] = VALUE_FORMAT
   out[1] = asJson ? BODY_JSON : BODY_MSGPACK
@@ -67,8 +68,8 @@ export function decodeValue(
   } catch (cause) {
     throw corrupt(key, 'cannot be decoded', cause)
   }
-  if (!Array.isArray(body) || body.length !== 5) throw corrupt(key, 'does not hold a record body')
-  const [signature, permawebTx, version, source, extras] = body as [string, string, string, Record<string, unknown>, Record<string, unknown> | null]
+  if (!isRecordBody(body)) throw corrupt(key, 'does not hold a record body')
+  const [signature, permawebTx, version, source, extras] = body
 
   const record: Record<string, unknown> = {
     id: parts.id,
@@ -97,7 +98,30 @@ function corrupt(key: Uint8Array, problem: string, cause?: unknown): PriceStoreE
   })
 }
 
+type RecordBody = [string, string, string, Record<string, unknown>, Record<string, unknown> | null]
+
+function isRecordBody(body: unknown): body is RecordBody {
+  if (!Array.isArray(body) || body.length !== 5) return false
+  const [signature, permawebTx, version, source, extras] = body as unknown[]
+  return typeof signature === 'string' && typeof permawebTx === 'string' && typeof version === 'string' &&
+    isObject(source) && (extras === null || isObject(extras))
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** JSON.stringify for JSON values, except that -0 is written as `-0`, which JSON.parse reads back as -0. */
+function toExactJson(value: unknown): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : JSON.stringify(value)
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map(toExactJson).join(',')}]`
+  const fields = Object.keys(value).map((field) => `${JSON.stringify(field)}:${toExactJson((value as Record<string, unknown>)[field])}`)
+  return `{${fields.join(',')}}`
+}
+
 function needsJsonBody(value: unknown): boolean {
+  if (typeof value === 'number') return Object.is(value, -0)
   if (typeof value === 'string') return !value.isWellFormed()
   if (typeof value !== 'object' || value === null) return false
   if (Array.isArray(value)) return value.some(needsJsonBody)

@@ -69,10 +69,18 @@ export class PriceStore {
   constructor(db: AnyLevel, options: PriceStoreOptions) {
     this.#options = resolveOptions(options)
     this.#db = db
-    this.#prices = db.sublevel<Uint8Array, Uint8Array>('p', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
-    this.#symbols = db.sublevel<string, string>('s', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as SymbolSublevel
-    this.#buckets = db.sublevel<Uint8Array, Uint8Array>('b', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
-    this.#meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as AbstractLevel<any, string, string>
+    try {
+      this.#prices = db.sublevel<Uint8Array, Uint8Array>('p', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
+      this.#symbols = db.sublevel<string, string>('s', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as SymbolSublevel
+      this.#buckets = db.sublevel<Uint8Array, Uint8Array>('b', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
+      this.#meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as AbstractLevel<any, string, string>
+    } catch (err) {
+      throw new PriceStoreError(
+        'PRICE_INVALID_OPTIONS',
+        'the database cannot hold binary keys and values (e.g. memory-level with storeEncoding "utf8"); use one that stores buffers or views',
+        { cause: err, details: { field: 'db' } },
+      )
+    }
   }
 
   /**
@@ -82,6 +90,8 @@ export class PriceStore {
    *   `PRICE_UNSUPPORTED_FORMAT`, `PRICE_INVALID_OPTIONS`, `PRICE_STORAGE_ERROR`
    */
   static async open(location: string | AnyLevel, options: PriceStoreOptions): Promise<PriceStore> {
+    // Check the options before creating a database: an unopened ClassicLevel opens itself and takes the lock.
+    resolveOptions(options)
     const db = typeof location === 'string' ? new ClassicLevel(location, CLASSIC_LEVEL_OPTIONS) : location
     const store = new PriceStore(db, options)
     await store.open()
@@ -206,7 +216,9 @@ export class PriceStore {
    * @throws PriceStoreError (synchronously) for bad arguments or a closed store
    */
   rangeStream(symbol: string, options: { from: number; to: number; interval: number }): AsyncIterable<SampledRecord> {
-    const query = toRangeQuery(symbol, { from: options.from, to: options.to, interval: options.interval }, this.limits)
+    // Only the range itself: a stream takes no offset or limit.
+    const range = typeof options === 'object' && options !== null ? { from: options.from, to: options.to, interval: options.interval } : options
+    const query = toRangeQuery(symbol, range, this.limits)
     this.#assertOpen()
     const store = this
     return {
@@ -240,8 +252,8 @@ export class PriceStore {
     return [...this.#knownSymbols].sort(compareIds)
   }
 
+  // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
-    this.#assertOpen()
     const operations: AbstractBatchOperation<AnyLevel, any, any>[] = []
     const rowsBySymbol = new Map<string, StoredRow[]>()
     const newSymbols = new Set<string>()
