@@ -1,0 +1,25 @@
+// Checks the built package as a user gets it: both module formats load, work,
+// and recognise each other's errors by code; the bin starts. Run after `npm run build`.
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { MemoryLevel } from 'memory-level'
+
+const require = createRequire(import.meta.url)
+const esm = await import('price-store')
+const cjs = require('price-store')
+
+const provider = { name: 'redstone', id: 'prov', publicKey: 'key' }
+const record = { id: 'a', symbol: 'BTC', provider: 'prov', value: 1.5, signature: 's', permawebTx: 't', version: '1', source: {}, timestamp: 1 }
+
+for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
+  const store = await api.PriceStore.open(new MemoryLevel(), { provider })
+  await store.put(record)
+  assert.deepEqual((await store.latest('BTC')).map((r) => r.value), [1.5], `${name}: latest`)
+  const other = name === 'esm' ? cjs : esm
+  await assert.rejects(store.query({ limit: 'x' }), (err) => other.isPriceStoreError(err, 'PRICE_INVALID_QUERY'), `${name}: coded error`)
+  await store.close()
+}
+const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
+assert.match(help, /serve/, 'the bin prints its help')
+console.log('dist: esm, cjs and bin OK')
