@@ -2,8 +2,8 @@ import { PriceStoreError } from '../errors.js'
 import type {
   LatestQuery, Limits, PriceAnswer, PriceQuery, PriceRecord, RangeQuery, SampledRecord, SeveralQuery,
 } from '../types.js'
-import { sampleRows, withMinutes } from './sample.js'
-import type { SampleRange, ScanRow, ScanSource } from './scan-source.js'
+import { BucketSampler, sampleRows, withMinutes } from './sample.js'
+import type { SampleRange, ScanOptions, ScanRow, ScanSource } from './scan-source.js'
 
 /** How many per-symbol reads of the several-tokens form are in flight at once. */
 const SEVERAL_CONCURRENCY = 64
@@ -29,34 +29,36 @@ export async function latestRecords(query: LatestQuery, source: ScanSource): Pro
   const records: PriceRecord[] = []
   let toSkip = query.offset
   const wanted = query.offset + query.limit
-  const scan = source.scan(query.symbol, { ...window(query), reverse: true, ...(Number.isSafeInteger(wanted) ? { limit: wanted } : {}) })
-  for await (const batch of scan) {
-    for (const row of batch) {
-      if (toSkip > 0) {
-        toSkip--
-        continue
-      }
-      records.push(row.record())
-      if (records.length === query.limit) return records
-    }
-  }
+  const options = { ...window(query), reverse: true, ...(Number.isSafeInteger(wanted) ? { limit: wanted } : {}) }
+  await forEachRow(rowsOf(source, query.symbol, options), (row) => {
+    if (toSkip > 0) toSkip--
+    else records.push(row.record())
+    return records.length < query.limit
+  })
   return records
 }
 
 /** The latest record of each symbol inside the window, keyed by symbol; symbols without one are left out. */
 export async function severalLatest(query: SeveralQuery, source: ScanSource): Promise<Record<string, PriceRecord>> {
   const symbols = query.symbols === 'all' ? await source.symbols() : query.symbols
-  const found: (PriceRecord | undefined)[] = new Array(symbols.length)
-  for (let start = 0; start < symbols.length; start += SEVERAL_CONCURRENCY) {
-    const chunk = symbols.slice(start, start + SEVERAL_CONCURRENCY)
-    const latest = await Promise.all(chunk.map((symbol) => latestOf(symbol, query, source)))
-    latest.forEach((record, i) => (found[start + i] = record))
+  const options = { ...window(query), reverse: true, limit: 1 }
+  const found: (ScanRow | undefined)[] = new Array(symbols.length)
+  if (source.scanNow !== undefined) {
+    symbols.forEach((symbol, i) => (found[i] = source.scanNow?.(symbol, options)[0]))
+  } else {
+    for (let start = 0; start < symbols.length; start += SEVERAL_CONCURRENCY) {
+      await Promise.all(symbols.slice(start, start + SEVERAL_CONCURRENCY).map((symbol, i) =>
+        forEachRow(source.scan(symbol, options), (row) => {
+          found[start + i] = row
+          return false
+        })))
+    }
   }
   const answer: Record<string, PriceRecord> = {}
   symbols.forEach((symbol, i) => {
-    const record = found[i]
+    const row = found[i]
     // defineProperty, because assigning a symbol named "__proto__" would set the prototype.
-    if (record !== undefined) Object.defineProperty(answer, symbol, { value: record, enumerable: true, writable: true, configurable: true })
+    if (row !== undefined) Object.defineProperty(answer, symbol, { value: row.record(), enumerable: true, writable: true, configurable: true })
   })
   return answer
 }
@@ -68,17 +70,15 @@ export async function severalLatest(query: SeveralQuery, source: ScanSource): Pr
  */
 export async function rangeRecords(query: RangeQuery, source: ScanSource, maxPoints: number): Promise<SampledRecord[]> {
   const end = query.limit === undefined ? Number.POSITIVE_INFINITY : query.offset + query.limit
-  const kept = []
+  const kept: ScanRow[] = []
   let position = 0
   let count = 0
-  for await (const row of sampleRows(rowsToSample(source, query.symbol, query), query.interval)) {
-    if (position >= query.offset) {
-      count++
-      if (count <= maxPoints) kept.push(row)
-    }
-    position++
-    if (position >= end) break
-  }
+  const sampler = new BucketSampler(query.interval, (row) => {
+    if (position >= query.offset && ++count <= maxPoints) kept.push(row)
+    return ++position < end
+  })
+  await forEachRow(rowsToSample(source, query.symbol, query), (row) => sampler.push(row))
+  sampler.flush()
   if (count > maxPoints) {
     throw new PriceStoreError(
       'PRICE_RANGE_TOO_LARGE',
@@ -96,22 +96,36 @@ export async function* streamRange(
   symbol: string,
   range: SampleRange,
 ): AsyncGenerator<SampledRecord> {
-  for await (const row of sampleRows(rowsToSample(source, symbol, range), range.interval)) {
-    yield withMinutes(row.record())
-  }
+  const rows = rowsToSample(source, symbol, range)
+  const batches = Array.isArray(rows) ? oneBatch(rows) : (rows as AsyncIterable<readonly ScanRow[]>)
+  for await (const row of sampleRows(batches, range.interval)) yield withMinutes(row.record())
+}
+
+type Rows = readonly ScanRow[] | AsyncIterable<readonly ScanRow[]>
+
+/** The rows of a scan: at once from an in-memory source, as batches otherwise. */
+function rowsOf(source: ScanSource, symbol: string, options: ScanOptions): Rows {
+  return source.scanNow?.(symbol, options) ?? source.scan(symbol, options)
 }
 
 /** The source's bucket heads when it has them for this interval, otherwise every row of the range. */
-function rowsToSample(source: ScanSource, symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> {
-  return source.bucketHeads?.(symbol, range) ?? source.scan(symbol, { from: range.from, to: range.to, reverse: false })
+function rowsToSample(source: ScanSource, symbol: string, range: SampleRange): Rows {
+  return source.bucketHeads?.(symbol, range) ?? rowsOf(source, symbol, { from: range.from, to: range.to, reverse: false })
 }
 
-async function latestOf(symbol: string, query: SeveralQuery, source: ScanSource): Promise<PriceRecord | undefined> {
-  for await (const batch of source.scan(symbol, { ...window(query), reverse: true, limit: 1 })) {
-    const row = batch[0]
-    if (row !== undefined) return row.record()
+/** Feeds rows to `take` until it returns false; leaving a scan early closes it. */
+async function forEachRow(rows: Rows, take: (row: ScanRow) => boolean): Promise<void> {
+  if (Array.isArray(rows)) {
+    for (const row of rows as readonly ScanRow[]) if (!take(row)) return
+    return
   }
-  return undefined
+  for await (const batch of rows as AsyncIterable<readonly ScanRow[]>) {
+    for (const row of batch) if (!take(row)) return
+  }
+}
+
+async function* oneBatch(rows: readonly ScanRow[]): AsyncGenerator<readonly ScanRow[]> {
+  yield rows
 }
 
 function window(query: { readonly from?: number; readonly to?: number }): { from?: number; to?: number } {

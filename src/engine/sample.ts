@@ -33,21 +33,56 @@ export function sampleByInterval(records: Iterable<PriceRecord>, interval: numbe
 }
 
 /**
- * The last row of each bucket from rows in ascending (timestamp, id) order,
- * which is the bucket's latest record; rows are never decoded here.
+ * Picks the last row of each bucket from rows pushed in ascending
+ * (timestamp, id) order, which is the bucket's latest record; rows are never
+ * decoded here. `emit` receives each bucket's row once the next bucket
+ * starts (or on `flush`) and returns false to stop the sampling.
  */
+export class BucketSampler {
+  readonly #interval: number
+  readonly #emit: (row: ScanRow) => boolean
+  #pending: ScanRow | undefined
+  #pendingBucket = 0
+  #stopped = false
+
+  constructor(interval: number, emit: (row: ScanRow) => boolean) {
+    this.#interval = interval
+    this.#emit = emit
+  }
+
+  /** Takes the next row; false once sampling has stopped. */
+  push(row: ScanRow): boolean {
+    const bucket = Math.floor(row.timestamp / this.#interval)
+    if (this.#pending !== undefined && bucket !== this.#pendingBucket && !this.#emit(this.#pending)) {
+      this.#stopped = true
+      return false
+    }
+    this.#pending = row
+    this.#pendingBucket = bucket
+    return true
+  }
+
+  /** Emits the last bucket's row, unless sampling stopped early. */
+  flush(): void {
+    if (!this.#stopped && this.#pending !== undefined) this.#emit(this.#pending)
+    this.#pending = undefined
+  }
+}
+
+/** The last row of each bucket, as a stream, from batches of rows in ascending (timestamp, id) order. */
 export async function* sampleRows(batches: AsyncIterable<readonly ScanRow[]>, interval: number): AsyncGenerator<ScanRow> {
-  let pending: ScanRow | undefined
-  let pendingBucket = 0
+  let ready: ScanRow[] = []
+  const sampler = new BucketSampler(interval, (row) => ready.push(row) > 0)
   for await (const batch of batches) {
-    for (const row of batch) {
-      const bucket = Math.floor(row.timestamp / interval)
-      if (pending !== undefined && bucket !== pendingBucket) yield pending
-      pending = row
-      pendingBucket = bucket
+    for (const row of batch) sampler.push(row)
+    if (ready.length > 0) {
+      const out = ready
+      ready = []
+      yield* out
     }
   }
-  if (pending !== undefined) yield pending
+  sampler.flush()
+  yield* ready
 }
 
 function compareRecords(a: PriceRecord, b: PriceRecord): number {

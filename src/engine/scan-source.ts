@@ -30,6 +30,11 @@ export interface ScanOptions {
 export interface ScanSource {
   /** The rows of `symbol` inside the bounds, in batches, in order. */
   scan(symbol: string, options: ScanOptions): AsyncIterable<readonly ScanRow[]>
+  /**
+   * Optional: the same rows as `scan`, at once, for sources that hold them
+   * in memory. The engine then answers without a single await per symbol.
+   */
+  scanNow?(symbol: string, options: ScanOptions): readonly ScanRow[]
   /** Every symbol that has at least one record, in UTF-8 byte order. */
   symbols(): Promise<readonly string[]>
   /**

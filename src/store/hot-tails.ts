@@ -1,4 +1,3 @@
-import { compareIds } from '../engine/compare-ids.js'
 import type { ScanOptions, ScanSource } from '../engine/scan-source.js'
 import type { PriceQuery } from '../types.js'
 import { compareRows } from './stored-row.js'
@@ -68,17 +67,23 @@ export class HotTails {
    */
   capture(symbols: readonly string[], known: ReadonlySet<string>): TailView | undefined {
     const captured = new Map<string, Tail>()
+    const present: string[] = []
     for (const symbol of symbols) {
       if (!known.has(symbol)) continue
       const tail = this.#tails.get(symbol)
       if (tail === undefined) return undefined
       captured.set(symbol, tail)
+      present.push(symbol)
     }
-    return new TailView(captured, symbols.filter((symbol) => known.has(symbol)))
+    return new TailView(captured, present)
   }
 }
 
-/** A frozen moment of the hot tails, readable as a scan source when it can answer a query alone. */
+/**
+ * A frozen moment of the hot tails, readable as a scan source when it can
+ * answer a query alone. `symbols()` lists the captured symbols in the order
+ * given to `capture`, which for "every symbol" is UTF-8 byte order.
+ */
 export class TailView implements ScanSource {
   readonly #tails: ReadonlyMap<string, Tail>
   readonly #symbols: readonly string[]
@@ -101,14 +106,32 @@ export class TailView implements ScanSource {
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
+    yield this.scanNow(symbol, options)
+  }
+
+  scanNow(symbol: string, options: ScanOptions): readonly StoredRow[] {
     const rows = this.#tails.get(symbol)?.rows ?? []
-    const inWindow = rows.filter((row) => inside(row.timestamp, options))
-    if (!options.reverse) inWindow.reverse()
-    yield options.limit === undefined ? inWindow : inWindow.slice(0, options.limit)
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    const found: StoredRow[] = []
+    if (options.reverse) {
+      // Newest first, as the tail is stored: stop as soon as the limit is reached.
+      for (let i = 0; i < rows.length && found.length < limit; i++) {
+        const row = rows[i] as StoredRow
+        if (inside(row.timestamp, options)) found.push(row)
+        else if (options.from !== undefined && row.timestamp < options.from) break
+      }
+    } else {
+      for (let i = rows.length - 1; i >= 0 && found.length < limit; i--) {
+        const row = rows[i] as StoredRow
+        if (inside(row.timestamp, options)) found.push(row)
+        else if (options.to !== undefined && row.timestamp > options.to) break
+      }
+    }
+    return found
   }
 
   async symbols(): Promise<readonly string[]> {
-    return [...this.#symbols].sort(compareIds)
+    return this.#symbols
   }
 
   /**

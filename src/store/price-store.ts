@@ -54,6 +54,8 @@ export class PriceStore {
   readonly #meta: AbstractLevel<any, string, string>
   /** Symbols already in the symbol index, so a batch only adds new ones. */
   readonly #knownSymbols = new Set<string>()
+  /** The same symbols in UTF-8 byte order, rebuilt only when a batch adds one. */
+  #sortedSymbols: readonly string[] = []
   #status: StoreStatus = 'closed'
   /** Writes run one after another, so the symbol index bookkeeping never races. */
   #writeQueue: Promise<unknown> = Promise.resolve()
@@ -126,6 +128,7 @@ export class PriceStore {
       await readFormat(this.#meta, this.#prices)
       this.#knownSymbols.clear()
       for (const symbol of await this.#symbols.keys().all()) this.#knownSymbols.add(symbol)
+      this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
       // The database may have changed while the store was closed: start with an empty cache.
       this.#tails = this.#options.recordsPerSymbol > 0 ? new HotTails(this.#options.recordsPerSymbol) : undefined
       this.#status = 'open'
@@ -249,7 +252,7 @@ export class PriceStore {
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
     this.#assertOpen()
-    return [...this.#knownSymbols].sort(compareIds)
+    return [...this.#sortedSymbols]
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
@@ -277,6 +280,7 @@ export class PriceStore {
     }
     // One synchronous step after the commit, so readers see all of the batch or none of it.
     for (const symbol of newSymbols) this.#knownSymbols.add(symbol)
+    if (newSymbols.size > 0) this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
     this.#tails?.apply(rowsBySymbol, newSymbols)
     return records.length
   }
@@ -290,7 +294,7 @@ export class PriceStore {
     this.#assertOpen()
     const tails = this.#tails
     if (tails !== undefined) {
-      const symbols = query.kind !== 'several' ? [query.symbol] : query.symbols === 'all' ? [...this.#knownSymbols] : query.symbols
+      const symbols = query.kind !== 'several' ? [query.symbol] : query.symbols === 'all' ? this.#sortedSymbols : query.symbols
       let view = tails.capture(symbols, this.#knownSymbols)
       if (view === undefined) {
         await this.#loadTails(tails, symbols)
