@@ -38,7 +38,7 @@ const queryArb: fc.Arbitrary<Record<string, string>> = fc.oneof(
   fc.constant({}),
 )
 
-const toRecord = (r: fc.RecordValue<typeof recordArb>) => ({
+const toRecord = (r: { symbol: string; timestamp: number; id: string; value: number }) => ({
   id: r.id, symbol: r.symbol, provider: provider.id, value: r.value, signature: 'sig', permawebTx: 'tx', version: '0.4',
   source: { ex: r.value }, timestamp: r.timestamp,
 })
