@@ -23,3 +23,10 @@ export type {
   PriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
   PriceAnswer, QueryParams,
 } from './types.js'
+
+export { answerPrices } from './adapters/http/answer.js'
+export type { AnswerOptions, HttpAnswer, HttpErrorCode, PricesQueryable } from './adapters/http/answer.js'
+export { createPricesListener, answerClientError, answerConnect, startServer } from './adapters/http/node.js'
+export type { PricesListenerOptions, StartServerOptions, RunningServer } from './adapters/http/node.js'
+export { statusForError } from './adapters/http/status.js'
+export { toExactJson } from './engine/exact-json.js'

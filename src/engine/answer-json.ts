@@ -1,13 +1,14 @@
 import type { PriceAnswer } from '../types.js'
+import { toExactJson } from './exact-json.js'
 
 /** JSON of frozen records, which the hot tail shares between answers: each is serialised once. */
 const jsonOfRecord = new WeakMap<object, string>()
 
 /**
- * Serialises an answer exactly as `JSON.stringify(answer)` would, reusing the
- * JSON of records it has serialised before. Records are immutable once
- * frozen, so their JSON never goes stale; unfrozen objects are always
- * serialised afresh.
+ * Serialises an answer as {@link toExactJson} would (`JSON.stringify`, with
+ * `-0` kept), reusing the JSON of records it has serialised before. Records
+ * are immutable once frozen, so their JSON never goes stale; unfrozen objects
+ * are always serialised afresh.
  */
 export function answerToJson(answer: PriceAnswer): string {
   if (Array.isArray(answer)) {
@@ -25,10 +26,10 @@ export function answerToJson(answer: PriceAnswer): string {
 }
 
 function recordToJson(record: object): string {
-  if (!Object.isFrozen(record)) return JSON.stringify(record)
+  if (!Object.isFrozen(record)) return toExactJson(record)
   let json = jsonOfRecord.get(record)
   if (json === undefined) {
-    json = JSON.stringify(record)
+    json = toExactJson(record)
     jsonOfRecord.set(record, json)
   }
   return json

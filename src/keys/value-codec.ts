@@ -2,6 +2,7 @@ import { Packr } from 'msgpackr'
 import { PriceStoreError } from '../errors.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import type { PriceRecord, Provider } from '../types.js'
+import { toExactJson } from '../engine/exact-json.js'
 import { describeKey } from './key-codec.js'
 
 /**
@@ -109,15 +110,6 @@ function isRecordBody(body: unknown): body is RecordBody {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** JSON.stringify for JSON values, except that -0 is written as `-0`, which JSON.parse reads back as -0. */
-function toExactJson(value: unknown): string {
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : JSON.stringify(value)
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
-  if (Array.isArray(value)) return `[${value.map(toExactJson).join(',')}]`
-  const fields = Object.keys(value).map((field) => `${JSON.stringify(field)}:${toExactJson((value as Record<string, unknown>)[field])}`)
-  return `{${fields.join(',')}}`
 }
 
 function needsJsonBody(value: unknown): boolean {

@@ -30,7 +30,7 @@ export class StoredRow implements ScanRow {
     if (this.#record === undefined) {
       const idStart = this.#prefixLength + 8
       const id = Buffer.from(this.key.buffer, this.key.byteOffset + idStart, this.key.byteLength - idStart).toString('utf8')
-      this.#record = deepFreeze(decodeValue(this.key, this.#value, { symbol: this.#symbol, timestamp: this.timestamp, id }, this.#provider))
+      this.#record = freezeRecord(decodeValue(this.key, this.#value, { symbol: this.#symbol, timestamp: this.timestamp, id }, this.#provider))
     }
     return this.#record
   }
@@ -41,11 +41,23 @@ export function compareRows(a: StoredRow, b: StoredRow): number {
   return Buffer.compare(a.key, b.key)
 }
 
-function deepFreeze<T>(value: T): T {
-  // Records may be shared between answers (the hot tail), so nobody may change one.
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const field of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[field])
+/**
+ * Records may be shared between answers (the hot tail), so nobody may change
+ * one. The known fields are strings and numbers, so only `source` and the
+ * extra fields can hold objects to freeze in turn.
+ */
+function freezeRecord(record: PriceRecord): PriceRecord {
+  for (const field in record) {
+    const value = record[field]
+    if (typeof value === 'object' && value !== null) deepFreeze(value)
   }
-  return value
+  return Object.freeze(record)
+}
+
+function deepFreeze(value: object): void {
+  Object.freeze(value)
+  for (const field of Object.keys(value)) {
+    const nested = (value as Record<string, unknown>)[field]
+    if (typeof nested === 'object' && nested !== null) deepFreeze(nested)
+  }
 }

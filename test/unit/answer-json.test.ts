@@ -32,3 +32,12 @@ describe('answerToJson', () => {
     expect(answerToJson([record] as unknown as PriceAnswer)).toBe('[{"id":"a","value":2}]')
   })
 })
+
+describe('answerToJson with -0', () => {
+  test('keeps -0 in a value and in nested fields, cached or not', () => {
+    const record = Object.freeze({ id: 'a', value: -0, source: Object.freeze({ x: -0 }) })
+    for (let pass = 0; pass < 2; pass++) {
+      expect(answerToJson([record] as unknown as PriceAnswer)).toBe('[{"id":"a","value":-0,"source":{"x":-0}}]')
+    }
+  })
+})

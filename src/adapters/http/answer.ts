@@ -1,0 +1,115 @@
+import { answerToJson } from '../../engine/answer-json.js'
+import { toExactJson } from '../../engine/exact-json.js'
+import { isPriceStoreError } from '../../errors.js'
+import type { PriceAnswer, QueryParams } from '../../types.js'
+import { isClientError, statusForError } from './status.js'
+
+/** What {@link answerPrices} needs from a store: `PriceStore` fits, and so does a test stub. */
+export interface PricesQueryable {
+  query(params: QueryParams): Promise<PriceAnswer>
+}
+
+/** A complete HTTP answer, free of sockets: a host framework sends it as it likes. */
+export interface HttpAnswer {
+  readonly status: number
+  /** Lower-case header names; always `content-type` and `content-length`. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The JSON text of the answer (UTF-8 when sent). */
+  readonly body: string
+}
+
+/**
+ * Error codes the HTTP adapter adds to the library's `PRICE_*` codes, for
+ * failures that only exist in HTTP.
+ */
+export type HttpErrorCode =
+  | 'HTTP_NOT_FOUND'
+  | 'HTTP_METHOD_NOT_ALLOWED'
+  | 'HTTP_BAD_REQUEST'
+  | 'HTTP_HEADERS_TOO_LARGE'
+  | 'HTTP_REQUEST_TIMEOUT'
+  | 'HTTP_INTERNAL_ERROR'
+
+const INTERNAL_MESSAGE = 'internal error while answering the request'
+const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'
+
+/** Options of {@link answerPrices}. */
+export interface AnswerOptions {
+  /**
+   * Called with every error answered with a 5xx status, so the host can log
+   * what the client is not shown. Exceptions it throws are ignored.
+   */
+  readonly onError?: (err: unknown) => void
+}
+
+/**
+ * Answers `GET /prices` for a parameter set: 200 with the JSON answer, or the
+ * error status with `{"error":{"code","message"}}`. Never rejects.
+ *
+ * @example
+ * const { status, headers, body } = await answerPrices(store, new URLSearchParams('symbol=BTC'))
+ */
+export async function answerPrices(
+  store: PricesQueryable,
+  params: URLSearchParams,
+  options: AnswerOptions = {},
+): Promise<HttpAnswer> {
+  let answer: HttpAnswer
+  try {
+    const prices = await store.query(params)
+    answer = bodyAnswer(200, answerToJson(prices))
+  } catch (err) {
+    answer = errorAnswer(err)
+    if (answer.status >= 500) reportError(options, err)
+  }
+  return answer
+}
+
+/** Hands `err` to the host's `onError`, shielding the caller from a throwing logger. */
+export function reportError(options: AnswerOptions, err: unknown): void {
+  try {
+    options.onError?.(err)
+  } catch {
+    // A broken logger must not turn an answer into a crash.
+  }
+}
+
+/**
+ * The HTTP answer for anything thrown while answering. Client errors keep
+ * their message (it names the parameter and value sent); every other error
+ * gets a fixed message, so no stack, path or internal detail leaks.
+ */
+export function errorAnswer(err: unknown): HttpAnswer {
+  if (isPriceStoreError(err)) {
+    const status = statusForError(err.code)
+    if (isClientError(err.code)) return httpErrorAnswer(status, err.code, String(err.message))
+    return httpErrorAnswer(status, err.code, status === 503 ? NOT_OPEN_MESSAGE : INTERNAL_MESSAGE)
+  }
+  return httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', INTERNAL_MESSAGE)
+}
+
+/** An error answer with the standard body; `extraHeaders` adds e.g. `allow` to a 405. */
+export function httpErrorAnswer(
+  status: number,
+  code: string,
+  message: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): HttpAnswer {
+  const answer = jsonAnswer(status, { error: { code, message } })
+  return { ...answer, headers: { ...answer.headers, ...extraHeaders } }
+}
+
+function jsonAnswer(status: number, value: unknown): HttpAnswer {
+  return bodyAnswer(status, toExactJson(value))
+}
+
+function bodyAnswer(status: number, body: string): HttpAnswer {
+  return {
+    status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body, 'utf8')),
+    },
+    body,
+  }
+}

@@ -1,0 +1,236 @@
+import { STATUS_CODES, createServer } from 'node:http'
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
+import {
+  answerPrices,
+  httpErrorAnswer,
+  reportError,
+  type AnswerOptions,
+  type HttpAnswer,
+  type HttpErrorCode,
+  type PricesQueryable,
+} from './answer.js'
+
+/** Options of {@link createPricesListener}: `onError` for logging what clients are not shown. */
+export type PricesListenerOptions = AnswerOptions
+
+const ALLOW = 'GET, HEAD'
+
+/**
+ * A `node:http` request listener serving `GET`/`HEAD /prices` (and `/prices/`)
+ * from `store`. Mount it in any Node host; every other path answers 404 and
+ * every other method on `/prices` answers 405 with `Allow: GET, HEAD`. It
+ * never throws: unexpected failures become a 500 without internals.
+ *
+ * @example
+ * http.createServer(createPricesListener(store)).listen(9000)
+ */
+export function createPricesListener(store: PricesQueryable, options: PricesListenerOptions = {}): RequestListener {
+  return (req, res) => {
+    handleRequest(store, options, req, res).catch((err: unknown) => {
+      reportError(options, err)
+      try {
+        if (res.headersSent) throw err // half an answer is out: only closing the connection is honest
+        sendAnswer(res, httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', 'internal error while answering the request'), req.method === 'HEAD')
+      } catch {
+        res.destroy()
+      }
+    })
+  }
+}
+
+async function handleRequest(
+  store: PricesQueryable,
+  options: PricesListenerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
+  req.resume()
+  const routed = routeRequest(req.method, req.url ?? '')
+  const answer = 'answer' in routed ? routed.answer : await answerPrices(store, routed.params, options)
+  sendAnswer(res, answer, req.method === 'HEAD')
+}
+
+/**
+ * Where a request goes: a query on `/prices` (GET or HEAD), or a ready
+ * answer (404 for other paths, 405 for other methods on `/prices`).
+ */
+function routeRequest(method: string | undefined, url: string): { answer: HttpAnswer } | { params: URLSearchParams } {
+  const target = splitTarget(url)
+  if (target === undefined || (target.path !== '/prices' && target.path !== '/prices/')) {
+    return { answer: httpError(404, 'HTTP_NOT_FOUND', 'not found: the only endpoint is GET /prices') }
+  }
+  if (method !== 'GET' && method !== 'HEAD') {
+    const message = `method ${JSON.stringify(method)} is not allowed on /prices; use GET or HEAD`
+    return { answer: httpError(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow: ALLOW }) }
+  }
+  // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
+  return { params: new URLSearchParams(target.query) }
+}
+
+/**
+ * Splits a request target into its raw path and raw query. Origin-form
+ * (`/prices?x`) is the usual case; absolute-form (`http://host/prices?x`)
+ * must be accepted too (RFC 9112 §3.2.2). Anything else (`*`, garbage) has
+ * no path. The path is compared undecoded, so `//prices` is not `/prices`.
+ */
+function splitTarget(url: string): { path: string; query: string } | undefined {
+  let rest = url
+  if (!rest.startsWith('/')) {
+    const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(rest)
+    if (authority === null) return undefined
+    rest = rest.slice(authority[0].length)
+    if (!rest.startsWith('/')) rest = `/${rest}`
+  }
+  const hash = rest.indexOf('#')
+  if (hash >= 0) rest = rest.slice(0, hash)
+  const question = rest.indexOf('?')
+  if (question < 0) return { path: rest, query: '' }
+  return { path: rest.slice(0, question), query: rest.slice(question + 1) }
+}
+
+function httpError(
+  status: number,
+  code: HttpErrorCode,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): HttpAnswer {
+  return httpErrorAnswer(status, code, message, headers)
+}
+
+function sendAnswer(res: ServerResponse, answer: HttpAnswer, head: boolean): void {
+  // The client may have gone while the query ran; there is no one to answer.
+  if (res.destroyed || res.writableEnded) return
+  res.writeHead(answer.status, answer.headers)
+  // HEAD: the headers GET would send, content-length included, and no body.
+  if (head) res.end()
+  else res.end(answer.body)
+}
+
+// Node's parser errors and what Node itself would answer, but with our JSON body.
+const CLIENT_ERRORS: Readonly<Record<string, readonly [number, HttpErrorCode, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, 'HTTP_HEADERS_TOO_LARGE', 'the request line and headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'HTTP_REQUEST_TIMEOUT', 'the request took too long to arrive'],
+}
+
+/**
+ * A `clientError` handler for `node:http` servers: answers a request Node
+ * could not parse (431 for an oversized request line or headers, 408 for a
+ * timeout, 400 otherwise) with the usual JSON error body, then closes the
+ * connection. Only closes a connection that is gone or already sending an answer.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  // Node's own handler makes the same check on this (undocumented, long-stable)
+  // field: an answer already under way on a keep-alive connection must not be
+  // corrupted by a second one.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy()
+    return
+  }
+  const [status, code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'HTTP_BAD_REQUEST', 'malformed HTTP request']
+  writeRawAnswer(socket, httpError(status, code, message))
+}
+
+/**
+ * A `connect` handler for `node:http` servers. Without one, Node drops
+ * `CONNECT` requests without a word; this answers them like any other
+ * method (405 on `/prices`, 404 elsewhere) and closes the connection.
+ */
+export function answerConnect(req: IncomingMessage, socket: Duplex): void {
+  const routed = routeRequest(req.method, req.url ?? '')
+  if ('answer' in routed) writeRawAnswer(socket, routed.answer)
+  else socket.destroy()
+}
+
+/** Writes a whole HTTP/1.1 answer on a bare socket, then closes it once flushed. */
+function writeRawAnswer(socket: Duplex, answer: HttpAnswer): void {
+  const headers = Object.entries({ ...answer.headers, connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
+  socket.once('finish', () => socket.destroy())
+  socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n${headers}\r\n${answer.body}`)
+}
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions extends PricesListenerOptions {
+  readonly store: PricesQueryable
+  /** Interface to listen on (default `127.0.0.1`). */
+  readonly host?: string
+  /** Port (default 0: any free port; read the chosen one from `url`). */
+  readonly port?: number
+  /** How long `close()` lets in-flight requests finish before cutting connections (ms, default 10000). */
+  readonly graceMs?: number
+  /** Largest request line plus headers in bytes (default Node's, 16 KiB); larger gets 431. */
+  readonly maxHeaderSize?: number
+}
+
+/** A listening server made by {@link startServer}. */
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:9000`; the endpoint is `${url}/prices`. */
+  readonly url: string
+  readonly server: Server
+  /**
+   * Graceful stop: stops accepting connections, closes idle keep-alive
+   * connections, lets in-flight requests finish (each then closes its
+   * connection), and resolves once all are done. Idempotent.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * Starts a `node:http` server for {@link createPricesListener} and resolves
+ * once it listens. Rejects with the listen error (e.g. `EADDRINUSE`).
+ *
+ * @example
+ * const running = await startServer({ store, port: 9000 })
+ * console.log(`${running.url}/prices?symbol=BTC`)
+ * await running.close()
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { store, host = '127.0.0.1', port = 0, graceMs = 10_000 } = options
+  const listener = createPricesListener(store, options)
+  let closing = false
+  const server = createServer(
+    options.maxHeaderSize === undefined ? {} : { maxHeaderSize: options.maxHeaderSize },
+    (req, res) => {
+      // Once closing, each answer ends its connection so close() can complete.
+      if (closing) res.setHeader('connection', 'close')
+      listener(req, res)
+    },
+  )
+  server.on('clientError', answerClientError)
+  server.on('connect', answerConnect)
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+
+  const address = server.address() as AddressInfo
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  let closed: Promise<void> | undefined
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    server,
+    close() {
+      closed ??= new Promise<void>((resolve, reject) => {
+        closing = true
+        const cut = setTimeout(() => server.closeAllConnections(), graceMs)
+        cut.unref()
+        server.close((err) => {
+          clearTimeout(cut)
+          if (err) reject(err)
+          else resolve()
+        })
+        server.closeIdleConnections()
+      })
+      return closed
+    },
+  }
+}

@@ -1,0 +1,67 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+
+/**
+ * A failure the CLI reports in plain words, with the exit code to use.
+ * Exit code 2 means the user's input was wrong (arguments, files, records);
+ * 1 means anything else.
+ */
+export class CliError extends Error {
+  readonly exitCode: 1 | 2
+
+  constructor(message: string, exitCode: 1 | 2 = 1, options?: { cause?: unknown }) {
+    super(message, options)
+    this.exitCode = exitCode
+  }
+
+  override get name(): string {
+    return 'CliError'
+  }
+}
+
+/** Wrong arguments: reported with a pointer to `--help`, exit code 2. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, 2)
+  }
+
+  override get name(): string {
+    return 'UsageError'
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+/**
+ * `node:util` `parseArgs` in strict mode, with its errors turned into
+ * {@link UsageError}s.
+ */
+export function parseCommandArgs<O extends Options>(argv: readonly string[], options: O, allowPositionals: boolean) {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals, strict: true })
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err))
+  }
+}
+
+/** Parses a whole decimal number option within [min, max]; `undefined` stays undefined. */
+export function parseIntegerOption(name: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined
+  const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(text)})`)
+  }
+  return value
+}
+
+/**
+ * Parses a point in time: milliseconds since the epoch, an ISO 8601 date
+ * (`2024-06-01`, `2024-06-01T12:00:00Z`) or `now`.
+ */
+export function parseTimeOption(name: string, text: string, now: () => number = Date.now): number {
+  if (text === 'now') return now()
+  const value = /^[0-9]+$/.test(text) ? Number(text) : Date.parse(text)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(`--${name} must be a time: milliseconds since 1970, an ISO date, or "now" (got ${JSON.stringify(text)})`)
+  }
+  return value
+}

@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import type { Limits, Provider } from '../types.js'
+import { CliError } from './args.js'
+
+/** Where commands keep the database unless `--db` says otherwise (git-ignored). */
+export const DEFAULT_DB = './data/prices'
+
+/**
+ * The provider a store serves unless configured otherwise: RedStone's main
+ * provider, with the name, address and public key that RedStone's own client
+ * (`redstone-api`, `config/providers.js`) publishes for it. It is only a
+ * default: use `--provider-*` or `--config` for your own.
+ */
+export const DEFAULT_PROVIDER: Provider = Object.freeze({
+  name: 'redstone',
+  id: 'I-5rWUehEv-MjdK9gFw09RxfSLQX9DIHxG614Wf8qo0',
+  publicKey:
+    'xyTvKiCST8bAT6sxrgkLh8UCX2N1eKvawODuxwq4qOHIdDAZFU_3N2m59rkZ0E7m77GsJuf1I8u0oEJEbxAdT7uD2JTwoYEHauXSxyJYvF0RCcZOhl5P1PJwImd44SJYa_9My7L84D5KXB9SKs8_VThe7ZyOb5HSGLNvMIK6A8IJ4Hr_tg9GYm65CRmtcu18S9mhun8vgw2wi7Gw6oR6mc4vU1I-hrU66Fi7YlXwFieP6YSy01JqoLPhU84EunPQzXPouVSbXjgRU5kFVxtdRy4GK2fzEBFYsQwCQgFrySCrFKHV8AInu9jerfof_DxNKiXkBzlB8nc22CrYnvvio_BWyh-gN0hQHZT0gwMR-A7sbXNCQJfReaIZzX_jP6XoB82PnpzmL_j1mJ2lnv2Rn001flBAx9AYxtGXd9s07pA-FggTbEG3Y2UnlWW6l3EJ93E0IfxL0PqGEUlp217mxUHvmTw9fkGDWa8rT9RPmsTyji-kMFSefclw80cBm_iOsIEutGP4S3LDbP-ZVJWDeJOBQQpSgwbisl8qbjl2sMQLQihoG2TQyNbmLwfyq-XSULkXjUi1_6BH36wnDBLWBKF-bS2bLKcGtn3Vjet72lNHxJJilcj8vpauwJG0078S_lO5uGt6oicdGR6eh_NSn6_8za_tXg0G_fohz4Yb1z8',
+})
+
+/** The `parseArgs` options every command that opens a store accepts. */
+export const STORE_OPTIONS = {
+  db: { type: 'string' },
+  config: { type: 'string' },
+  'provider-name': { type: 'string' },
+  'provider-id': { type: 'string' },
+  'provider-public-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** The help text for {@link STORE_OPTIONS}. */
+export const STORE_OPTIONS_HELP = `Store options:
+  --db PATH                   database directory (default ${DEFAULT_DB})
+  --config FILE               JSON file: {"provider": {"name", "id", "publicKey"}, "limits": {...}}
+  --provider-name NAME        provider short name (default ${DEFAULT_PROVIDER.name})
+  --provider-id ID            provider id, the "provider" field of every record
+                              (default ${DEFAULT_PROVIDER.id})
+  --provider-public-key KEY   provider public key, joined into every answer
+                              (default: RedStone's published key for "redstone")
+  -h, --help                  show this help`
+
+/** How to open the store: resolved from flags, then the config file, then defaults. */
+export interface StoreConfig {
+  /** Absolute database directory. */
+  readonly location: string
+  readonly provider: Provider
+  readonly limits?: Partial<Limits>
+}
+
+/** The values {@link STORE_OPTIONS} parse into. */
+export interface StoreOptionValues {
+  readonly db?: string | undefined
+  readonly config?: string | undefined
+  readonly 'provider-name'?: string | undefined
+  readonly 'provider-id'?: string | undefined
+  readonly 'provider-public-key'?: string | undefined
+}
+
+/**
+ * Resolves the store configuration. Each provider field comes from its flag,
+ * else from `--config`, else from {@link DEFAULT_PROVIDER}.
+ *
+ * @throws CliError (exit code 2) when the config file is unreadable or malformed.
+ */
+export async function resolveStoreConfig(values: StoreOptionValues): Promise<StoreConfig> {
+  const file = values.config === undefined ? {} : await readConfigFile(values.config)
+  const provider: Provider = {
+    name: values['provider-name'] ?? file.provider?.name ?? DEFAULT_PROVIDER.name,
+    id: values['provider-id'] ?? file.provider?.id ?? DEFAULT_PROVIDER.id,
+    publicKey: values['provider-public-key'] ?? file.provider?.publicKey ?? DEFAULT_PROVIDER.publicKey,
+  }
+  const location = resolve(values.db ?? DEFAULT_DB)
+  return file.limits === undefined ? { location, provider } : { location, provider, limits: file.limits }
+}
+
+interface ConfigFile {
+  provider?: Partial<Provider>
+  limits?: Partial<Limits>
+}
+
+async function readConfigFile(path: string): Promise<ConfigFile> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    throw new CliError(`cannot read config file ${path}: ${err instanceof Error ? err.message : String(err)}`, 2, {
+      cause: err,
+    })
+  }
+  const bad = (what: string): CliError => new CliError(`config file ${path}: ${what}`, 2)
+  if (!isPlainObject(parsed)) throw bad('must hold a JSON object')
+  for (const key of Object.keys(parsed)) {
+    if (key !== 'provider' && key !== 'limits') throw bad(`unknown key ${JSON.stringify(key)} (expected "provider", "limits")`)
+  }
+  const config: ConfigFile = {}
+  if (parsed.provider !== undefined) {
+    if (!isPlainObject(parsed.provider)) throw bad('"provider" must be an object')
+    const provider: { -readonly [K in keyof Provider]?: string } = {}
+    for (const [key, value] of Object.entries(parsed.provider)) {
+      if (key !== 'name' && key !== 'id' && key !== 'publicKey') {
+        throw bad(`unknown key "provider.${key}" (expected "name", "id", "publicKey")`)
+      }
+      if (typeof value !== 'string') throw bad(`"provider.${key}" must be a string`)
+      provider[key] = value
+    }
+    config.provider = provider
+  }
+  if (parsed.limits !== undefined) {
+    if (!isPlainObject(parsed.limits)) throw bad('"limits" must be an object')
+    // The store validates the values themselves (PRICE_INVALID_OPTIONS).
+    config.limits = parsed.limits as Partial<Limits>
+  }
+  return config
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,62 @@
+import { toExactJson } from '../engine/exact-json.js'
+import { UsageError, parseCommandArgs } from './args.js'
+import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import type { CliIo } from './io.js'
+import { openStore } from './open-store.js'
+
+/** The `GET /prices` parameters, also accepted as `--name value` flags. */
+const QUERY_PARAMETERS = ['symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval'] as const
+
+const HELP = `Usage: price-store query [options] [NAME=VALUE ...]
+
+Answers one GET /prices query from the database and prints the JSON answer
+(the same body the HTTP service sends). Parameters are given as NAME=VALUE
+arguments, each read like a URL query string ("symbol=BTC&limit=3" works,
+"+" and %XX are decoded), or as --NAME VALUE flags (taken literally).
+
+  price-store query symbol=BTC limit=3
+  price-store query --symbols BTC,ETH,AR
+  price-store query symbol=ETH fromTimestamp=1717113600000 toTimestamp=1717200000000 interval=3600000
+
+Parameters: ${QUERY_PARAMETERS.join(', ')} (see docs/http.md).
+Exit code 2 when the query is invalid, 1 on other failures. The database
+must exist and must not be open in another process (query a running
+"price-store serve" with curl instead).
+
+Options:
+  --pretty                    indent the JSON
+${STORE_OPTIONS_HELP}
+`
+
+const options = {
+  ...STORE_OPTIONS,
+  pretty: { type: 'boolean' },
+  ...Object.fromEntries(QUERY_PARAMETERS.map((name) => [name, { type: 'string', multiple: true }])),
+} as const
+
+/** `price-store query`: prints the answer to one query. */
+export async function queryCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, options, true)
+  if (values.help === true) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const params = new URLSearchParams()
+  for (const argument of positionals) {
+    if (!argument.includes('=')) throw new UsageError(`expected NAME=VALUE, e.g. symbol=BTC (got ${JSON.stringify(argument)})`)
+    for (const [name, value] of new URLSearchParams(argument)) params.append(name, value)
+  }
+  const flags = values as Record<string, unknown>
+  for (const name of QUERY_PARAMETERS) {
+    // Repeats stay repeats, so "--limit 1 --limit 2" is refused just as in HTTP.
+    for (const value of (flags[name] as string[] | undefined) ?? []) params.append(name, value)
+  }
+  const store = await openStore(await resolveStoreConfig(values), { mustExist: true })
+  try {
+    const answer = await store.query(params)
+    io.stdout.write(`${toExactJson(answer, values.pretty === true ? 2 : 0)}\n`)
+    return 0
+  } finally {
+    await store.close()
+  }
+}

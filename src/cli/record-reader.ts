@@ -1,0 +1,78 @@
+import { createInterface } from 'node:readline'
+import type { Readable } from 'node:stream'
+import { CliError } from './args.js'
+import { ArraySyntaxError, JsonArraySplitter } from './json-array-splitter.js'
+
+/** One parsed input record and where it came from. */
+export interface InputRecord {
+  readonly value: unknown
+  /** Line (1-based) where the record starts. */
+  readonly line: number
+}
+
+/** A syntax error in an input file, reported as `FILE:LINE: ...` (exit code 2). */
+export class InputSyntaxError extends CliError {
+  constructor(file: string, line: number, message: string) {
+    super(`${file}:${line}: ${message}`, 2)
+  }
+}
+
+/**
+ * Reads records from NDJSON (one JSON value per line; blank lines skipped) or
+ * from a JSON array, told apart by the first non-blank character (`[` means
+ * an array). Streams through `readline`: NDJSON holds one line at a time and
+ * an array one element (or one line, if a line is longer) at a time.
+ *
+ * @param file the name used in error messages.
+ * @throws InputSyntaxError on malformed JSON, naming the line.
+ */
+export async function* readRecords(input: Readable, file: string): AsyncGenerator<InputRecord, void, undefined> {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })
+  let lineNumber = 0
+  let array: JsonArraySplitter | undefined
+  let detected = false
+  try {
+    for await (let text of lines) {
+      lineNumber++
+      if (lineNumber === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1) // a byte order mark
+      if (!detected) {
+        const first = /\S/.exec(text)
+        if (first === null) continue
+        detected = true
+        if (first[0] === '[') array = new JsonArraySplitter()
+      }
+      if (array === undefined) {
+        if (text.trim() === '') continue
+        yield { value: parseJson(text, file, lineNumber), line: lineNumber }
+        continue
+      }
+      try {
+        for (const element of array.push(`${text}\n`, lineNumber)) {
+          yield { value: parseJson(element.text, file, element.line, element.index), line: element.line }
+        }
+      } catch (err) {
+        if (err instanceof ArraySyntaxError) throw new InputSyntaxError(file, err.line, err.message)
+        throw err
+      }
+    }
+    if (array !== undefined) {
+      try {
+        array.end()
+      } catch (err) {
+        if (err instanceof ArraySyntaxError) throw new InputSyntaxError(file, err.line, err.message)
+        throw err
+      }
+    }
+  } finally {
+    lines.close()
+  }
+}
+
+function parseJson(text: string, file: string, line: number, element?: number): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    const where = element === undefined ? '' : ` (array element ${element})`
+    throw new InputSyntaxError(file, line, `invalid JSON${where}: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}

@@ -1,0 +1,59 @@
+import { UsageError } from './args.js'
+import { demoCommand } from './demo-command.js'
+import { importCommand } from './import-command.js'
+import type { CliIo } from './io.js'
+import { queryCommand } from './query-command.js'
+import { describeFailure } from './report-error.js'
+import { serveCommand } from './serve-command.js'
+
+type Command = (argv: readonly string[], io: CliIo) => Promise<number>
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  serve: serveCommand,
+  import: importCommand,
+  query: queryCommand,
+  demo: demoCommand,
+}
+
+const HELP = `Usage: price-store COMMAND [options]
+
+An embedded LevelDB store of signed crypto price records with a
+RedStone-compatible GET /prices service.
+
+Commands:
+  serve          serve GET /prices over HTTP until Ctrl+C
+  import FILE... import records from NDJSON or JSON array files ("-" = stdin)
+  query NAME=VALUE...
+                 print the answer to one GET /prices query
+  demo           write the demo data set (20 tokens, every 10 s, 2 days)
+
+Run "price-store COMMAND --help" for a command's options.
+Exit codes: 0 success, 1 failure, 2 invalid input (arguments, files, records, query).
+`
+
+/**
+ * Runs the CLI with `argv` (the arguments after the program name) and
+ * resolves with the exit code. Never rejects: failures are written to
+ * `io.stderr` in plain words. Exported so tests can run commands in-process.
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2), processIo())
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const command = name === undefined ? undefined : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  try {
+    if (command === undefined) {
+      throw new UsageError(name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`)
+    }
+    return await command(rest, io)
+  } catch (err) {
+    const failure = describeFailure(err, command === undefined ? undefined : name)
+    io.stderr.write(`price-store${command === undefined ? '' : ` ${name}`}: ${failure.message}\n`)
+    return failure.exitCode
+  }
+}

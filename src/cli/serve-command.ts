@@ -1,0 +1,123 @@
+import { startServer, type RunningServer } from '../adapters/http/node.js'
+import type { PriceStore } from '../index.js'
+import { CliError, parseCommandArgs, parseIntegerOption } from './args.js'
+import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import type { CliIo } from './io.js'
+import { writeDemoData } from './load-demo.js'
+import { openStore } from './open-store.js'
+import { formatCount } from './progress.js'
+
+const DEFAULT_PORT = 9000
+const DEFAULT_HOST = '127.0.0.1'
+
+const HELP = `Usage: price-store serve [options]
+
+Serves GET /prices (see docs/http.md) from the database until SIGINT
+(Ctrl+C) or SIGTERM, then stops gracefully: it stops accepting connections,
+finishes the requests in flight, closes the database and exits with 0.
+
+Options:
+  --port N                    port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --host HOST                 interface to listen on (default ${DEFAULT_HOST}; 0.0.0.0 for all)
+  --demo-if-empty             write the demo data set first when the database holds no records
+${STORE_OPTIONS_HELP}
+`
+
+/** `price-store serve`: the HTTP service, until asked to stop. */
+export async function serveCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs(
+    argv,
+    { ...STORE_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, 'demo-if-empty': { type: 'boolean' } },
+    false,
+  )
+  if (values.help === true) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const port = parseIntegerOption('port', values.port, 0, 65_535) ?? DEFAULT_PORT
+  const host = values.host ?? DEFAULT_HOST
+  const config = await resolveStoreConfig(values)
+  const store = await openStore(config, { mustExist: false })
+  let running: RunningServer | undefined
+  try {
+    if (values['demo-if-empty'] === true && (await store.symbols()).length === 0) {
+      io.stderr.write(`the database at ${config.location} is empty: writing the demo data set (run once)...\n`)
+      const { count, seconds } = await writeDemoData(store, io)
+      io.stderr.write(`wrote ${formatCount(count)} demo records in ${seconds.toFixed(1)} s\n`)
+    }
+    running = await listen(store, host, port, io)
+    const endpoint = `${running.url}/prices`
+    const symbols = await store.symbols()
+    const lines = [
+      `price-store is serving ${formatCount(symbols.length)} symbols from ${config.location}`,
+      `  ${endpoint}`,
+      '',
+      symbols.length === 0 ? 'The database is empty: add records with "price-store import FILE". Then try:' : 'Try:',
+      ...(await exampleQueries(store, symbols, endpoint)).map((url) => `  curl '${url}'`),
+      '',
+      'Press Ctrl+C to stop.',
+    ]
+    io.stdout.write(`${lines.join('\n')}\n`)
+
+    const signal = await new Promise<string>((resolve) => {
+      const unsubscribe = io.onShutdown((name) => {
+        unsubscribe()
+        resolve(name)
+      })
+    })
+    io.stderr.write(`${signal}: stopping (finishing requests in flight)...\n`)
+    await running.close()
+    running = undefined
+    await store.close()
+    io.stderr.write('stopped\n')
+    return 0
+  } finally {
+    // Reached with a server or an open store only on failure; close both quietly.
+    await running?.close().catch(() => {})
+    await store.close().catch(() => {})
+  }
+}
+
+async function listen(store: PriceStore, host: string, port: number, io: CliIo): Promise<RunningServer> {
+  try {
+    return await startServer({
+      store,
+      host,
+      port,
+      // The client gets a generic 500; the operator gets the real reason.
+      onError: (err) => io.stderr.write(`error while answering a request: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
+    })
+  } catch (err) {
+    const code = (err as { code?: string }).code
+    const where = `${host}:${port}`
+    if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${where}: the port is in use (choose another with --port)`, 1, { cause: err })
+    if (code === 'EACCES') throw new CliError(`cannot listen on ${where}: permission denied (choose a port above 1023)`, 1, { cause: err })
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new CliError(`cannot listen on ${where}: no such address on this machine (check --host)`, 1, { cause: err })
+    }
+    throw err
+  }
+}
+
+/** Three queries that answer something on the data actually stored: latest, several, a day by the hour. */
+async function exampleQueries(store: PriceStore, symbols: readonly string[], endpoint: string): Promise<string[]> {
+  const pick = (wanted: readonly string[]): string[] => {
+    const present = wanted.filter((symbol) => symbols.includes(symbol))
+    return present.length > 0 ? present : symbols.slice(0, wanted.length)
+  }
+  const [main = 'BTC'] = pick(['BTC'])
+  const several = symbols.length === 0 ? ['BTC', 'ETH', 'AR'] : pick(['BTC', 'ETH', 'AR'])
+  const [latest] = symbols.length === 0 ? [] : await store.latest(main)
+  const to = latest?.timestamp ?? Date.now()
+  const from = Math.max(0, to - 86_400_000)
+  return [
+    `${endpoint}?symbol=${encode(main)}`,
+    `${endpoint}?symbols=${several.map(encode).join(',')}`,
+    `${endpoint}?symbol=${encode(main)}&fromTimestamp=${from}&toTimestamp=${to}&interval=3600000`,
+  ]
+}
+
+/** Percent-encodes a symbol for a URL pasted inside single quotes in a shell. */
+function encode(symbol: string): string {
+  return encodeURIComponent(symbol).replaceAll("'", '%27')
+}

@@ -1,0 +1,147 @@
+import { join } from 'node:path'
+import { MemoryLevel } from 'memory-level'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
+import { DEMO_END, DEMO_TOKENS, countDemoRecords, generateDemoRecords } from '../../src/demo/demo-data.js'
+import { PriceStore } from '../../src/index.js'
+import { run, tempDir } from './helpers.js'
+
+const providerId = DEFAULT_PROVIDER.id
+const HOUR = 3_600_000
+
+describe('generateDemoRecords', () => {
+  it('is deterministic: same options, same records; another seed, other records', () => {
+    const a = [...generateDemoRecords({ providerId, durationMs: HOUR })]
+    const b = [...generateDemoRecords({ providerId, durationMs: HOUR })]
+    expect(a).toEqual(b)
+    const c = [...generateDemoRecords({ providerId, durationMs: HOUR, seed: 'other' })]
+    expect(c.map((r) => r.id)).not.toEqual(a.map((r) => r.id))
+    expect(c.map((r) => r.timestamp)).not.toEqual(a.map((r) => r.timestamp))
+  })
+
+  it('by default: 20 tokens incl. BTC, ETH, AR, stETH, USDC.e, every 10 s for 2 days before DEMO_END', () => {
+    const symbols = DEMO_TOKENS.map((token) => token.symbol)
+    expect(symbols).toHaveLength(20)
+    expect(symbols).toEqual(expect.arrayContaining(['BTC', 'ETH', 'AR', 'stETH', 'USDC.e']))
+    expect(countDemoRecords({ providerId })).toBe(20 * 6 * 60 * 48)
+    const first = generateDemoRecords({ providerId }).next().value!
+    expect(first.timestamp).toBeGreaterThanOrEqual(DEMO_END - 2 * 24 * HOUR)
+    expect(first.timestamp).toBeLessThan(DEMO_END - 2 * 24 * HOUR + 1000)
+  })
+
+  it('has realistic fields: uuid ids, 344-char base64 signatures, 43-char permawebTx, version 0.4, 3-6 sources', () => {
+    const records = [...generateDemoRecords({ providerId, durationMs: 10 * 60_000 })]
+    expect(records).toHaveLength(60 * 20)
+    for (const record of records) {
+      expect(Object.keys(record)).toEqual(['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp'])
+      expect(record.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(record.signature).toMatch(/^[A-Za-z0-9+/]{342}==$/)
+      expect(record.permawebTx).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      expect(record.version).toBe('0.4')
+      expect(record.provider).toBe(providerId)
+      const quotes = Object.values(record.source)
+      expect(quotes.length).toBeGreaterThanOrEqual(3)
+      expect(quotes.length).toBeLessThanOrEqual(6)
+      expect(record.value).toBeGreaterThanOrEqual(Math.min(...quotes))
+      expect(record.value).toBeLessThanOrEqual(Math.max(...quotes))
+    }
+    expect(new Set(records.map((r) => r.id)).size).toBe(records.length)
+  })
+
+  it('one fetch every 10 s: all tokens of a moment share its timestamp and permawebTx', () => {
+    const records = [...generateDemoRecords({ providerId, durationMs: 5 * 60_000 })]
+    const moments = new Map<number, Set<string>>()
+    for (const record of records) moments.set(record.timestamp, (moments.get(record.timestamp) ?? new Set()).add(record.permawebTx))
+    expect(moments.size).toBe(30)
+    for (const txs of moments.values()) expect(txs.size).toBe(1)
+    const times = [...moments.keys()]
+    for (let i = 1; i < times.length; i++) {
+      expect(Math.floor(times[i]! / 10_000) - Math.floor(times[i - 1]! / 10_000)).toBe(1)
+    }
+  })
+
+  it('prices stay realistic over 2 days: BTC within 30 % of its start, stablecoins within 1 % of the peg', () => {
+    const tokens = DEMO_TOKENS.filter((token) => ['BTC', 'USDC.e', 'DAI'].includes(token.symbol))
+    let btcDrift = 0
+    let pegDrift = 0
+    for (const record of generateDemoRecords({ providerId, tokens })) {
+      if (record.symbol === 'BTC') btcDrift = Math.max(btcDrift, Math.abs(record.value / 67_500 - 1))
+      else pegDrift = Math.max(pegDrift, Math.abs(record.value - 1))
+    }
+    expect(btcDrift).toBeGreaterThan(0.001) // it does move
+    expect(btcDrift).toBeLessThan(0.3)
+    expect(pegDrift).toBeGreaterThan(0)
+    expect(pegDrift).toBeLessThan(0.01)
+  })
+
+  it('every record is accepted by the store', async () => {
+    const store = await PriceStore.open(new MemoryLevel(), { provider: DEFAULT_PROVIDER })
+    try {
+      const records = [...generateDemoRecords({ providerId, durationMs: 10 * 60_000 })]
+      expect(await store.putMany(records)).toBe(records.length)
+      expect(await store.symbols()).toHaveLength(20)
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('price-store demo', () => {
+  let dir: string
+  let cleanup: () => Promise<void>
+  beforeEach(async () => {
+    ;({ dir, cleanup } = await tempDir())
+  })
+  afterEach(async () => {
+    await cleanup()
+  })
+
+  it('writes the demo set (here 0.01 days), and writing it again does not duplicate it', async () => {
+    const db = join(dir, 'db')
+    for (let i = 0; i < 2; i++) {
+      const { code, stdout } = await run(['demo', '--db', db, '--days', '0.01'])
+      expect(code).toBe(0)
+      expect(stdout).toContain('wrote 1,720 demo records (20 tokens, 0.01 days up to 2024-06-01T00:00:00.000Z)')
+    }
+    const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
+    try {
+      expect(await store.symbols()).toHaveLength(20)
+      expect(await store.latest('USDC.e', { limit: 3000 })).toHaveLength(86)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('--end moves the data set; a custom provider id is written into the records', async () => {
+    const db = join(dir, 'db')
+    const { code } = await run(['demo', '--db', db, '--days', '0.001', '--end', '2025-01-01T00:00:00Z', '--provider-id', 'my-node', '--provider-name', 'mine'])
+    expect(code).toBe(0)
+    const store = await PriceStore.open(db, { provider: { name: 'mine', id: 'my-node', publicKey: DEFAULT_PROVIDER.publicKey } })
+    try {
+      const [btc] = await store.latest('BTC')
+      expect(btc!.provider).toBe('my-node')
+      expect(btc!.timestamp).toBeLessThan(Date.UTC(2025, 0, 1))
+      expect(btc!.timestamp).toBeGreaterThan(Date.UTC(2025, 0, 1) - 100_000)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it.each([
+    [['--days', '0']],
+    [['--days', 'two']],
+    [['--end', 'yesterday-ish']],
+    [['--end', '1000']],
+    [['extra']],
+  ])('refuses %j with exit 2', async (args) => {
+    const { code, stderr } = await run(['demo', '--db', join(dir, 'db'), ...args])
+    expect(code).toBe(2)
+    expect(stderr).toContain('price-store demo')
+  })
+
+  it('--help', async () => {
+    const { code, stdout } = await run(['demo', '--help'])
+    expect(code).toBe(0)
+    expect(stdout).toContain('USDC.e')
+  })
+})

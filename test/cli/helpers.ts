@@ -1,0 +1,101 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable, Writable } from 'node:stream'
+import type { CliIo } from '../../src/cli/io.js'
+import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
+import { runCli } from '../../src/cli/run-cli.js'
+
+/** Captured streams and a fake shutdown signal for running the CLI in-process. */
+export interface MemoryIo {
+  readonly io: CliIo
+  stdout(): string
+  stderr(): string
+  /** Sends the shutdown signal, as SIGINT/SIGTERM would. */
+  signal(name?: string): void
+  /** Resolves once stdout matches `pattern`. */
+  waitForStdout(pattern: RegExp): Promise<RegExpMatchArray>
+}
+
+/** A {@link CliIo} over memory: `stdin` is the given text. */
+export function memoryIo(options: { stdin?: string; isTTY?: boolean } = {}): MemoryIo {
+  let out = ''
+  let err = ''
+  const watchers: (() => void)[] = []
+  const sink = (append: (text: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        append(chunk.toString())
+        for (const watcher of watchers) watcher()
+        callback()
+      },
+    })
+  let shutdown: ((signal: string) => void) | undefined
+  const io: CliIo = {
+    stdout: sink((text) => (out += text)),
+    stderr: sink((text) => (err += text)),
+    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+    isTTY: options.isTTY ?? false,
+    onShutdown(handler) {
+      shutdown = handler
+      return () => {
+        shutdown = undefined
+      }
+    },
+  }
+  return {
+    io,
+    stdout: () => out,
+    stderr: () => err,
+    signal(name = 'SIGTERM') {
+      if (shutdown === undefined) throw new Error('nothing is waiting for a shutdown signal')
+      shutdown(name)
+    },
+    waitForStdout(pattern) {
+      return new Promise((resolve) => {
+        const check = (): boolean => {
+          const match = pattern.exec(out)
+          if (match !== null) resolve(match)
+          return match !== null
+        }
+        if (!check()) watchers.push(check)
+      })
+    },
+  }
+}
+
+/** Runs the CLI in-process; resolves with the exit code and what it wrote. */
+export async function run(argv: readonly string[], options: { stdin?: string; isTTY?: boolean } = {}) {
+  const memory = memoryIo(options)
+  const code = await runCli(argv, memory.io)
+  return { code, stdout: memory.stdout(), stderr: memory.stderr() }
+}
+
+/** A fresh temporary directory; `cleanup()` removes it. */
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'price-store-cli-'))
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** A valid record for the default provider. */
+export function record(symbol: string, timestamp: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: `${symbol}-${timestamp}`,
+    symbol,
+    provider: DEFAULT_PROVIDER.id,
+    value: 100 + timestamp,
+    signature: 'c2lnbmF0dXJl',
+    permawebTx: 'tx',
+    version: '0.4',
+    source: { binance: 100 + timestamp },
+    timestamp,
+    ...extra,
+  }
+}
+
+/** Writes `lines` joined by "\n" to `dir/name` and returns the path. */
+export async function writeLines(dir: string, name: string, lines: readonly string[]): Promise<string> {
+  const path = join(dir, name)
+  await writeFile(path, `${lines.join('\n')}\n`)
+  return path
+}

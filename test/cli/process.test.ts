@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'tsup'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEMO_END } from '../../src/demo/demo-data.js'
+import { tempDir } from './helpers.js'
+
+// The real bin in real processes: built from source with tsup (about a
+// second, no type declarations) next to node_modules so its imports resolve,
+// then run as `node cli.js ...` the way `npm start` runs dist/cli.js.
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+let buildDir: string
+let cli: string
+let dir: string
+let cleanup: () => Promise<void>
+
+beforeAll(async () => {
+  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
+  buildDir = await mkdtemp(join(root, 'node_modules', '.cache', 'price-store-cli-'))
+  await build({
+    entry: { cli: join(root, 'src/cli/main.ts') },
+    format: ['esm'],
+    outDir: buildDir,
+    platform: 'node',
+    target: 'node20',
+    dts: false,
+    sourcemap: false,
+    config: false,
+    silent: true,
+  })
+  cli = join(buildDir, 'cli.js')
+  ;({ dir, cleanup } = await tempDir())
+})
+
+afterAll(async () => {
+  await cleanup?.()
+  if (buildDir !== undefined) await rm(buildDir, { recursive: true, force: true })
+})
+
+interface Running {
+  readonly child: ChildProcess
+  stdout(): string
+  stderr(): string
+  /** Resolves with the exit code (or the signal's name if killed). */
+  readonly exited: Promise<number | string>
+}
+
+function start(args: readonly string[]): Running {
+  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk
+  })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk
+  })
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
+  })
+  return { child, stdout: () => out, stderr: () => err, exited }
+}
+
+async function runToEnd(args: readonly string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const running = start(args)
+  const code = await running.exited
+  return { code, stdout: running.stdout(), stderr: running.stderr() }
+}
+
+/** Waits for the serve banner; fails fast if the process dies first. */
+async function banner(running: Running): Promise<string> {
+  for (;;) {
+    if (running.stdout().includes('Press Ctrl+C to stop.')) return running.stdout()
+    const state = await Promise.race([running.exited, new Promise((resolve) => setTimeout(() => resolve('waiting'), 50))])
+    if (state !== 'waiting') throw new Error(`serve exited (${String(state)}): ${running.stderr()}`)
+  }
+}
+
+describe('the price-store process', () => {
+  it(
+    'serve --demo-if-empty on a new database: writes the demo data, prints working examples, stops on SIGTERM with 0',
+    async () => {
+      const serve = start(['serve', '--port', '0', '--demo-if-empty'])
+      try {
+        const text = await banner(serve)
+        expect(serve.stderr()).toContain('is empty: writing the demo data set')
+        expect(text).toContain(`price-store is serving 20 symbols from ${join(dir, 'data', 'prices')}`)
+        const examples = [...text.matchAll(/curl '([^']+)'/g)].map((match) => match[1]!)
+        expect(examples).toHaveLength(3)
+        const [latest, several, range] = (await Promise.all(examples.map(async (url) => (await fetch(url)).json()))) as [any, any, any]
+        expect(latest).toHaveLength(1)
+        expect(latest[0].symbol).toBe('BTC')
+        expect(latest[0].timestamp).toBeGreaterThan(DEMO_END - 10_000)
+        expect(latest[0].timestamp).toBeLessThan(DEMO_END)
+        expect(Object.keys(several)).toEqual(['BTC', 'ETH', 'AR'])
+        expect(range.length).toBeGreaterThanOrEqual(24) // a day by the hour
+        expect(range.every((record: { minutes: number }) => record.minutes === 59)).toBe(true) // each hour's closing record
+
+        // A second process on the same database gets plain words, not corruption.
+        const locked = await runToEnd(['query', 'symbol=BTC'])
+        expect(locked.code).toBe(1)
+        expect(locked.stderr).toContain('is in use by another process')
+      } finally {
+        serve.child.kill('SIGTERM')
+      }
+      expect(await serve.exited).toBe(0)
+      expect(serve.stderr()).toContain('SIGTERM: stopping')
+      expect(serve.stderr()).toMatch(/stopped\n$/)
+    },
+    240_000,
+  )
+
+  it('serve on a database that has data starts at once and stops on SIGINT with 0', async () => {
+    const serve = start(['serve', '--port', '0', '--demo-if-empty'])
+    try {
+      await banner(serve)
+      expect(serve.stderr()).not.toContain('demo data')
+    } finally {
+      serve.child.kill('SIGINT')
+    }
+    expect(await serve.exited).toBe(0)
+  })
+
+  it('query prints JSON; an invalid query exits 2; --help exits 0', async () => {
+    const ok = await runToEnd(['query', 'symbols=BTC,ETH'])
+    expect(ok.code).toBe(0)
+    expect(Object.keys(JSON.parse(ok.stdout))).toEqual(['BTC', 'ETH'])
+    const bad = await runToEnd(['query', 'symbol=BTC', 'limit=0'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('[PRICE_INVALID_QUERY]')
+    expect((await runToEnd(['--help'])).code).toBe(0)
+    expect((await runToEnd([])).code).toBe(2)
+  })
+})
