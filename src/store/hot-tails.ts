@@ -163,6 +163,14 @@ function inside(timestamp: number, window: { readonly from?: number; readonly to
  * disk only. A written row replaces a cached one with the same key.
  */
 function merge(tail: Tail, written: readonly StoredRow[], perSymbol: number): Tail {
+  const newestFirst = [...written].sort((a, b) => compareRows(b, a))
+  const newestCached = tail.rows[0]
+  const oldestWritten = newestFirst[newestFirst.length - 1]
+  // The usual case, appends: every written row is newer than the tail, with no key repeated.
+  if (oldestWritten !== undefined && (newestCached === undefined || compareRows(oldestWritten, newestCached) > 0) && !hasRepeatedKey(newestFirst)) {
+    const rows = newestFirst.length >= perSymbol ? newestFirst.slice(0, perSymbol) : [...newestFirst, ...tail.rows.slice(0, perSymbol - newestFirst.length)]
+    return { rows: Object.freeze(rows), complete: tail.complete && newestFirst.length + tail.rows.length <= perSymbol }
+  }
   const oldest = tail.rows[tail.rows.length - 1]
   const byKey = new Map<string, StoredRow>()
   for (const row of tail.rows) byKey.set(keyOf(row), row)
@@ -172,6 +180,12 @@ function merge(tail: Tail, written: readonly StoredRow[], perSymbol: number): Ta
   }
   const rows = [...byKey.values()].sort((a, b) => compareRows(b, a))
   return { rows: Object.freeze(rows.slice(0, perSymbol)), complete: tail.complete && rows.length <= perSymbol }
+}
+
+/** Whether sorted rows hold the same key twice (a batch may rewrite a record it also writes). */
+function hasRepeatedKey(sorted: readonly StoredRow[]): boolean {
+  for (let i = 1; i < sorted.length; i++) if (compareRows(sorted[i - 1] as StoredRow, sorted[i] as StoredRow) === 0) return true
+  return false
 }
 
 function keyOf(row: StoredRow): string {

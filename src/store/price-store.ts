@@ -1,4 +1,4 @@
-import type { AbstractBatchOperation, AbstractBatchOptions, AbstractLevel } from 'abstract-level'
+import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { PriceStoreError } from '../errors.js'
 import { executeQuery, streamRange } from '../engine/execute.js'
@@ -18,6 +18,7 @@ import type { BytesSublevel, SymbolSublevel } from './level-source.js'
 import { readFormat } from './format.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
+import { RootBatch, prefixOf } from './root-batch.js'
 import { toStorageError } from './storage-errors.js'
 import { StoredRow } from './stored-row.js'
 
@@ -25,6 +26,8 @@ import { StoredRow } from './stored-row.js'
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed'
 
 type AnyLevel = AbstractLevel<any, any, any>
+
+const EMPTY = Buffer.alloc(0)
 
 /** How many symbols' tails load from disk at once. */
 const TAIL_LOAD_CONCURRENCY = 64
@@ -52,6 +55,8 @@ export class PriceStore {
   readonly #symbols: SymbolSublevel
   readonly #buckets: BytesSublevel
   readonly #meta: AbstractLevel<any, string, string>
+  /** Each sublevel's key prefix in the root database, for writing batches there directly. */
+  readonly #prefixes: { readonly prices: Uint8Array; readonly symbols: Uint8Array; readonly buckets: Uint8Array }
   /** Symbols already in the symbol index, so a batch only adds new ones. */
   readonly #knownSymbols = new Set<string>()
   /** The same symbols in UTF-8 byte order, rebuilt only when a batch adds one. */
@@ -76,6 +81,7 @@ export class PriceStore {
       this.#symbols = db.sublevel<string, string>('s', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as SymbolSublevel
       this.#buckets = db.sublevel<Uint8Array, Uint8Array>('b', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
       this.#meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as AbstractLevel<any, string, string>
+      this.#prefixes = { prices: prefixOf(this.#prices), symbols: prefixOf(this.#symbols), buckets: prefixOf(this.#buckets) }
     } catch (err) {
       throw new PriceStoreError(
         'PRICE_INVALID_OPTIONS',
@@ -257,24 +263,22 @@ export class PriceStore {
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
-    const operations: AbstractBatchOperation<AnyLevel, any, any>[] = []
+    const batch = new RootBatch()
     const rowsBySymbol = new Map<string, StoredRow[]>()
     const newSymbols = new Set<string>()
     for (const record of records) {
       const key = encodeKey(record.symbol, record.timestamp, record.id)
       const value = encodeValue(record)
-      operations.push({ type: 'put', sublevel: this.#prices, key, value })
+      batch.put(this.#prefixes.prices, key, value)
       let rows = rowsBySymbol.get(record.symbol)
       if (rows === undefined) rowsBySymbol.set(record.symbol, (rows = []))
       rows.push(new StoredRow(key, value, record.symbol, Buffer.byteLength(record.symbol) + 1, this.#options.provider))
       if (!this.#knownSymbols.has(record.symbol)) newSymbols.add(record.symbol)
     }
-    for (const symbol of newSymbols) operations.push({ type: 'put', sublevel: this.#symbols, key: symbol, value: '' })
+    for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, Buffer.from(symbol, 'utf8'), EMPTY)
     try {
-      operations.push(...(await bucketIndexUpdates(this.#buckets, records)))
-      // `sync` is classic-level's fsync switch; other implementations ignore it.
-      const batchOptions: AbstractBatchOptions<any, any> & { sync: boolean } = { sync: this.#options.sync }
-      await this.#db.batch(operations, batchOptions)
+      for (const [key, value] of await bucketIndexUpdates(this.#buckets, records)) batch.put(this.#prefixes.buckets, key, value)
+      await batch.write(this.#db, this.#options.sync)
     } catch (err) {
       throw toStorageError(err, 'write the records')
     }

@@ -3,14 +3,17 @@ import { describe, expect, test } from 'vitest'
 import { answerToJson } from '../../src/engine/answer-json.js'
 import type { PriceAnswer } from '../../src/types.js'
 
+// A JSON round trip turns every -0 into 0.
+const plainJson = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown)
 const recordArb = fc.record({
-  id: fc.string(), symbol: fc.string(), value: fc.double({ noNaN: true, noDefaultInfinity: true }),
-  source: fc.dictionary(fc.string(), fc.jsonValue()), timestamp: fc.nat(), extra: fc.jsonValue(),
+  // -0 is left out here: JSON.stringify writes it as 0, answerToJson keeps it (tested below).
+  id: fc.string(), symbol: fc.string(), value: fc.double({ noNaN: true, noDefaultInfinity: true }).map((v) => v + 0),
+  source: fc.dictionary(fc.string(), plainJson), timestamp: fc.nat(), extra: plainJson,
 })
 const freezeSome = (records: object[], mask: boolean[]) => records.map((r, i) => (mask[i] ? Object.freeze(r) : r))
 
 describe('answerToJson', () => {
-  test('equals JSON.stringify for arrays and keyed objects, frozen or not, first call or cached', () => {
+  test('equals JSON.stringify (when there is no -0) for arrays and keyed objects, frozen or not, first call or cached', () => {
     fc.assert(
       fc.property(fc.array(recordArb, { maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
         fc.array(fc.oneof(fc.string(), fc.constantFrom('__proto__', '42', 'constructor')), { minLength: 6, maxLength: 6 }), (records, frozen, symbols) => {
