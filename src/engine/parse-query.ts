@@ -14,7 +14,8 @@ const KNOWN_PARAMETERS = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
 ] as const
 type KnownParameter = (typeof KNOWN_PARAMETERS)[number]
-type RawParameters = Partial<Record<KnownParameter, string>>
+/** The known parameters given, each once; a value may be a non-string when it came from a plain object. */
+type RawParameters = Partial<Record<KnownParameter, unknown>>
 
 const PLAIN_INTEGER = /^[0-9]+$/
 
@@ -33,23 +34,23 @@ const PLAIN_INTEGER = /^[0-9]+$/
 export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery {
   const raw = readKnownParameters(params)
 
-  if (raw.symbol !== undefined) checkSymbol('symbol', raw.symbol)
-  const symbols = raw.symbols === undefined ? undefined : parseSymbolList(raw.symbols, config.limits.maxSymbols)
-  if (raw.provider !== undefined) checkProvider(raw.provider, config.provider)
-  const limit = raw.limit === undefined ? undefined : parseInteger('limit', raw.limit, 'PRICE_INVALID_QUERY')
+  if ('symbol' in raw) checkSymbol('symbol', raw.symbol)
+  const symbols = 'symbols' in raw ? parseSymbolList(raw.symbols, config.limits.maxSymbols) : undefined
+  if ('provider' in raw) checkProvider(raw.provider, config.provider)
+  const limit = 'limit' in raw ? parseInteger('limit', raw.limit, 'PRICE_INVALID_QUERY') : undefined
   if (limit !== undefined) checkLimit(limit, config.limits.maxLimit)
-  const offset = raw.offset === undefined ? 0 : parseInteger('offset', raw.offset, 'PRICE_INVALID_QUERY')
-  const from = raw.fromTimestamp === undefined ? undefined : parseInteger('fromTimestamp', raw.fromTimestamp, 'PRICE_INVALID_RANGE')
-  const to = raw.toTimestamp === undefined ? undefined : parseInteger('toTimestamp', raw.toTimestamp, 'PRICE_INVALID_RANGE')
-  const interval = raw.interval === undefined ? undefined : parseInteger('interval', raw.interval, 'PRICE_INVALID_INTERVAL')
+  const offset = 'offset' in raw ? parseInteger('offset', raw.offset, 'PRICE_INVALID_QUERY') : 0
+  const from = 'fromTimestamp' in raw ? parseInteger('fromTimestamp', raw.fromTimestamp, 'PRICE_INVALID_RANGE') : undefined
+  const to = 'toTimestamp' in raw ? parseInteger('toTimestamp', raw.toTimestamp, 'PRICE_INVALID_RANGE') : undefined
+  const interval = 'interval' in raw ? parseInteger('interval', raw.interval, 'PRICE_INVALID_INTERVAL') : undefined
   if (interval === 0) {
     throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval must be at least 1 (got ${describeValue(raw.interval)})`)
   }
 
-  if (raw.symbol !== undefined && symbols !== undefined) {
+  if ('symbol' in raw && symbols !== undefined) {
     throw fail('PRICE_INVALID_QUERY', 'symbols', `give either symbol or symbols, not both (got symbol=${describeValue(raw.symbol)} and symbols=${describeValue(raw.symbols)})`)
   }
-  if (interval !== undefined && raw.symbol === undefined) {
+  if (interval !== undefined && !('symbol' in raw)) {
     throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval needs a symbol: the range form answers one symbol (got interval=${describeValue(raw.interval)} without symbol)`)
   }
   if (interval !== undefined && (from === undefined || to === undefined)) {
@@ -59,16 +60,16 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   checkOrder(from, to)
 
   const window = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
-  if (raw.symbol === undefined) {
+  if (!('symbol' in raw)) {
     return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window })
   }
   if (interval !== undefined) {
     return Object.freeze({
-      kind: 'range', symbol: raw.symbol, from: from as number, to: to as number, interval, offset,
+      kind: 'range', symbol: raw.symbol as string, from: from as number, to: to as number, interval, offset,
       ...(limit === undefined ? {} : { limit }),
     })
   }
-  return Object.freeze({ kind: 'latest', symbol: raw.symbol, limit: limit ?? 1, offset, ...window })
+  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window })
 }
 
 /**
@@ -102,13 +103,13 @@ export function fail(code: PriceStoreErrorCode, parameter: string, message: stri
 }
 
 function readKnownParameters(params: QueryParams): RawParameters {
-  const raw: RawParameters = {}
+  const raw: RawParameters = Object.create(null) as RawParameters
   for (const name of KNOWN_PARAMETERS) {
     const values = valuesOf(params, name)
     if (values.length > 1) {
       throw fail('PRICE_INVALID_QUERY', name, `parameter ${name} must be given at most once (got ${values.map(describeValue).join(', ')})`)
     }
-    if (values.length === 1) raw[name] = values[0] as string
+    if (values.length === 1) raw[name] = values[0]
   }
   return raw
 }
@@ -121,7 +122,7 @@ function valuesOf(params: QueryParams, name: string): readonly unknown[] {
   return Array.isArray(value) ? value : [value]
 }
 
-function parseSymbolList(value: string, maxSymbols: number): readonly string[] {
+function parseSymbolList(value: unknown, maxSymbols: number): readonly string[] {
   checkString('symbols', value, 'PRICE_INVALID_SYMBOL')
   const distinct = new Set<string>()
   for (const entry of value.split(',')) {
@@ -137,7 +138,7 @@ function parseSymbolList(value: string, maxSymbols: number): readonly string[] {
   return Object.freeze([...distinct])
 }
 
-function checkProvider(value: string, provider: Provider): void {
+function checkProvider(value: unknown, provider: Provider): void {
   checkString('provider', value, 'PRICE_INVALID_QUERY')
   if (value === '') throw fail('PRICE_INVALID_QUERY', 'provider', 'provider must not be empty (got "")')
   if (value !== provider.name && value !== provider.id) {
@@ -149,7 +150,7 @@ function checkProvider(value: string, provider: Provider): void {
   }
 }
 
-function parseInteger(parameter: string, value: string, code: PriceStoreErrorCode): number {
+function parseInteger(parameter: string, value: unknown, code: PriceStoreErrorCode): number {
   checkString(parameter, value, code)
   if (!PLAIN_INTEGER.test(value)) {
     throw fail(code, parameter, `${parameter} must be a plain decimal integer (got ${describeValue(value)})`)

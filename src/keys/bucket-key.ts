@@ -55,3 +55,12 @@ function writeUint64(target: Buffer, offset: number, n: number): void {
   target.writeUInt32BE(high, offset)
   target.writeUInt32BE(n - high * TWO_POW_32, offset + 4)
 }
+
+/** Renders an index key for an error message: `symbol/level N/bucket B`, or hex when it does not parse. */
+export function describeBucketKey(key: Uint8Array): string {
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  const separator = bytes.indexOf(0x00)
+  if (separator < 1 || bytes.length !== separator + 10) return `0x${bytes.toString('hex')}`
+  const bucket = bytes.readUInt32BE(separator + 2) * TWO_POW_32 + bytes.readUInt32BE(separator + 6)
+  return `${bytes.toString('utf8', 0, separator)}/level ${bytes[separator + 1]}/bucket ${bucket}`
+}

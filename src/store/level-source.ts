@@ -1,7 +1,7 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
-import { BUCKET_LEVELS, decodeBucketValue, encodeBucketKey, levelFor } from '../keys/bucket-key.js'
+import { BUCKET_LEVELS, decodeBucketValue, describeBucketKey, encodeBucketKey, levelFor } from '../keys/bucket-key.js'
 import { describeKey, encodeKey, symbolPrefix, symbolRange } from '../keys/key-codec.js'
 import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
@@ -79,14 +79,14 @@ export class LevelScanSource implements ScanSource {
       const keys: Buffer[] = []
       for (const [indexKey, pointer] of entries) {
         const head = decodeBucketValue(pointer)
-        if (head === undefined) throw corruptIndex(indexKey, 'holds a malformed pointer')
+        if (head === undefined) throw corruptIndex(describeBucketKey(indexKey), 'holds a malformed pointer')
         // The first level bucket may start before `from`; a head before `from` means nothing of it is in range.
         if (head.timestamp >= range.from) keys.push(encodeKey(symbol, head.timestamp, head.id))
       }
       const values = await this.#levels.prices.getMany(keys, this.#pin())
       yield keys.map((key, i) => {
         const value = values[i]
-        if (value === undefined) throw corruptIndex(key, 'points to a missing record')
+        if (value === undefined) throw corruptIndex(describeKey(key), 'points to a missing record')
         return new StoredRow(key, value, symbol, prefixLength, this.#provider)
       })
     }
@@ -127,8 +127,6 @@ export class LevelScanSource implements ScanSource {
   }
 }
 
-function corruptIndex(key: Uint8Array, problem: string): PriceStoreError {
-  return new PriceStoreError('PRICE_CORRUPT_VALUE', `bucket index entry for ${describeKey(key)} ${problem}`, {
-    details: { key: describeKey(key) },
-  })
+function corruptIndex(key: string, problem: string): PriceStoreError {
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `bucket index entry ${key} ${problem}`, { details: { key } })
 }

@@ -131,6 +131,8 @@ export class PriceStore {
     this.#status = 'opening'
     try {
       await this.#db.open({ createIfMissing: true })
+      // Closing a database closes its sublevels too, and reopening it does not reopen them.
+      await Promise.all([this.#prices, this.#symbols, this.#buckets, this.#meta].map((sublevel) => sublevel.open()))
       await readFormat(this.#meta, this.#prices)
       this.#knownSymbols.clear()
       for (const symbol of await this.#symbols.keys().all()) this.#knownSymbols.add(symbol)
