@@ -54,13 +54,13 @@ export async function severalLatest(query: SeveralQuery, source: ScanSource): Pr
         })))
     }
   }
-  const answer: Record<string, PriceRecord> = {}
+  const entries: [string, PriceRecord][] = []
   symbols.forEach((symbol, i) => {
     const row = found[i]
-    // defineProperty, because assigning a symbol named "__proto__" would set the prototype.
-    if (row !== undefined) Object.defineProperty(answer, symbol, { value: row.record(), enumerable: true, writable: true, configurable: true })
+    if (row !== undefined) entries.push([symbol, row.record()])
   })
-  return answer
+  // fromEntries defines own properties, so a symbol named "__proto__" is a key, not the prototype.
+  return Object.fromEntries(entries)
 }
 
 /**
@@ -113,13 +113,19 @@ function rowsToSample(source: ScanSource, symbol: string, range: SampleRange): R
   return source.bucketHeads?.(symbol, range) ?? rowsOf(source, symbol, { from: range.from, to: range.to, reverse: false })
 }
 
-/** Feeds rows to `take` until it returns false; leaving a scan early closes it. */
-async function forEachRow(rows: Rows, take: (row: ScanRow) => boolean): Promise<void> {
-  if (Array.isArray(rows)) {
-    for (const row of rows as readonly ScanRow[]) if (!take(row)) return
-    return
-  }
-  for await (const batch of rows as AsyncIterable<readonly ScanRow[]>) {
+/**
+ * Feeds rows to `take` until it returns false; leaving a scan early closes
+ * it. In-memory rows are fed synchronously (no promise), which keeps the
+ * hot-tail path free of extra microtask hops.
+ */
+function forEachRow(rows: Rows, take: (row: ScanRow) => boolean): Promise<void> | undefined {
+  if (!Array.isArray(rows)) return forEachBatchedRow(rows as AsyncIterable<readonly ScanRow[]>, take)
+  for (const row of rows as readonly ScanRow[]) if (!take(row)) break
+  return undefined
+}
+
+async function forEachBatchedRow(batches: AsyncIterable<readonly ScanRow[]>, take: (row: ScanRow) => boolean): Promise<void> {
+  for await (const batch of batches) {
     for (const row of batch) if (!take(row)) return
   }
 }
