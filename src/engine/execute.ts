@@ -87,7 +87,7 @@ export async function rangeRecords(query: RangeQuery, source: ScanSource, maxPoi
       { details: { parameter: 'interval', count, cap: maxPoints } },
     )
   }
-  return kept.map((row) => withMinutes(row.record()))
+  return kept.map(sampledRecord)
 }
 
 /** The range form without a cap, as a stream: one record per bucket, oldest first. */
@@ -98,10 +98,15 @@ export async function* streamRange(
 ): AsyncGenerator<SampledRecord> {
   const rows = rowsToSample(source, symbol, range)
   const batches = Array.isArray(rows) ? oneBatch(rows) : (rows as AsyncIterable<readonly ScanRow[]>)
-  for await (const row of sampleRows(batches, range.interval)) yield withMinutes(row.record())
+  for await (const row of sampleRows(batches, range.interval)) yield sampledRecord(row)
 }
 
 type Rows = readonly ScanRow[] | AsyncIterable<readonly ScanRow[]>
+
+/** A row as the range form returns it. */
+function sampledRecord(row: ScanRow): SampledRecord {
+  return row.sampled?.() ?? withMinutes(row.record())
+}
 
 /** The rows of a scan: at once from an in-memory source, as batches otherwise. */
 function rowsOf(source: ScanSource, symbol: string, options: ScanOptions): Rows {

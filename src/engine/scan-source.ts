@@ -1,4 +1,4 @@
-import type { PriceRecord } from '../types.js'
+import type { PriceRecord, SampledRecord } from '../types.js'
 
 /**
  * One stored record as a scan yields it. The timestamp is known without
@@ -9,6 +9,11 @@ export interface ScanRow {
   readonly timestamp: number
   /** The full record, `providerPublicKey` joined. May throw `PRICE_CORRUPT_VALUE`. */
   record(): PriceRecord
+  /**
+   * Optional: the record with `minutes`, as the range form returns it, built
+   * in one step (otherwise the engine copies `record()` to add `minutes`).
+   */
+  sampled?(): SampledRecord
 }
 
 /** Bounds of a scan over one symbol's records; both ends inclusive, each optional. */

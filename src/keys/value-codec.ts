@@ -42,7 +42,8 @@ export function encodeValue(record: StoredRecord): Buffer {
 }
 
 /**
- * Rebuilds a full record from its key parts and stored value.
+ * Rebuilds a full record from its key parts and stored value; with
+ * `minutes`, the range form's record, `minutes` last.
  * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT` or `PRICE_CORRUPT_VALUE`, naming the key
  */
 export function decodeValue(
@@ -50,6 +51,7 @@ export function decodeValue(
   value: Uint8Array,
   parts: { symbol: string; timestamp: number; id: string },
   provider: Provider,
+  minutes?: number,
 ): PriceRecord {
   if (value.length < HEADER_BYTES) throw corrupt(key, 'is shorter than its header')
   if (value[0] !== VALUE_FORMAT) {
@@ -89,6 +91,7 @@ export function decodeValue(
     }
   }
   record.providerPublicKey = provider.publicKey
+  if (minutes !== undefined) record.minutes = minutes
   return record as PriceRecord
 }
 

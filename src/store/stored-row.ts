@@ -1,7 +1,8 @@
 import type { ScanRow } from '../engine/scan-source.js'
 import { readTimestamp } from '../keys/key-codec.js'
 import { decodeValue } from '../keys/value-codec.js'
-import type { PriceRecord, Provider } from '../types.js'
+import { minuteOfHour, withMinutes } from '../engine/sample.js'
+import type { PriceRecord, Provider, SampledRecord } from '../types.js'
 
 /**
  * One stored record as raw key and value bytes. The timestamp is read from
@@ -27,12 +28,19 @@ export class StoredRow implements ScanRow {
   }
 
   record(): PriceRecord {
-    if (this.#record === undefined) {
-      const idStart = this.#prefixLength + 8
-      const id = Buffer.from(this.key.buffer, this.key.byteOffset + idStart, this.key.byteLength - idStart).toString('utf8')
-      this.#record = freezeRecord(decodeValue(this.key, this.#value, { symbol: this.#symbol, timestamp: this.timestamp, id }, this.#provider))
-    }
+    this.#record ??= this.#decode(undefined)
     return this.#record
+  }
+
+  /** The range form's record: decoded straight into its final shape unless the plain record is already at hand. */
+  sampled(): SampledRecord {
+    return (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord
+  }
+
+  #decode(minutes: number | undefined): PriceRecord {
+    const idStart = this.#prefixLength + 8
+    const id = Buffer.from(this.key.buffer, this.key.byteOffset + idStart, this.key.byteLength - idStart).toString('utf8')
+    return freezeRecord(decodeValue(this.key, this.#value, { symbol: this.#symbol, timestamp: this.timestamp, id }, this.#provider, minutes))
   }
 }
 
