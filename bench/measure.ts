@@ -1,0 +1,290 @@
+/**
+ * The timing core shared by every case family: contenders run in
+ * alternation on the same random parameters (the first to run rotates each
+ * iteration), in two loops (PERF-NOTES §6):
+ *
+ * - warm: calls back to back, the best case for every contender;
+ * - spaced: a short sleep before each call, so each one starts from an idle
+ *   CPU, the way a service sees sparse traffic.
+ *
+ * A sample of calls is checked: the store and SQLite must return the same
+ * records (deep equality after a JSON round trip, plus key order for the
+ * several-tokens object), and the floor must have seen the expected number of
+ * entries. Any mismatch fails the case loudly.
+ */
+import { readFileSync } from 'node:fs'
+import { isDeepStrictEqual } from 'node:util'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+export type ContenderName = 'store' | 'sqlite' | 'floor'
+export const CONTENDERS: readonly ContenderName[] = ['store', 'sqlite', 'floor']
+
+/** Per-operation statistics in microseconds. */
+export interface Stats {
+  readonly n: number
+  readonly median: number
+  readonly p90: number
+  readonly mean: number
+}
+
+/** How long a case runs. */
+export interface Budget {
+  /** Target wall time of the warm loop, and of the spaced loop (ms). */
+  readonly warmMs: number
+  readonly spacedMs: number
+  readonly minIterations: number
+  readonly maxIterations: number
+  /** Idle time before each spaced call (ms). */
+  readonly spacingMs: number
+  /** Calls per contender before timing starts (each checked)... */
+  readonly warmup: number
+  /** ...and more until every parameter set was used once (caches warm, as in a running service), up to this long (ms). */
+  readonly warmupMs: number
+}
+
+export const FULL_BUDGET: Budget = { warmMs: 4000, spacedMs: 2500, minIterations: 20, maxIterations: 20_000, spacingMs: 2, warmup: 5, warmupMs: 2000 }
+export const QUICK_BUDGET: Budget = { warmMs: 400, spacedMs: 250, minIterations: 5, maxIterations: 2000, spacingMs: 2, warmup: 2, warmupMs: 300 }
+
+/** A SQLite way of answering a case; the fastest correct one is measured. */
+export interface Strategy<P> {
+  readonly name: string
+  /** False when the plan is hopeless for this query shape (e.g. enumerating 86 million buckets). */
+  applies?(param: P): boolean
+  run(param: P): unknown
+}
+
+export interface CaseDefinition<P> {
+  readonly name: string
+  /** Random parameter sets; iteration i uses params[i % length]. */
+  readonly params: readonly P[]
+  store(param: P): Promise<unknown>
+  /** Candidate SQLite plans (layout × query strategy); calibrated, fastest correct one kept. */
+  readonly sqlite: readonly Strategy<P>[]
+  floor?(param: P): Promise<number>
+  /** What the floor must have counted, given the store's answer. */
+  readonly floorCheck?: 'equal' | 'at-least'
+  /** Records in an answer (for records/s and the floor check). */
+  count(answer: unknown): number
+  /** Whether the answer's key order matters (the several-tokens object). */
+  readonly ordered?: boolean
+  /** Overrides the budget's minimum iterations (for cases whose calls take seconds). */
+  readonly minIterations?: number
+  /** The issue's targets for this case. */
+  readonly targets?: readonly Target[]
+  readonly note?: string
+}
+
+/** A target on a time ratio (store time / other time). */
+export interface Target {
+  readonly against: 'sqlite' | 'floor'
+  /** store/other must be at most this. */
+  readonly maxRatio: number
+  readonly text: string
+}
+
+export interface LoopResult {
+  readonly store: Stats
+  readonly sqlite: Stats
+  readonly floor?: Stats
+}
+
+export interface CaseResult {
+  readonly family: string
+  readonly name: string
+  readonly recordsPerOp: number
+  readonly warm: LoopResult
+  readonly spaced: LoopResult
+  readonly sqlitePlan: string
+  /** Median µs of each SQLite plan at calibration. */
+  readonly calibration: Record<string, number | string>
+  readonly checkedCalls: number
+  readonly peakRssMB: number
+  readonly peakAnonMB: number
+  readonly targets?: readonly Target[]
+  readonly note?: string
+}
+
+export function stats(samples: readonly number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)
+  return { n: sorted.length, median: at(0.5), p90: at(0.9), mean }
+}
+
+function nowUs(): number {
+  return Number(process.hrtime.bigint()) / 1000
+}
+
+let rssPeak = 0
+let anonPeak = 0
+/** Anonymous resident memory (heap, caches; not mapped files), from /proc on Linux. */
+function rssAnon(): number {
+  try {
+    const match = /RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'latin1'))
+    return match === null ? 0 : Number(match[1]) * 1024
+  } catch {
+    return 0
+  }
+}
+/**
+ * Samples the resident set size; returns the peak seen since the last reset,
+ * in MB. Mapped files (SQLite's mmap, LevelDB's table files) count in RSS,
+ * so the anonymous part is tracked too: see {@link anonPeakMB}.
+ */
+export function sampleRss(): number {
+  rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
+  anonPeak = Math.max(anonPeak, rssAnon())
+  return rssPeak / 1048576
+}
+/** Peak anonymous resident memory since the last reset, in MB. */
+export function anonPeakMB(): number {
+  return anonPeak / 1048576
+}
+export function resetRssPeak(): void {
+  rssPeak = 0
+  anonPeak = 0
+}
+
+/** A JSON round trip: compares records as an HTTP client would see them (no prototypes, no undefined). */
+function plain(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value)) as unknown
+}
+
+/** Throws when the SQLite answer differs from the store's. */
+export function checkSame(caseName: string, label: string, storeAnswer: unknown, sqliteAnswer: unknown, ordered: boolean): void {
+  const a = plain(storeAnswer)
+  const b = plain(sqliteAnswer)
+  const sameOrder = !ordered || isDeepStrictEqual(Object.keys(a as object), Object.keys(b as object))
+  if (!sameOrder || !isDeepStrictEqual(a, b)) {
+    const show = (x: unknown): string => JSON.stringify(x).slice(0, 400)
+    throw new Error(`${caseName}: ${label} returned different records than the store\n store: ${show(a)}\n ${label}: ${show(b)}`)
+  }
+}
+
+function checkFloor(def: CaseDefinition<unknown>, storeAnswer: unknown, floorCount: number): void {
+  const expected = def.count(storeAnswer)
+  const ok = def.floorCheck === 'at-least' ? floorCount >= expected : floorCount === expected
+  if (!ok) throw new Error(`${def.name}: the floor saw ${floorCount} entries, the store answered ${expected} records`)
+}
+
+async function timeCall(run: () => unknown): Promise<[number, unknown]> {
+  const start = nowUs()
+  const answer = await run()
+  return [nowUs() - start, answer]
+}
+
+/**
+ * Picks the fastest SQLite plan whose answers equal the store's. Plans run
+ * round-robin on the same parameter sets, so a burst of noise from another
+ * process hits them all; a plan over 4× the best median after three rounds
+ * is dropped (it cannot win, and some take a second per call).
+ */
+async function calibrate<P>(def: CaseDefinition<P>, budget: Budget): Promise<{ chosen: Strategy<P>; table: Record<string, number | string> }> {
+  const table: Record<string, number | string> = {}
+  const rounds = Math.max(3, budget.warmup + 2)
+  const live = new Map<Strategy<P>, number[]>()
+  for (const strategy of def.sqlite) {
+    table[strategy.name] = 'not tried'
+    if (strategy.applies?.(def.params[0] as P) !== false) live.set(strategy, [])
+  }
+  for (let round = 0; round < rounds && live.size > 0; round++) {
+    const param = def.params[round % def.params.length] as P
+    const storeAnswer = await def.store(param)
+    for (const [strategy, times] of live) {
+      try {
+        const [time, answer] = await timeCall(() => strategy.run(param))
+        checkSame(def.name, `SQLite plan ${strategy.name}`, storeAnswer, answer, def.ordered ?? false)
+        times.push(time)
+      } catch (err) {
+        table[strategy.name] = `failed: ${(err as Error).message.split('\n')[0]}`
+        live.delete(strategy)
+      }
+    }
+    if (round >= 2) {
+      const best = Math.min(...[...live.values()].map((times) => stats(times).median))
+      for (const [strategy, times] of live) {
+        if (stats(times).median > 4 * best) {
+          table[strategy.name] = Math.round(stats(times).median)
+          live.delete(strategy)
+        }
+      }
+    }
+  }
+  let best: { strategy: Strategy<P>; median: number } | undefined
+  for (const [strategy, times] of live) {
+    const median = stats(times).median
+    table[strategy.name] = Math.round(median)
+    if (best === undefined || median < best.median) best = { strategy, median }
+  }
+  if (best === undefined) throw new Error(`${def.name}: no SQLite plan returned the store's records: ${JSON.stringify(table)}`)
+  return { chosen: best.strategy, table }
+}
+
+/**
+ * Runs one case: calibration, warm-up, the warm loop and the spaced loop.
+ * Checks the first calls and one call in 16 after that.
+ */
+export async function runCase<P>(family: string, def: CaseDefinition<P>, budget: Budget): Promise<CaseResult> {
+  resetRssPeak()
+  sampleRss()
+  const { chosen, table } = await calibrate(def, budget)
+  const contenders: { name: ContenderName; run: (param: P) => unknown }[] = [
+    { name: 'store', run: (param) => def.store(param) },
+    { name: 'sqlite', run: (param) => chosen.run(param) },
+  ]
+  const floor = def.floor
+  if (floor !== undefined) contenders.push({ name: 'floor', run: (param) => floor.call(def, param) })
+
+  let checked = 0
+  let recordsSeen = 0
+  let answersSeen = 0
+  const iterate = async (iteration: number, spacingMs: number, times: Map<ContenderName, number[]> | undefined): Promise<void> => {
+    const param = def.params[iteration % def.params.length] as P
+    const answers = new Map<ContenderName, unknown>()
+    for (let k = 0; k < contenders.length; k++) {
+      const contender = contenders[(iteration + k) % contenders.length] as (typeof contenders)[number]
+      if (spacingMs > 0) await sleep(spacingMs)
+      const [time, answer] = await timeCall(() => contender.run(param))
+      times?.get(contender.name)?.push(time)
+      answers.set(contender.name, answer)
+    }
+    const storeAnswer = answers.get('store')
+    recordsSeen += def.count(storeAnswer)
+    answersSeen++
+    if (times === undefined || iteration < 8 || iteration % 16 === 0) {
+      checkSame(def.name, 'SQLite', storeAnswer, answers.get('sqlite'), def.ordered ?? false)
+      if (floor !== undefined) checkFloor(def as CaseDefinition<unknown>, storeAnswer, answers.get('floor') as number)
+      checked++
+    }
+    if (iteration % 8 === 0) sampleRss()
+  }
+
+  const warmupStart = Date.now()
+  for (let i = 0; i < budget.warmup || (i < def.params.length && Date.now() - warmupStart < budget.warmupMs); i++) await iterate(i, 0, undefined)
+
+  const loop = async (ms: number, spacingMs: number): Promise<LoopResult> => {
+    const times = new Map<ContenderName, number[]>(contenders.map((c) => [c.name, []]))
+    const start = Date.now()
+    let i = 0
+    const minimum = Math.min(def.minIterations ?? budget.minIterations, budget.minIterations)
+    while (i < budget.maxIterations && (i < minimum || Date.now() - start < ms)) await iterate(i++, spacingMs, times)
+    const of = (name: ContenderName): Stats => stats(times.get(name) ?? [])
+    return { store: of('store'), sqlite: of('sqlite'), ...(floor === undefined ? {} : { floor: of('floor') }) }
+  }
+  const warm = await loop(budget.warmMs, 0)
+  const spaced = await loop(budget.spacedMs, budget.spacingMs)
+  return {
+    family,
+    name: def.name,
+    recordsPerOp: recordsSeen / Math.max(1, answersSeen),
+    warm,
+    spaced,
+    sqlitePlan: chosen.name,
+    calibration: table,
+    checkedCalls: checked,
+    peakRssMB: Math.round(sampleRss()),
+    peakAnonMB: Math.round(anonPeakMB()),
+    ...(def.targets === undefined ? {} : { targets: def.targets }),
+    ...(def.note === undefined ? {} : { note: def.note }),
+  }
+}

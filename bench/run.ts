@@ -1,0 +1,148 @@
+/**
+ * `npm run bench` (7 days of data), `npm run bench:quick` (a smoke run), or
+ * `node --import tsx run.ts [--days N] [--quick] [--only latest,range] [--rebuild]`.
+ *
+ * Builds (or reuses) the data sets, runs each case family in a process of
+ * its own, prints the results as markdown on stdout (progress goes to
+ * stderr) and writes them to bench/results/latest.md (quick.md for --quick).
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { cpus, release, totalmem, type } from 'node:os'
+import { dirname, join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { BENCH_DIR, DATA_DIR, ensureDataset } from './load.js'
+import type { IngestResult, LoadSpec } from './load.js'
+import { DEFAULT_SEED, dataShape } from './generate.js'
+import { renderMarkdown } from './report.js'
+import type { IngestRow, RunResults } from './report.js'
+import { runChild } from './spawn.js'
+import { sqliteVersion } from './sqlite-baseline.js'
+import type { FamilyInput, FamilyOutput, QueryFamily } from './worker.js'
+import type { CaseResult } from './measure.js'
+import type { HttpCaseResult } from './http.bench.js'
+
+const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'stream', 'http']
+const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest'] as const
+
+/** The commit the store code came from, marked when the work tree had changes under src/. */
+function sourceRevision(): string {
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: join(BENCH_DIR, '..'), encoding: 'utf8' }).trim()
+  try {
+    const head = git('rev-parse', '--short', 'HEAD')
+    return git('status', '--porcelain', '--', 'src').length > 0 ? `${head} + uncommitted changes in src/` : head
+  } catch {
+    return 'unknown (not a git checkout)'
+  }
+}
+
+/** The installed version of a package, found from the folder of `from` upwards. */
+function versionOf(name: string, from: string): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+    } catch {
+      if (dirname(dir) === dir) return '?'
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      days: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      rebuild: { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  })
+  const quick = values.quick === true
+  const days = values.days === undefined ? (quick ? 0.1 : 1) : Number(values.days)
+  if (!(days > 0)) throw new Error(`--days must be a positive number (got ${values.days})`)
+  const families = (values.only?.split(',') ?? [...ALL_FAMILIES]).map((f) => f.trim())
+  for (const family of families) {
+    if (!(ALL_FAMILIES as readonly string[]).includes(family)) throw new Error(`unknown family ${family}; known: ${ALL_FAMILIES.join(', ')}`)
+  }
+  const started = Date.now()
+  const revision = sourceRevision()
+  const log = (text: string): void => void process.stderr.write(`${text}\n`)
+
+  const dataset = await ensureDataset(days, { rebuild: values.rebuild === true, runChild })
+  const shape = dataShape(days)
+  log(`data set ready: ${shape.records.toLocaleString('en-US')} records (${days} d × ${shape.symbols.length} symbols, one per 10 s)`)
+
+  const cases: CaseResult[] = []
+  const http: HttpCaseResult[] = []
+  const notes: string[] = []
+  const familyRss: Record<string, number> = {}
+  for (const family of QUERY_FAMILIES) {
+    if (!families.includes(family)) continue
+    log(`running ${family} ...`)
+    const input: FamilyInput = { family, days, storeDir: dataset.storeDir, sqliteFiles: dataset.sqliteFiles, quick, seed: DEFAULT_SEED }
+    const output = await runChild<FamilyOutput>('family', input)
+    cases.push(...output.cases)
+    http.push(...output.http)
+    notes.push(...output.notes)
+    if (family !== 'memory') familyRss[family] = output.peakRssMB
+  }
+
+  const ingest: IngestRow[] = []
+  if (families.includes('ingest')) {
+    ingest.push(...dataset.ingest)
+    // Batches of 1,000: a fresh load of up to one day into throwaway targets.
+    const smallDays = Math.min(days, 1)
+    const scratch = join(DATA_DIR, `scratch-${process.pid}`)
+    const targets: LoadSpec['target'][] = [
+      { kind: 'store', dir: join(scratch, 'store') },
+      { kind: 'sqlite', layout: 'clustered', file: join(scratch, 'clustered.db') },
+      { kind: 'sqlite', layout: 'rowid', file: join(scratch, 'rowid.db') },
+    ]
+    try {
+      for (const target of targets) {
+        log(`ingest, batches of 1,000, ${smallDays} d: ${target.kind === 'store' ? 'store' : `SQLite ${target.layout}`} ...`)
+        await mkdir(scratch, { recursive: true })
+        const result = await runChild<IngestResult>('load', { target, days: smallDays, batchSize: 1000, seed: DEFAULT_SEED } satisfies LoadSpec)
+        ingest.push({ ...result, reused: false })
+        await rm(scratch, { recursive: true, force: true })
+      }
+    } finally {
+      await rm(scratch, { recursive: true, force: true })
+    }
+  }
+
+  const reused = dataset.ingest.some((row) => row.reused)
+  const dataBytes = dataset.ingest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
+  const cpu = cpus()
+  const results: RunResults = {
+    info: {
+      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      mode: quick ? `quick smoke run (${days} d of data, short loops: not for conclusions)` : `${days} d of data`,
+      command: process.argv.slice(2).length > 0 ? `run.ts ${process.argv.slice(2).join(' ')}` : 'run.ts',
+      machine: `${cpu.length} × ${cpu[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${type()} ${release()}`,
+      node: process.version,
+      source: revision,
+      versions: `classic-level ${versionOf('classic-level', join(BENCH_DIR, '..', 'package.json'))}, msgpackr ${versionOf('msgpackr', join(BENCH_DIR, '..', 'package.json'))}, better-sqlite3 ${versionOf('better-sqlite3', join(BENCH_DIR, 'package.json'))} (SQLite ${sqliteVersion()})`,
+      data: `${shape.records.toLocaleString('en-US')} records: ${shape.symbols.length} symbols × one record per 10 s × ${days} d; on disk: ${dataBytes}${reused ? ' (data sets reused from an earlier build: their ingest rows are from that build)' : ''}`,
+      seconds: (Date.now() - started) / 1000,
+    },
+    cases,
+    ingest,
+    http,
+    familyRss,
+    notes,
+  }
+  const markdown = renderMarkdown(results)
+  const out = values.out ?? join(BENCH_DIR, 'results', quick ? 'quick.md' : 'latest.md')
+  await mkdir(join(out, '..'), { recursive: true })
+  await writeFile(out, `${markdown}\n`)
+  await writeFile(out.replace(/\.md$/, '.json'), `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(`${markdown}\n`)
+  log(`written to ${out}`)
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exit(1)
+})
