@@ -3,7 +3,11 @@
  * bucket widths, a pointer to the latest record of every non-empty bucket.
  *
  * Key: `symbol (UTF-8) | 0x00 | level (1 byte) | bucket number (uint64 BE)`.
- * Value: `timestamp (uint64 BE) | id (UTF-8)`, the rest of the record's key.
+ * Value at level 0 (1 min): `timestamp (uint64 BE) | id (UTF-8)`, the rest
+ * of the record's key. At the coarser levels, which hold one entry per 60 or
+ * more records, the entry also carries a copy of the record's value:
+ * `timestamp (uint64 BE) | id length (uint16 BE) | id | value`, so a sparse
+ * range reads one contiguous index range and no record at all.
  *
  * A range sampled at an interval that is a multiple of a level's width reads
  * that level's pointers instead of every record: the latest record of an
@@ -35,19 +39,43 @@ export function encodeBucketKey(symbol: string, level: number, bucket: number): 
   return key
 }
 
-/** The pointer to a record: its timestamp and id. */
-export function encodeBucketValue(timestamp: number, id: string): Buffer {
-  const value = Buffer.allocUnsafe(8 + Buffer.byteLength(id, 'utf8'))
+/** The first level whose entries carry a copy of the record's value. */
+export const FIRST_COPY_LEVEL = 1
+
+/** A bucket head as stored: which record, and at copying levels its value. */
+export interface BucketHead {
+  readonly timestamp: number
+  readonly id: string
+  readonly value?: Uint8Array
+}
+
+/** The index entry for a bucket's latest record; `recordValue` is kept from {@link FIRST_COPY_LEVEL} up. */
+export function encodeBucketValue(level: number, timestamp: number, id: string, recordValue: Uint8Array): Buffer {
+  const idBytes = Buffer.byteLength(id, 'utf8')
+  if (level < FIRST_COPY_LEVEL) {
+    const value = Buffer.allocUnsafe(8 + idBytes)
+    writeUint64(value, 0, timestamp)
+    value.write(id, 8, 'utf8')
+    return value
+  }
+  const value = Buffer.allocUnsafe(10 + idBytes + recordValue.length)
   writeUint64(value, 0, timestamp)
-  value.write(id, 8, 'utf8')
+  value.writeUInt16BE(idBytes, 8)
+  value.write(id, 10, 'utf8')
+  value.set(recordValue, 10 + idBytes)
   return value
 }
 
-/** Reads a pointer back; `undefined` when the bytes are too short to be one. */
-export function decodeBucketValue(value: Uint8Array): { timestamp: number; id: string } | undefined {
+/** Reads an index entry back; `undefined` when the bytes cannot be one of `level`. */
+export function decodeBucketValue(level: number, value: Uint8Array): BucketHead | undefined {
   if (value.length < 8) return undefined
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
-  return { timestamp: bytes.readUInt32BE(0) * TWO_POW_32 + bytes.readUInt32BE(4), id: bytes.toString('utf8', 8) }
+  const timestamp = bytes.readUInt32BE(0) * TWO_POW_32 + bytes.readUInt32BE(4)
+  if (level < FIRST_COPY_LEVEL) return { timestamp, id: bytes.toString('utf8', 8) }
+  if (value.length < 10) return undefined
+  const idEnd = 10 + bytes.readUInt16BE(8)
+  if (idEnd > value.length) return undefined
+  return { timestamp, id: bytes.toString('utf8', 10, idEnd), value: bytes.subarray(idEnd) }
 }
 
 function writeUint64(target: Buffer, offset: number, n: number): void {

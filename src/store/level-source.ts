@@ -1,7 +1,7 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
-import { BUCKET_LEVELS, decodeBucketValue, describeBucketKey, encodeBucketKey, levelFor } from '../keys/bucket-key.js'
+import { BUCKET_LEVELS, FIRST_COPY_LEVEL, decodeBucketValue, describeBucketKey, encodeBucketKey, levelFor } from '../keys/bucket-key.js'
 import { describeKey, encodeKey, symbolPrefix, symbolRange } from '../keys/key-codec.js'
 import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
@@ -83,27 +83,29 @@ export class LevelScanSource implements ScanSource {
       if (value === undefined) throw corruptIndex(describeKey(key), 'points to a missing record')
       return new StoredRow(key, value, symbol, prefixLength, this.#provider)
     }
-    const heads = (entries: Iterable<[Uint8Array, Uint8Array]>): Buffer[] => {
-      const keys: Buffer[] = []
-      for (const [indexKey, pointer] of entries) {
-        const head = decodeBucketValue(pointer)
-        if (head === undefined) throw corruptIndex(describeBucketKey(indexKey), 'holds a malformed pointer')
+    // The heads in range: record keys, with their values where the level keeps copies.
+    const heads = (entries: Iterable<[Uint8Array, Uint8Array]>): { key: Buffer; value: Uint8Array | undefined }[] => {
+      const found: { key: Buffer; value: Uint8Array | undefined }[] = []
+      for (const [indexKey, entry] of entries) {
+        const head = decodeBucketValue(level, entry)
+        if (head === undefined) throw corruptIndex(describeBucketKey(indexKey), 'holds a malformed entry')
         // The first level bucket may start before `from`; a head before `from` means nothing of it is in range.
-        if (head.timestamp >= range.from) keys.push(encodeKey(symbol, head.timestamp, head.id))
+        if (head.timestamp >= range.from) found.push({ key: encodeKey(symbol, head.timestamp, head.id), value: head.value })
       }
-      return keys
+      return found
     }
+    const copies = level >= FIRST_COPY_LEVEL
 
     if (endBucket - firstBucket <= SYNC_BUCKET_READS && (this.#levels.buckets.supports as { getSync?: boolean }).getSync === true) {
-      // Few buckets: a few µs per synchronous read beats two thread-pool round trips.
-      const keys = heads(this.#pointersNow(symbol, level, firstBucket, endBucket))
-      yield keys.map((key) => toRow(key, this.#levels.prices.getSync(key, this.#pin())))
+      // Few buckets: a few µs per synchronous read beats thread-pool round trips.
+      const found = heads(this.#pointersNow(symbol, level, firstBucket, endBucket))
+      yield found.map(({ key, value }) => toRow(key, copies ? value : this.#levels.prices.getSync(key, this.#pin())))
     } else {
       const indexRange = { gte: encodeBucketKey(symbol, level, firstBucket), lt: encodeBucketKey(symbol, level, endBucket) }
       for await (const entries of this.#entries(this.#levels.buckets, indexRange, false, undefined)) {
-        const keys = heads(entries)
-        const values = await this.#levels.prices.getMany(keys, this.#pin())
-        yield keys.map((key, i) => toRow(key, values[i]))
+        const found = heads(entries)
+        const values = copies ? found.map((head) => head.value) : await this.#levels.prices.getMany(found.map((head) => head.key), this.#pin())
+        yield found.map(({ key }, i) => toRow(key, values[i]))
       }
     }
     const edgeRow = await edge

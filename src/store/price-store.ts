@@ -266,11 +266,13 @@ export class PriceStore {
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
     const batch = new RootBatch()
+    const values: Buffer[] = []
     const rowsBySymbol = new Map<string, StoredRow[]>()
     const newSymbols = new Set<string>()
     for (const record of records) {
       const key = encodeKey(record.symbol, record.timestamp, record.id)
       const value = encodeValue(record)
+      values.push(value)
       batch.put(this.#prefixes.prices, key, value)
       let rows = rowsBySymbol.get(record.symbol)
       if (rows === undefined) rowsBySymbol.set(record.symbol, (rows = []))
@@ -279,7 +281,7 @@ export class PriceStore {
     }
     for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, Buffer.from(symbol, 'utf8'), EMPTY)
     try {
-      for (const [key, value] of await bucketIndexUpdates(this.#buckets, records)) batch.put(this.#prefixes.buckets, key, value)
+      for (const [key, value] of await bucketIndexUpdates(this.#buckets, records, values)) batch.put(this.#prefixes.buckets, key, value)
       await batch.write(this.#db, this.#options.sync)
     } catch (err) {
       throw toStorageError(err, 'write the records')

@@ -22,6 +22,7 @@ import { MemoryLevel } from 'memory-level'
 import { pack } from 'msgpackr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
+import { BUCKET_LEVELS, FIRST_COPY_LEVEL, decodeBucketValue, encodeBucketValue } from '../../src/keys/bucket-key.js'
 import type { PriceRecord, PriceStoreErrorCode, QueryParams } from '../../src/index.js'
 
 const PROVIDER = Object.freeze({ name: 'redstone', id: 'damage-provider', publicKey: 'damage-key' })
@@ -111,8 +112,10 @@ function writtenRecords(): Written[] {
 
 /** IDX: the record heading minute 10 (i = 65, not the head of its 10-minute bucket) is deleted, so its level-0 pointer dangles. */
 const DELETED = recordAt('IDX', 65)
-/** PTR: the level-2 (hour) pointer of hour 0 points at an id that was never written. */
+/** PTR: the level-0 (minute) pointer of minute 5 points at an id that was never written. Coarser levels keep copies, not pointers. */
 const GHOST = { symbol: 'PTR', timestamp: T0 + 300 * STEP, id: 'ghost' }
+/** PTR: the level-2 (hour) entry of hour 0 holds a bare pointer, which is malformed where entries carry copies. */
+const BARE_HOUR = Math.floor(T0 / 3_600_000)
 /** PTR: the level-1 (10 min) pointer of the third 10-minute bucket is 3 bytes long. */
 const MALFORMED_BUCKET = Math.floor(T0 / 600_000) + 2
 
@@ -134,14 +137,26 @@ async function buildDamagedStore(dir: string): Promise<void> {
     const stored = await prices.get(key)
     if (stored === undefined) throw new Error(`the documented key layout did not find ${describeKey(target)}`)
     await prices.put(key, plan.damage(Buffer.from(stored)))
+    // A damaged record is damaged wherever it is stored: also in the index levels that keep a copy of it.
+    for (let level = FIRST_COPY_LEVEL; level < BUCKET_LEVELS.length; level++) {
+      const indexKey = bucketKey(target.symbol, level, Math.floor(target.timestamp / (BUCKET_LEVELS[level] as number)))
+      const entry = await buckets.get(indexKey)
+      const head = entry === undefined ? undefined : decodeBucketValue(level, entry)
+      if (head !== undefined && head.timestamp === target.timestamp && head.id === target.id) {
+        await buckets.put(indexKey, encodeBucketValue(level, head.timestamp, head.id, plan.damage(Buffer.from(head.value as Uint8Array))))
+      }
+    }
   }
   const deletedKey = priceKey(DELETED.symbol, DELETED.timestamp, DELETED.id)
   expect(await prices.get(deletedKey), 'the record to delete exists').toBeDefined()
   await prices.del(deletedKey)
   const minute10 = bucketKey('IDX', 0, Math.floor(DELETED.timestamp / 60_000))
   expect(Buffer.from((await buckets.get(minute10)) ?? [])).toEqual(pointer(DELETED.timestamp, DELETED.id))
-  const hour0 = bucketKey('PTR', 2, T0 / 3_600_000)
-  expect(await buckets.get(hour0), 'the hour pointer exists').toBeDefined()
+  const minute5 = bucketKey('PTR', 0, Math.floor(GHOST.timestamp / 60_000))
+  expect(await buckets.get(minute5), 'the minute pointer exists').toBeDefined()
+  await buckets.put(minute5, pointer(GHOST.timestamp, GHOST.id))
+  const hour0 = bucketKey('PTR', 2, BARE_HOUR)
+  expect(await buckets.get(hour0), 'the hour entry exists').toBeDefined()
   await buckets.put(hour0, pointer(GHOST.timestamp, GHOST.id))
   await buckets.put(bucketKey('PTR', 1, MALFORMED_BUCKET), Buffer.from([1, 2, 3]))
   await db.close()
@@ -435,13 +450,21 @@ describe('a damaged bucket index', () => {
     await answers({ symbol: 'GOOD', from: 0, to: MAX, interval: 60_000 })
   })
 
-  it('a pointer to a record never written → PRICE_CORRUPT_VALUE naming it; other levels answer', async () => {
-    await fails({ symbol: 'PTR', from: 0, to: MAX, interval: 3_600_000 }, describeKey(GHOST))
-    await fails({ symbol: 'PTR', from: T0, to: T0 + 3_600_000 - 1, interval: 2 * 3_600_000 }, describeKey(GHOST))
-    await answers({ symbol: 'PTR', from: 0, to: MAX, interval: 60_000 })
+  it('a minute pointer to a record never written → PRICE_CORRUPT_VALUE naming it; other levels answer', async () => {
+    await fails({ symbol: 'PTR', from: 0, to: MAX, interval: 60_000 }, describeKey(GHOST))
+    await fails({ symbol: 'PTR', from: T0, to: T0 + 3_600_000 - 1, interval: 2 * 60_000 }, describeKey(GHOST))
+    await answers({ symbol: 'PTR', from: T0 + 360 * STEP, to: MAX, interval: 60_000 })
     await answers({ symbol: 'PTR', from: 0, to: MAX, interval: 45_000 })
     await answers({ symbol: 'PTR', from: T0 + 3_600_000, to: MAX, interval: 3_600_000 })
     await answers({ symbol: 'PTR', limit: INDEX_RECORDS })
+  })
+
+  it('an entry without the copy its level keeps → PRICE_CORRUPT_VALUE naming the index entry', async () => {
+    const outcome = await settle(() => store.range('PTR', { from: 0, to: MAX, interval: 3_600_000 }))
+    expect(outcome.ok).toBe(false)
+    const error = (outcome as { error: { code: string; details: { key?: string } } }).error
+    expect(isPriceStoreError(error, 'PRICE_CORRUPT_VALUE'), String(error)).toBe(true)
+    expect(error.details.key).toBe(`PTR/level 2/bucket ${BARE_HOUR}`)
   })
 
   it('a malformed pointer → PRICE_CORRUPT_VALUE, never a crash; ranges that do not read it answer', async () => {
