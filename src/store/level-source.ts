@@ -21,8 +21,8 @@ export interface StoreSublevels {
 // One round trip to LevelDB's thread pool costs 30-190 µs, so fetch many entries per call.
 const SCAN_BATCH = 4096
 const SCAN_READ_AHEAD_BYTES = 4 * 1024 * 1024
-// Up to this many level buckets, the index is read with synchronous gets (about 4 µs each
-// on classic-level) instead of an iterator plus getMany, each a thread-pool round trip.
+// Up to this many minute buckets, pointers and records are read with synchronous gets
+// instead of an iterator plus getMany, each a thread-pool round trip.
 const SYNC_BUCKET_READS = 64
 
 /**
@@ -96,11 +96,13 @@ export class LevelScanSource implements ScanSource {
     }
     const copies = level >= FIRST_COPY_LEVEL
 
-    if (endBucket - firstBucket <= SYNC_BUCKET_READS && (this.#levels.buckets.supports as { getSync?: boolean }).getSync === true) {
-      // Few buckets: a few µs per synchronous read beats thread-pool round trips.
+    if (!copies && endBucket - firstBucket <= SYNC_BUCKET_READS && (this.#levels.buckets.supports as { getSync?: boolean }).getSync === true) {
+      // Few minute pointers: synchronous gets beat an iterator plus a getMany, two round trips.
       const found = heads(this.#pointersNow(symbol, level, firstBucket, endBucket))
-      yield found.map(({ key, value }) => toRow(key, copies ? value : this.#levels.prices.getSync(key, this.#pin())))
+      yield found.map(({ key }) => toRow(key, this.#levels.prices.getSync(key, this.#pin())))
     } else {
+      // Copies are read in one contiguous range: measured on a 3.4 GB store, one seek and a sequential
+      // read beat even 25 random gets, each of which may search several table files.
       const indexRange = { gte: encodeBucketKey(symbol, level, firstBucket), lt: encodeBucketKey(symbol, level, endBucket) }
       for await (const entries of this.#entries(this.#levels.buckets, indexRange, false, undefined)) {
         const found = heads(entries)
