@@ -24,9 +24,15 @@ export type {
   PriceAnswer, QueryParams,
 } from './types.js'
 
-export { answerPrices } from './adapters/http/answer.js'
+export { answerPrices, answerToJsonInSlices } from './adapters/http/answer.js'
 export type { AnswerOptions, HttpAnswer, HttpErrorCode, PricesQueryable } from './adapters/http/answer.js'
-export { createPricesListener, answerClientError, answerConnect, startServer } from './adapters/http/node.js'
+export {
+  createPricesListener, answerClientError, answerConnect, startServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS,
+} from './adapters/http/node.js'
 export type { PricesListenerOptions, StartServerOptions, RunningServer } from './adapters/http/node.js'
+export {
+  QueryGate, isHeavyQuery, isQueryLimitError, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
+} from './adapters/http/query-gate.js'
+export type { QueryLimitOptions, QueryLoad, QueryLimitError, GateRequest } from './adapters/http/query-gate.js'
 export { statusForError } from './adapters/http/status.js'
 export { toExactJson } from './engine/exact-json.js'

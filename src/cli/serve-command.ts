@@ -1,6 +1,15 @@
-import { startServer, type RunningServer } from '../adapters/http/node.js'
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, startServer, type RunningServer } from '../adapters/http/node.js'
+import {
+  DEFAULT_MAX_CONCURRENT_QUERIES,
+  DEFAULT_MAX_QUEUED_QUERIES,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  LIGHT_QUERY_RECORDS,
+  MAX_TIMER_MS,
+  isQueryLimitError,
+  type QueryLimitOptions,
+} from '../adapters/http/query-gate.js'
 import type { PriceStore } from '../index.js'
-import { CliError, parseCommandArgs, parseIntegerOption } from './args.js'
+import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { CliIo } from './io.js'
 import { writeDemoData } from './load-demo.js'
@@ -20,6 +29,16 @@ Options:
   --port N                    port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --host HOST                 interface to listen on (default ${DEFAULT_HOST}; 0.0.0.0 for all)
   --demo-if-empty             write the demo data set first when the database holds no records
+
+Limits (so one client cannot starve the others; see docs/reliability.md):
+  --max-concurrent-queries N  heavy queries run at once (default ${DEFAULT_MAX_CONCURRENT_QUERIES}): ranges, all tokens, over
+                              ${LIGHT_QUERY_RECORDS} named tokens or ${LIGHT_QUERY_RECORDS} records of one; lighter ones never wait
+  --max-queued-queries N      heavy queries that may wait for a slot (default ${DEFAULT_MAX_QUEUED_QUERIES}); more get
+                              503 HTTP_BUSY with retry-after
+  --query-timeout-ms N        time budget of a query, waiting included (default ${DEFAULT_QUERY_TIMEOUT_MS}; 0 = none);
+                              then 503 HTTP_QUERY_TIMEOUT (or HTTP_BUSY if it never started)
+  --headers-timeout-ms N      time to receive the request line and headers (default ${DEFAULT_HEADERS_TIMEOUT_MS}); then 408
+  --request-timeout-ms N      time to receive the whole request (default ${DEFAULT_REQUEST_TIMEOUT_MS}; 0 = none); then 408
 ${STORE_OPTIONS_HELP}
 `
 
@@ -27,7 +46,17 @@ ${STORE_OPTIONS_HELP}
 export async function serveCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
-    { ...STORE_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, 'demo-if-empty': { type: 'boolean' } },
+    {
+      ...STORE_OPTIONS,
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'demo-if-empty': { type: 'boolean' },
+      'max-concurrent-queries': { type: 'string' },
+      'max-queued-queries': { type: 'string' },
+      'query-timeout-ms': { type: 'string' },
+      'headers-timeout-ms': { type: 'string' },
+      'request-timeout-ms': { type: 'string' },
+    },
     false,
   )
   if (values.help === true) {
@@ -36,6 +65,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   }
   const port = parseIntegerOption('port', values.port, 0, 65_535) ?? DEFAULT_PORT
   const host = values.host ?? DEFAULT_HOST
+  const limits = parseLimits(values)
   const config = await resolveStoreConfig(values)
   const store = await openStore(config, { mustExist: false })
   let running: RunningServer | undefined
@@ -45,7 +75,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       const { count, seconds } = await writeDemoData(store, io)
       io.stderr.write(`wrote ${formatCount(count)} demo records in ${seconds.toFixed(1)} s\n`)
     }
-    running = await listen(store, host, port, io)
+    running = await listen(store, host, port, limits, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
     const lines = [
@@ -78,15 +108,60 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   }
 }
 
-async function listen(store: PriceStore, host: string, port: number, io: CliIo): Promise<RunningServer> {
+/** The server limits given as flags; absent flags keep the library's defaults. */
+interface ServeLimits extends QueryLimitOptions {
+  readonly headersTimeoutMs?: number
+  readonly requestTimeoutMs?: number
+}
+
+function parseLimits(values: Readonly<Record<string, string | boolean | undefined>>): ServeLimits {
+  const text = (name: string): string | undefined => {
+    const value = values[name]
+    return typeof value === 'string' ? value : undefined
+  }
+  const entries: [keyof ServeLimits, number | undefined][] = [
+    ['maxConcurrentQueries', parseIntegerOption('max-concurrent-queries', text('max-concurrent-queries'), 1, 1_000_000)],
+    ['maxQueuedQueries', parseIntegerOption('max-queued-queries', text('max-queued-queries'), 0, 1_000_000)],
+    ['queryTimeoutMs', parseIntegerOption('query-timeout-ms', text('query-timeout-ms'), 0, MAX_TIMER_MS)],
+    ['requestTimeoutMs', parseIntegerOption('request-timeout-ms', text('request-timeout-ms'), 0, MAX_TIMER_MS)],
+    ['headersTimeoutMs', parseIntegerOption('headers-timeout-ms', text('headers-timeout-ms'), 1, MAX_TIMER_MS)],
+  ]
+  const limits = Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as ServeLimits
+  const request = limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  const headers = limits.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, request === 0 ? DEFAULT_HEADERS_TIMEOUT_MS : request)
+  if (request !== 0 && headers > request) {
+    throw new UsageError(`--headers-timeout-ms (${headers}) must not be more than --request-timeout-ms (${request})`)
+  }
+  return limits
+}
+
+/** How often a repeated refusal (HTTP_BUSY, HTTP_QUERY_TIMEOUT) is logged at most: a flood must not flood stderr. */
+const LIMIT_LOG_EVERY_MS = 10_000
+
+/** The server's onError: the real reason behind each 5xx, with refusals summed up rather than logged one by one. */
+export function requestErrorLogger(io: CliIo, now: () => number = Date.now): (err: unknown) => void {
+  const last = new Map<string, { at: number; skipped: number }>()
+  return (err) => {
+    if (isQueryLimitError(err)) {
+      const seen = last.get(err.code)
+      const at = now()
+      if (seen !== undefined && at - seen.at < LIMIT_LOG_EVERY_MS) {
+        seen.skipped++
+        return
+      }
+      const more = seen === undefined || seen.skipped === 0 ? '' : ` (and ${formatCount(seen.skipped)} more like it since the last report)`
+      last.set(err.code, { at, skipped: 0 })
+      io.stderr.write(`refused a request: ${err.message} [${err.code}]${more}\n`)
+      return
+    }
+    // The client gets a generic 500; the operator gets the real reason.
+    io.stderr.write(`error while answering a request: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  }
+}
+
+async function listen(store: PriceStore, host: string, port: number, limits: ServeLimits, io: CliIo): Promise<RunningServer> {
   try {
-    return await startServer({
-      store,
-      host,
-      port,
-      // The client gets a generic 500; the operator gets the real reason.
-      onError: (err) => io.stderr.write(`error while answering a request: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
-    })
+    return await startServer({ store, host, port, ...limits, onError: requestErrorLogger(io) })
   } catch (err) {
     const code = (err as { code?: string }).code
     const where = `${host}:${port}`

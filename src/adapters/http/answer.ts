@@ -29,6 +29,10 @@ export type HttpErrorCode =
   | 'HTTP_HEADERS_TOO_LARGE'
   | 'HTTP_REQUEST_TIMEOUT'
   | 'HTTP_INTERNAL_ERROR'
+  /** 503: too many heavy queries running and waiting (see `QueryLimitOptions`); `retry-after` says when to retry. */
+  | 'HTTP_BUSY'
+  /** 503: the query did not finish within its time budget (`queryTimeoutMs`); `retry-after` says when to retry. */
+  | 'HTTP_QUERY_TIMEOUT'
 
 const INTERNAL_MESSAGE = 'internal error while answering the request'
 const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'
@@ -57,12 +61,32 @@ export async function answerPrices(
   let answer: HttpAnswer
   try {
     const prices = await store.query(params)
-    answer = bodyAnswer(200, answerToJson(prices))
+    answer = bodyAnswer(200, await answerToJsonInSlices(prices))
   } catch (err) {
     answer = errorAnswer(err)
     if (answer.status >= 500) reportError(options, err)
   }
   return answer
+}
+
+/** Records serialised between two turns of the event loop. */
+const SLICE_RECORDS = 256
+
+/**
+ * {@link answerToJson}, the same text, but a long array (the range form
+ * answers up to `maxRangePoints` records: about 14 MB of JSON and 150 ms of
+ * CPU for 10,000 demo records) is serialised in slices with a turn of the
+ * event loop between them, so other requests are not held up meanwhile.
+ */
+export async function answerToJsonInSlices(answer: PriceAnswer): Promise<string> {
+  if (!Array.isArray(answer) || answer.length <= SLICE_RECORDS) return answerToJson(answer)
+  const parts: string[] = []
+  for (let start = 0; start < answer.length; start += SLICE_RECORDS) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    // Each slice is a non-empty array: its JSON is `[` records `]`.
+    parts.push(answerToJson(answer.slice(start, start + SLICE_RECORDS)).slice(1, -1))
+  }
+  return `[${parts.join(',')}]`
 }
 
 /** Hands `err` to the host's `onError`, shielding the caller from a throwing logger. */
@@ -83,7 +107,9 @@ export function errorAnswer(err: unknown): HttpAnswer {
   if (isPriceStoreError(err)) {
     const status = statusForError(err.code)
     if (isClientError(err.code)) return httpErrorAnswer(status, err.code, String(err.message))
-    return httpErrorAnswer(status, err.code, status === 503 ? NOT_OPEN_MESSAGE : INTERNAL_MESSAGE)
+    // Every 503 says when to come back: the store may be restarting.
+    if (status === 503) return httpErrorAnswer(status, err.code, NOT_OPEN_MESSAGE, { 'retry-after': '1' })
+    return httpErrorAnswer(status, err.code, INTERNAL_MESSAGE)
   }
   return httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', INTERNAL_MESSAGE)
 }

@@ -1,9 +1,9 @@
 import { STATUS_CODES, createServer } from 'node:http'
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
 import {
-  answerPrices,
   httpErrorAnswer,
   reportError,
   type AnswerOptions,
@@ -11,9 +11,15 @@ import {
   type HttpErrorCode,
   type PricesQueryable,
 } from './answer.js'
+import { MAX_TIMER_MS, QueryGate, checkIntegerOption, type QueryLimitOptions, type QueryLoad } from './query-gate.js'
 
-/** Options of {@link createPricesListener}: `onError` for logging what clients are not shown. */
-export type PricesListenerOptions = AnswerOptions
+/**
+ * Options of {@link createPricesListener}: `onError` for logging what clients
+ * are not shown, and the limits on queries (a cap on heavy queries at once,
+ * a bounded line of waiting ones, a time budget per query; see
+ * {@link QueryLimitOptions}).
+ */
+export interface PricesListenerOptions extends AnswerOptions, QueryLimitOptions {}
 
 const ALLOW = 'GET, HEAD'
 
@@ -21,14 +27,21 @@ const ALLOW = 'GET, HEAD'
  * A `node:http` request listener serving `GET`/`HEAD /prices` (and `/prices/`)
  * from `store`. Mount it in any Node host; every other path answers 404 and
  * every other method on `/prices` answers 405 with `Allow: GET, HEAD`. It
- * never throws: unexpected failures become a 500 without internals.
+ * never throws: unexpected failures become a 500 without internals. Heavy
+ * queries are capped, wait in a bounded line, and every query has a time
+ * budget (503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT` past them; see
+ * {@link QueryLimitOptions}); each listener has its own limits.
  *
  * @example
  * http.createServer(createPricesListener(store)).listen(9000)
  */
 export function createPricesListener(store: PricesQueryable, options: PricesListenerOptions = {}): RequestListener {
+  return listenerWithGate(store, options, new QueryGate(options))
+}
+
+function listenerWithGate(store: PricesQueryable, options: PricesListenerOptions, gate: QueryGate): RequestListener {
   return (req, res) => {
-    handleRequest(store, options, req, res).catch((err: unknown) => {
+    handleRequest(store, options, gate, req, res).catch((err: unknown) => {
       reportError(options, err)
       try {
         if (res.headersSent) throw err // half an answer is out: only closing the connection is honest
@@ -43,13 +56,23 @@ export function createPricesListener(store: PricesQueryable, options: PricesList
 async function handleRequest(
   store: PricesQueryable,
   options: PricesListenerOptions,
+  gate: QueryGate,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  const arrivedAt = performance.now()
   // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
   req.resume()
   const routed = routeRequest(req.method, req.url ?? '')
-  const answer = 'answer' in routed ? routed.answer : await answerPrices(store, routed.params, options)
+  let answer: HttpAnswer
+  if ('answer' in routed) {
+    answer = routed.answer
+  } else {
+    // A client that leaves while its query waits for a slot takes the query with it.
+    const gone = new AbortController()
+    res.once('close', () => gone.abort())
+    answer = await gate.answer(store, routed.params, options, { arrivedAt, signal: gone.signal })
+  }
   sendAnswer(res, answer, req.method === 'HEAD')
 }
 
@@ -165,13 +188,32 @@ export interface StartServerOptions extends PricesListenerOptions {
   readonly graceMs?: number
   /** Largest request line plus headers in bytes (default Node's, 16 KiB); larger gets 431. */
   readonly maxHeaderSize?: number
+  /**
+   * Time a client has to send the request line and headers (ms, default
+   * {@link DEFAULT_HEADERS_TIMEOUT_MS}); then it gets 408 and the connection is closed.
+   * At most `requestTimeoutMs` when that is not 0.
+   */
+  readonly headersTimeoutMs?: number
+  /**
+   * Time a client has to send the whole request, body included (ms, default
+   * {@link DEFAULT_REQUEST_TIMEOUT_MS}; 0 means none); then it gets 408 and the
+   * connection is closed. The query's own budget is `queryTimeoutMs`.
+   */
+  readonly requestTimeoutMs?: number
 }
+
+/** Default time to receive the request line and headers (ms). Node's own is 60 s. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+/** Default time to receive a whole request (ms). Node's own is 300 s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
 /** A listening server made by {@link startServer}. */
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:9000`; the endpoint is `${url}/prices`. */
   readonly url: string
   readonly server: Server
+  /** The query gate's load now (heavy queries running and waiting) and its counts of refused and timed-out queries. */
+  queries(): QueryLoad
   /**
    * Graceful stop: stops accepting connections, closes idle keep-alive
    * connections, lets in-flight requests finish (each then closes its
@@ -191,18 +233,49 @@ export interface RunningServer {
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { store, host = '127.0.0.1', port = 0, graceMs = 10_000 } = options
-  const listener = createPricesListener(store, options)
+  const requestTimeout = checkIntegerOption('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 0, MAX_TIMER_MS)
+  const headersTimeout = checkIntegerOption(
+    'headersTimeoutMs',
+    options.headersTimeoutMs,
+    Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout === 0 ? DEFAULT_HEADERS_TIMEOUT_MS : requestTimeout),
+    1,
+    requestTimeout === 0 ? MAX_TIMER_MS : requestTimeout,
+  )
+  const gate = new QueryGate(options)
+  const listener = listenerWithGate(store, options, gate)
   let closing = false
   const server = createServer(
-    options.maxHeaderSize === undefined ? {} : { maxHeaderSize: options.maxHeaderSize },
+    {
+      ...(options.maxHeaderSize === undefined ? {} : { maxHeaderSize: options.maxHeaderSize }),
+      headersTimeout,
+      requestTimeout,
+      // Node checks both timeouts on this period (30 s by default), so a
+      // stalled request would otherwise live up to 30 s past its timeout.
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
+      // Node would answer a missing Host with an empty 400; the listener below answers it as JSON.
+      requireHostHeader: false,
+    },
     (req, res) => {
       // Once closing, each answer ends its connection so close() can complete.
       if (closing) res.setHeader('connection', 'close')
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+        // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host.
+        req.resume()
+        res.setHeader('connection', 'close')
+        sendAnswer(res, httpError(400, 'HTTP_BAD_REQUEST', 'malformed HTTP request: an HTTP/1.1 request needs a Host header'), req.method === 'HEAD')
+        return
+      }
       listener(req, res)
     },
   )
+  // A client's FIN means it is gone (Node's default, as in nginx): its
+  // queries still waiting for a slot are dropped, unanswered. So a client
+  // that half-closes right after its request (`nc -N`) may get no answer.
   server.on('clientError', answerClientError)
   server.on('connect', answerConnect)
+  // `Expect` other than 100-continue: Node would answer an empty 417. RFC 9110
+  // §10.1.1 allows ignoring it; the request is answered like any other.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res))
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -218,6 +291,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   return {
     url: `http://${shownHost}:${address.port}`,
     server,
+    queries: () => gate.load(),
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         closing = true

@@ -1,0 +1,486 @@
+#!/usr/bin/env node
+/**
+ * A bounded load test of `price-store serve` (issue 5): N concurrent
+ * keep-alive clients on loopback for a fixed time, a mix of every query form
+ * including the largest allowed range (maxRangePoints records) and the
+ * several-tokens form over all symbols. Reports, per form, the count, the
+ * errors (must be 0: any non-200, a broken or wrongly shaped body, a network
+ * error) and latency p50/p90/p99/max; and the server's RSS before, at its
+ * peak, and after. Exits 1 on any error or when the peak RSS passes
+ * --max-rss-mb. Not part of `npm test`: timings belong to benchmarks.
+ *
+ *   node bench/load/load-test.mjs [--seconds 25] [--clients 32] [--days 2] [--seed 1]
+ *        [--db DIR] [--cli dist/cli.js] [--max-rss-mb 1536] [--json FILE] [-- SERVE-FLAGS...]
+ *
+ * The server is `price-store serve` in a child process of its own (so its
+ * RSS and CPU are its own), on 127.0.0.1 port 0, over a database holding the
+ * demo data set (`price-store demo --days D`, written into a temporary
+ * directory that is removed afterwards; --db DIR keeps it in DIR instead,
+ * written on the first run and reused by the next ones).
+ * By default the CLI is bundled from src/ with esbuild (so it is never
+ * stale); --cli dist/cli.js runs the built package instead (`npm run build`
+ * first). Flags after `--` go to `serve` (e.g. `-- --max-concurrent-queries 8`).
+ * The child is stopped by its PID with SIGINT (a graceful stop), never by name.
+ * Only node built-ins and the project's own esbuild are used.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import http from 'node:http'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { Worker } from 'node:worker_threads'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const DAY_MS = 86_400_000
+const STEP_MS = 10_000 // the demo data set: one record per token every 10 s
+
+const { values: args, positionals: serveFlags } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '25' },
+    clients: { type: 'string', default: '32' },
+    days: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '1' },
+    db: { type: 'string' },
+    cli: { type: 'string' },
+    'max-range-points': { type: 'string', default: '10000' },
+    'max-rss-mb': { type: 'string', default: '1536' },
+    json: { type: 'string' },
+    help: { type: 'boolean' },
+  },
+  allowPositionals: true,
+})
+if (args.help) {
+  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0].replace(/^#!.*\n\/\*\*\n/, '').replace(/^ \* ?/gm, ''))
+  process.exit(0)
+}
+const SECONDS = positiveNumber('seconds', args.seconds)
+const CLIENTS = positiveNumber('clients', args.clients)
+const DAYS = positiveNumber('days', args.days)
+const MAX_RANGE_POINTS = positiveNumber('max-range-points', args['max-range-points'])
+const MAX_RSS_MB = positiveNumber('max-rss-mb', args['max-rss-mb'])
+
+function positiveNumber(name, text) {
+  const value = Number(text)
+  if (!Number.isFinite(value) || value <= 0) fail(`--${name} must be a positive number (got ${JSON.stringify(text)})`)
+  return value
+}
+
+function fail(message) {
+  process.stderr.write(`load-test: ${message}\n`)
+  process.exit(2)
+}
+
+const log = (line) => process.stderr.write(`${line}\n`)
+
+// ------------------------------------------------------------------ setup
+
+const temp = await mkdtemp(join(os.tmpdir(), 'price-store-load-'))
+let server
+try {
+  const cli = args.cli ?? (await bundleCli(temp))
+  const db = args.db ?? join(temp, 'db')
+  if (args.db === undefined || !existsSync(args.db)) {
+    log(`writing the demo data set (${DAYS} days) into ${db} ...`)
+    const started = performance.now()
+    await runToEnd(cli, ['demo', '--db', db, '--days', String(DAYS)])
+    log(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  }
+  server = await startServe(cli, ['serve', '--port', '0', '--db', db, ...serveFlags])
+  log(`server ${server.url} (pid ${server.pid})`)
+  const atStart = readProc(server.pid)
+
+  const data = await describeData(server.url)
+  log(`${data.symbols.length} symbols, ${new Date(data.from).toISOString()} .. ${new Date(data.to).toISOString()}`)
+  const forms = makeForms(data)
+  await checkLargestRange(server.url, forms)
+
+  // Warm up (caches, JIT), then measure from a settled RSS.
+  await runLoad(server.url, forms, { seconds: Math.min(3, SECONDS / 5), clients: CLIENTS, seed: Number(args.seed) + 1 })
+  await idle(1_000)
+  const loadAverage = os.loadavg()[0]
+  const before = readProc(server.pid)
+  const sampler = sampleRss(server.pid, 100, Math.max(1, Math.round(SECONDS / 5)) * 1000)
+  const result = await runLoad(server.url, forms, { seconds: SECONDS, clients: CLIENTS, seed: Number(args.seed) })
+  const { peak: peakDuringLoad, windows } = sampler.stop()
+  const afterLoad = readProc(server.pid)
+  await idle(3_000)
+  const afterIdle = readProc(server.pid)
+
+  const exitCode = await server.stop()
+  server = undefined
+  const report = {
+    machine: { ...machine(), loadAverage1mBeforeRun: +loadAverage.toFixed(2) },
+    settings: { seconds: SECONDS, clients: CLIENTS, days: DAYS, records: data.symbols.length * Math.round((DAYS * DAY_MS) / STEP_MS), seed: Number(args.seed), maxRangePoints: MAX_RANGE_POINTS, serveFlags, cli: args.cli ?? 'bundled from src/' },
+    forms: result.forms,
+    total: result.total,
+    rssMb: {
+      atStart: mb(atStart.rssKb),
+      before: mb(before.rssKb),
+      peakPerWindow: windows.map(mb),
+      peakSampled: mb(peakDuringLoad),
+      peakHighWaterMark: mb(afterIdle.hwmKb),
+      afterLoad: mb(afterLoad.rssKb),
+      afterIdle3s: mb(afterIdle.rssKb),
+    },
+    serverCpuSeconds: +((afterLoad.cpuTicks - before.cpuTicks) / clockTicks()).toFixed(1),
+    serverExit: exitCode,
+  }
+  process.stdout.write(`${formatReport(report)}\n`)
+  if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`)
+  const problems = []
+  if (result.total.errors > 0) problems.push(`${result.total.errors} errors: ${JSON.stringify(result.errorSamples)}`)
+  if (report.rssMb.peakHighWaterMark > MAX_RSS_MB) problems.push(`peak RSS ${report.rssMb.peakHighWaterMark} MB over --max-rss-mb ${MAX_RSS_MB}`)
+  if (exitCode !== 0) problems.push(`the server exited with ${exitCode} after SIGINT`)
+  for (const problem of problems) log(`FAIL: ${problem}`)
+  process.exitCode = problems.length === 0 ? 0 : 1
+} finally {
+  if (server !== undefined) await server.stop().catch(() => {})
+  await rm(temp, { recursive: true, force: true })
+}
+
+// --------------------------------------------------------------- the server
+
+/** Bundles src/cli/main.ts into `dir` with esbuild; runtime deps stay external, by absolute path. */
+async function bundleCli(dir) {
+  const requireFromRoot = createRequire(join(ROOT, 'package.json'))
+  const { build } = await import(requireFromRoot.resolve('esbuild'))
+  const outfile = join(dir, 'cli.mjs')
+  await build({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'dependencies-by-absolute-path',
+        setup(builder) {
+          builder.onResolve({ filter: /^(classic-level|abstract-level|msgpackr|memory-level)(\/.*)?$/ }, (a) => ({ path: requireFromRoot.resolve(a.path), external: true }))
+        },
+      },
+    ],
+  })
+  return outfile
+}
+
+function runToEnd(cli, argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`price-store ${argv[0]} exited with ${code}: ${stderr}`))))
+  })
+}
+
+/** Starts `serve` and resolves once it prints its URL; `stop()` sends SIGINT to its PID and resolves with the exit code. */
+function startServe(cli, argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    const exited = new Promise((done) => child.on('close', (code, signal) => done(code ?? signal)))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk
+      const match = /^ {2}(http:\/\/\S+)\/prices$/m.exec(stdout)
+      if (match !== null && stdout.includes('Press Ctrl+C')) {
+        resolve({
+          url: match[1],
+          pid: child.pid,
+          stderr: () => stderr,
+          async stop() {
+            if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGINT')
+            return exited
+          },
+        })
+      }
+    })
+    child.on('error', reject)
+    void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)))
+  })
+}
+
+// ----------------------------------------------------------------- the data
+
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        const chunks = []
+        res.on('data', (chunk) => chunks.push(chunk))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode} ${text}`))
+          else resolve(JSON.parse(text))
+        })
+      })
+      .on('error', reject)
+  })
+}
+
+/** The symbols and the time span of the stored data, asked of the server itself. */
+async function describeData(url) {
+  const all = await getJson(`${url}/prices`)
+  const symbols = Object.keys(all)
+  const to = Math.min(...Object.values(all).map((record) => record.timestamp))
+  // The range form is oldest first: with interval 1 and limit 1 it gives the oldest record.
+  const [oldest] = await getJson(`${url}/prices?symbol=${encodeURIComponent(symbols[0])}&fromTimestamp=0&toTimestamp=${to}&interval=1&limit=1`)
+  return { symbols, from: oldest.timestamp, to }
+}
+
+/** The query forms and their share of requests. Each returns a path for a PRNG. */
+function makeForms({ symbols, from, to }) {
+  const symbol = (rnd) => encodeURIComponent(symbols[Math.floor(rnd() * symbols.length)])
+  const time = (rnd) => from + Math.floor(rnd() * (to - from))
+  // The largest allowed range: maxRangePoints buckets of 10 s (one record each) at a random place,
+  // or as many as the data holds when it spans less. No `limit` (it is capped at maxLimit, 3000).
+  const buckets = Math.min(MAX_RANGE_POINTS, Math.floor((to - from) / STEP_MS) - 1)
+  const rangeWidth = buckets * STEP_MS
+  const expectedLargest = buckets
+  return [
+    { name: 'latest', weight: 25, path: (rnd) => `/prices?symbol=${symbol(rnd)}`, expect: { kind: 'array', min: 1, max: 1 } },
+    { name: 'latest-100', weight: 10, path: (rnd) => `/prices?symbol=${symbol(rnd)}&limit=100`, expect: { kind: 'array', min: 100, max: 100 } },
+    { name: 'history (as-of)', weight: 15, path: (rnd) => `/prices?symbol=${symbol(rnd)}&toTimestamp=${time(rnd)}`, expect: { kind: 'array', min: 1, max: 1 } },
+    {
+      name: 'range, 1 h buckets, whole span',
+      weight: 10,
+      path: (rnd) => `/prices?symbol=${symbol(rnd)}&fromTimestamp=${from}&toTimestamp=${to}&interval=3600000`,
+      expect: { kind: 'array', min: Math.floor((to - from) / 3_600_000), max: Math.ceil((to - from) / 3_600_000) + 1, minutes: true },
+    },
+    {
+      name: `range max (${expectedLargest} records)`,
+      weight: 5,
+      path: (rnd) => {
+        // Aligned to the 10 s buckets: the window holds exactly `buckets` of them, one record each.
+        const start = Math.ceil((from + Math.floor(rnd() * Math.max(1, to - from - rangeWidth))) / STEP_MS) * STEP_MS
+        return `/prices?symbol=${symbol(rnd)}&fromTimestamp=${start}&toTimestamp=${start + rangeWidth - 1}&interval=${STEP_MS}`
+      },
+      expect: { kind: 'array', min: Math.floor(expectedLargest * 0.99), max: MAX_RANGE_POINTS, minutes: true },
+      largest: true,
+    },
+    { name: 'several, 3 named', weight: 15, path: (rnd) => `/prices?symbols=${[symbol(rnd), symbol(rnd), symbol(rnd)].join(',')}`, expect: { kind: 'object', min: 1, max: 3 } },
+    { name: `several, all ${symbols.length}`, weight: 10, path: () => '/prices', expect: { kind: 'object', min: symbols.length, max: symbols.length } },
+    { name: `several, all ${symbols.length}, as of a time`, weight: 10, path: (rnd) => `/prices?toTimestamp=${time(rnd)}`, expect: { kind: 'object', min: symbols.length, max: symbols.length } },
+  ]
+}
+
+/** The largest form must really answer maxRangePoints records (else --max-range-points is wrong for this server). */
+async function checkLargestRange(url, forms) {
+  const largest = forms.find((form) => form.largest)
+  const body = await getJson(`${url}${largest.path(mulberry32(7))}`)
+  if (!Array.isArray(body) || body.length < largest.expect.min || body.length > largest.expect.max) fail(`the largest range answered ${Array.isArray(body) ? body.length : typeof body} records, not about ${largest.name}; pass --max-range-points`)
+}
+
+// ----------------------------------------------------------------- the load
+
+/** N clients, each on its own keep-alive connection, sending back to back until the time is up. */
+async function runLoad(url, forms, { seconds, clients, seed }) {
+  const totalWeight = forms.reduce((sum, form) => sum + form.weight, 0)
+  const stats = new Map(forms.map((form) => [form.name, { latencies: [], errors: 0, bytes: 0 }]))
+  const errorSamples = []
+  const validator = startValidator()
+  const deadline = performance.now() + seconds * 1000
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+      const rnd = mulberry32(seed * 1_000 + client)
+      try {
+        while (performance.now() < deadline) {
+          let pick = rnd() * totalWeight
+          const form = forms.find((candidate) => (pick -= candidate.weight) < 0) ?? forms[0]
+          const path = form.path(rnd)
+          const stat = stats.get(form.name)
+          const t0 = performance.now()
+          const outcome = await request(url + path, agent)
+          const latency = performance.now() - t0
+          let problem = outcome.error
+          if (problem === undefined) {
+            if (outcome.status !== 200) problem = `status ${outcome.status}: ${outcome.body.slice(0, 200)}`
+            else if (outcome.contentType !== 'application/json; charset=utf-8') problem = `content-type ${outcome.contentType}`
+            else if (outcome.length !== outcome.body.length) problem = `content-length ${outcome.length}, got ${outcome.body.length} bytes`
+          }
+          const record = (found) => {
+            if (found === undefined) {
+              stat.latencies.push(latency)
+              stat.bytes += outcome.body.length
+            } else {
+              stat.errors++
+              if (errorSamples.length < 5) errorSamples.push({ form: form.name, path, problem: found })
+            }
+          }
+          // The body's JSON and shape are checked on another thread; the client goes on at once.
+          if (problem === undefined) void validator.check(outcome.body, form.expect).then(record)
+          else record(problem)
+        }
+      } finally {
+        agent.destroy()
+      }
+    }),
+  )
+  const elapsed = (performance.now() - started) / 1000
+  await validator.close()
+  const rows = forms.map((form) => summarise(form.name, stats.get(form.name), elapsed))
+  const all = { latencies: [...stats.values()].flatMap((stat) => stat.latencies), errors: [...stats.values()].reduce((sum, stat) => sum + stat.errors, 0), bytes: [...stats.values()].reduce((sum, stat) => sum + stat.bytes, 0) }
+  return { forms: rows, total: summarise('all forms', all, elapsed), errorSamples, elapsed }
+}
+
+/** A worker checking answers (validate-worker.mjs); `check` resolves with a problem or undefined. */
+function startValidator() {
+  const worker = new Worker(new URL('./validate-worker.mjs', import.meta.url))
+  const waiting = new Map()
+  let next = 0
+  worker.on('message', ({ id, problem }) => {
+    waiting.get(id)(problem)
+    waiting.delete(id)
+  })
+  return {
+    check(body, expect) {
+      const id = next++
+      // A copy the worker owns (the buffer may be a slice of Node's pool).
+      const copy = new Uint8Array(body)
+      return new Promise((resolve) => {
+        waiting.set(id, resolve)
+        worker.postMessage({ id, body: copy, expect }, [copy.buffer])
+      })
+    },
+    async close() {
+      while (waiting.size > 0) await idle(20)
+      await worker.terminate()
+    },
+  }
+}
+
+function request(url, agent) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent }, (res) => {
+      const chunks = []
+      res.on('data', (chunk) => chunks.push(chunk))
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          contentType: res.headers['content-type'],
+          length: Number(res.headers['content-length']),
+          body: Buffer.concat(chunks),
+        }),
+      )
+      res.on('error', (err) => resolve({ error: `response: ${err.code ?? err.message}` }))
+    })
+    req.on('error', (err) => resolve({ error: `request: ${err.code ?? err.message}` }))
+  })
+}
+
+function summarise(name, { latencies, errors, bytes }, elapsed) {
+  const sorted = Float64Array.from(latencies).sort()
+  const at = (q) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)])
+  return {
+    form: name,
+    count: sorted.length + errors,
+    errors,
+    perSecond: +(sorted.length / elapsed).toFixed(1),
+    mbPerSecond: +(bytes / 1e6 / elapsed).toFixed(1),
+    p50: +at(0.5).toFixed(2),
+    p90: +at(0.9).toFixed(2),
+    p99: +at(0.99).toFixed(2),
+    max: +(sorted.at(-1) ?? Number.NaN).toFixed(2),
+  }
+}
+
+/** A small seeded PRNG, so a run's request mix is reproducible. */
+function mulberry32(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+// ------------------------------------------------------------ measurement
+
+/** RSS now and its high-water mark (kB), and CPU ticks used, of a process (Linux /proc; `ps` elsewhere). */
+function readProc(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').slice(readFileSync(`/proc/${pid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ')
+    return { rssKb: field('VmRSS'), hwmKb: field('VmHWM'), cpuTicks: Number(stat[11]) + Number(stat[12]) }
+  } catch {
+    const rssKb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim())
+    return { rssKb, hwmKb: Number.NaN, cpuTicks: Number.NaN }
+  }
+}
+
+function clockTicks() {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+  } catch {
+    return 100
+  }
+}
+
+/** Samples RSS every `everyMs`; `stop()` gives the peak, and the peak of each `windowMs` (to see a plateau, not a climb). */
+function sampleRss(pid, everyMs, windowMs) {
+  const started = performance.now()
+  const windows = []
+  const sample = () => {
+    const index = Math.floor((performance.now() - started) / windowMs)
+    windows[index] = Math.max(windows[index] ?? 0, readProc(pid).rssKb)
+  }
+  sample()
+  const timer = setInterval(sample, everyMs)
+  return {
+    stop() {
+      clearInterval(timer)
+      sample()
+      const full = Array.from(windows, (value) => value ?? 0)
+      return { peak: Math.max(...full), windows: full }
+    },
+  }
+}
+
+function mb(kb) {
+  return Math.round(kb / 1024)
+}
+
+function idle(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+function machine() {
+  const cpus = os.cpus()
+  return {
+    cpu: `${cpus[0]?.model ?? 'unknown'} × ${cpus.length}`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  }
+}
+
+function formatReport(report) {
+  const lines = [
+    `Machine: ${report.machine.cpu}, ${report.machine.memoryGb} GB RAM, ${report.machine.os}, Node ${report.machine.node}; load average ${report.machine.loadAverage1mBeforeRun} just before the run`,
+    `Load: ${report.settings.clients} keep-alive clients for ${report.settings.seconds} s on loopback (client and server share the machine); ` +
+      `${report.settings.records.toLocaleString('en-US')} demo records (${report.settings.days} days); seed ${report.settings.seed}` +
+      `${report.settings.serveFlags.length > 0 ? `; serve ${report.settings.serveFlags.join(' ')}` : ''}`,
+    '',
+    '| form | requests | errors | req/s | MB/s | p50 ms | p90 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...[...report.forms, report.total].map((row) => `| ${row.form === 'all forms' ? '**all forms**' : row.form} | ${row.count} | ${row.errors} | ${row.perSecond} | ${row.mbPerSecond} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.max} |`),
+    '',
+    `Server RSS: ${report.rssMb.atStart} MB once listening, ${report.rssMb.before} MB after the warm-up, peak ${report.rssMb.peakSampled} MB sampled every 100 ms ` +
+      `(high-water mark since start ${report.rssMb.peakHighWaterMark} MB), ${report.rssMb.afterLoad} MB right after, ${report.rssMb.afterIdle3s} MB after 3 s idle.`,
+    `Server RSS peak per ${Math.max(1, Math.round(report.settings.seconds / 5))} s of the run: ${report.rssMb.peakPerWindow.join(', ')} MB.`,
+    `Server CPU: ${report.serverCpuSeconds} s over the ${report.settings.seconds} s run. Graceful stop (SIGINT): exit ${report.serverExit}.`,
+  ]
+  return lines.join('\n')
+}
