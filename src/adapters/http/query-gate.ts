@@ -68,8 +68,12 @@ export interface QueryLoad {
 export interface GateRequest {
   /** When the request arrived (`performance.now()`); the budget counts from here. Default: now. */
   readonly arrivedAt?: number
-  /** Aborted when the client is gone: a query still waiting is then dropped without running. */
-  readonly signal?: AbortSignal
+  /**
+   * Aborted when the client is gone: a query still waiting is then dropped
+   * without running. May be a function, called only if the query must wait,
+   * so a request that never waits never builds one.
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal)
 }
 
 type Wake = 'admitted' | 'expired' | 'gone'
@@ -146,7 +150,7 @@ export class QueryGate {
     } else if (this.#waiting.length >= this.maxQueuedQueries) {
       return this.#busy(options, `the server is busy: ${this.#running} queries are running and ${this.#waiting.length} are waiting; retry later`)
     } else {
-      const outcome = await this.#wait(deadline, request.signal)
+      const outcome = await this.#wait(deadline, typeof request.signal === 'function' ? request.signal() : request.signal)
       if (outcome === 'gone') return this.#busy(options, 'the client went away while its query waited', false)
       if (outcome === 'expired') {
         return this.#busy(options, `the server is busy: no query slot came free within ${this.queryTimeoutMs} ms; retry later`)
