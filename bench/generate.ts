@@ -8,7 +8,7 @@
  * The same seed and shape always give byte-identical records, so the store,
  * the SQLite baseline and a rerun on another machine all load the same data.
  */
-import type { Provider } from '../src/index.js'
+import type { NewPriceRecord, Provider } from '../src/index.js'
 
 /** Bump when the generated records change, so cached data sets are rebuilt. */
 export const GENERATOR_VERSION = 1
@@ -108,16 +108,8 @@ function makeProvider(): Provider {
 export const BENCH_PROVIDER: Provider = makeProvider()
 
 /** A generated record, in the field order the store returns. */
-export interface GeneratedRecord {
-  id: string
-  symbol: string
-  provider: string
-  value: number
-  signature: string
-  permawebTx: string
-  version: string
-  source: Record<string, number>
-  timestamp: number
+export interface GeneratedRecord extends NewPriceRecord {
+  readonly source: Record<string, number>
 }
 
 /** The time span and size of a data set of `days` days. */

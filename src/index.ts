@@ -20,7 +20,7 @@ export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
 
 export { DEFAULT_LIMITS } from './types.js'
 export type {
-  PriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
+  PriceRecord, NewPriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
   PriceAnswer, QueryParams,
 } from './types.js'
 

@@ -1,9 +1,8 @@
 /**
- * A signed price point for one token symbol from one provider, as returned by
- * every query. Fields a writer added beyond the known ones are kept and
- * returned unchanged.
+ * A record as a writer gives it to `putMany`: `providerPublicKey` is optional
+ * (the store joins its own on read), and extra fields are allowed and kept.
  */
-export interface PriceRecord {
+export interface NewPriceRecord {
   readonly id: string
   readonly symbol: string
   readonly provider: string
@@ -13,9 +12,18 @@ export interface PriceRecord {
   readonly version: string
   readonly source: Readonly<Record<string, unknown>>
   readonly timestamp: number
+  readonly providerPublicKey?: string
+  readonly [extra: string]: unknown
+}
+
+/**
+ * A signed price point for one token symbol from one provider, as returned by
+ * every query. Fields a writer added beyond the known ones are kept and
+ * returned unchanged.
+ */
+export interface PriceRecord extends NewPriceRecord {
   /** Joined on read from the store's provider configuration; never stored per record. */
   readonly providerPublicKey: string
-  readonly [extra: string]: unknown
 }
 
 /** A record returned by the range form: `minutes` is the UTC minute of the hour of `timestamp`. */

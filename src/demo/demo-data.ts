@@ -5,6 +5,7 @@
  */
 
 /** One demo token: its starting price, daily volatility and the exchanges quoting it. */
+import type { NewPriceRecord } from '../types.js'
 export interface DemoToken {
   readonly symbol: string
   /** Price at the start of the data set (USD). */
@@ -61,16 +62,8 @@ export interface DemoOptions {
 }
 
 /** A demo price record, shaped like RedStone's: the fields in RedStone's order. */
-export interface DemoRecord {
-  readonly id: string
-  readonly symbol: string
-  readonly provider: string
-  readonly value: number
-  readonly signature: string
-  readonly permawebTx: string
-  readonly version: string
+export interface DemoRecord extends NewPriceRecord {
   readonly source: Readonly<Record<string, number>>
-  readonly timestamp: number
 }
 
 const DAY_MS = 86_400_000

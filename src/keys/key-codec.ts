@@ -59,12 +59,6 @@ export function decodeKey(key: Uint8Array): { symbol: string; timestamp: number;
   }
 }
 
-/** The symbol of a key: the bytes before the separator. */
-export function readSymbol(key: Uint8Array): string {
-  const separator = key.indexOf(SEPARATOR)
-  return Buffer.from(key.buffer, key.byteOffset, separator < 0 ? key.byteLength : separator).toString('utf8')
-}
-
 /** Renders a key for an error message: symbol, timestamp and id when it parses, hex otherwise. */
 export function describeKey(key: Uint8Array): string {
   const parts = decodeKey(key)
