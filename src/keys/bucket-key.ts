@@ -39,6 +39,12 @@ export function encodeBucketKey(symbol: string, level: number, bucket: number): 
   return key
 }
 
+/** The bucket number of an index key (its last 8 bytes). */
+export function readBucketNumber(key: Uint8Array): number {
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  return bytes.readUInt32BE(bytes.length - 8) * TWO_POW_32 + bytes.readUInt32BE(bytes.length - 4)
+}
+
 /** The first level whose entries carry a copy of the record's value. */
 export const FIRST_COPY_LEVEL = 1
 
@@ -89,6 +95,6 @@ export function describeBucketKey(key: Uint8Array): string {
   const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
   const separator = bytes.indexOf(0x00)
   if (separator < 1 || bytes.length !== separator + 10) return `0x${bytes.toString('hex')}`
-  const bucket = bytes.readUInt32BE(separator + 2) * TWO_POW_32 + bytes.readUInt32BE(separator + 6)
+  const bucket = readBucketNumber(bytes)
   return `${bytes.toString('utf8', 0, separator)}/level ${bytes[separator + 1]}/bucket ${bucket}`
 }

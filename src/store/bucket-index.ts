@@ -6,13 +6,26 @@ import type { BytesSublevel } from './level-source.js'
 interface Head {
   readonly key: Buffer
   readonly level: number
+  readonly bucket: number
+  /** Position of the head's record in the batch. */
+  readonly position: number
   readonly record: StoredRecord
   readonly value: Uint8Array
 }
 
+/** One index entry a batch writes: its key and value, and which bucket's head it makes which record. */
+export interface IndexEntry {
+  readonly key: Buffer
+  readonly value: Buffer
+  readonly symbol: string
+  readonly level: number
+  readonly bucket: number
+  /** Position of the head's record in the batch. */
+  readonly position: number
+}
+
 /**
- * The bucket-index entries a batch must write, as `[key, value]` pairs in the
- * index sublevel: for every (symbol, level, bucket) the batch touches, a new
+ * The bucket-index entries a batch must write in the index sublevel: for every (symbol, level, bucket) the batch touches, a new
  * entry when the batch's latest record there is at least as late as the
  * stored one (equal: the same record rewritten, whose copy must follow).
  * `values` are the records' encoded values, in the same order. Runs inside
@@ -23,7 +36,7 @@ export async function bucketIndexUpdates(
   buckets: BytesSublevel,
   records: readonly StoredRecord[],
   values: readonly Uint8Array[],
-): Promise<[Buffer, Buffer][]> {
+): Promise<IndexEntry[]> {
   // Per symbol and level, the batch's latest record in each bucket (by position), keyed by bucket number.
   const latest = new Map<string, Map<number, number>[]>()
   records.forEach((record, i) => {
@@ -41,16 +54,18 @@ export async function bucketIndexUpdates(
   for (const [symbol, levels] of latest) {
     levels.forEach((byBucket, level) => {
       for (const [bucket, i] of byBucket) {
-        candidates.push({ key: encodeBucketKey(symbol, level, bucket), level, record: records[i] as StoredRecord, value: values[i] as Uint8Array })
+        const record = records[i] as StoredRecord
+        candidates.push({ key: encodeBucketKey(symbol, level, bucket), level, bucket, position: i, record, value: values[i] as Uint8Array })
       }
     })
   }
   const stored = await buckets.getMany(candidates.map((head) => head.key))
-  const entries: [Buffer, Buffer][] = []
+  const entries: IndexEntry[] = []
   candidates.forEach((head, i) => {
     const current = stored[i] === undefined ? undefined : decodeBucketValue(head.level, stored[i] as Uint8Array)
     if (current === undefined || !isLater(current, head.record)) {
-      entries.push([head.key, encodeBucketValue(head.level, head.record.timestamp, head.record.id, head.value)])
+      const { key, level, bucket, position, record } = head
+      entries.push({ key, value: encodeBucketValue(level, record.timestamp, record.id, head.value), symbol: record.symbol, level, bucket, position })
     }
   })
   return entries

@@ -1,10 +1,20 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
-import { BUCKET_LEVELS, FIRST_COPY_LEVEL, decodeBucketValue, describeBucketKey, encodeBucketKey, levelFor } from '../keys/bucket-key.js'
+import {
+  BUCKET_LEVELS, FIRST_COPY_LEVEL, decodeBucketValue, describeBucketKey, encodeBucketKey, levelFor, readBucketNumber,
+} from '../keys/bucket-key.js'
 import { describeKey, encodeKey, symbolPrefix, symbolRange } from '../keys/key-codec.js'
 import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
+import { BUCKETS_PER_BLOCK } from './head-cache.js'
+import type { HeadCache } from './head-cache.js'
+
+/** The head cache as of a source's snapshot: `epoch` is the cache's epoch then, or -1 when they may differ. */
+export interface HeadsAtSnapshot {
+  readonly cache: HeadCache
+  readonly epoch: number
+}
 
 /** A sublevel whose keys and values are raw bytes. */
 export type BytesSublevel = AbstractSublevel<AbstractLevel<any, any, any>, any, Uint8Array, Uint8Array>
@@ -25,6 +35,10 @@ const SCAN_READ_AHEAD_BYTES = 4 * 1024 * 1024
 // instead of an iterator plus getMany, each a thread-pool round trip.
 const SYNC_BUCKET_READS = 64
 
+// Spans of more buckets than this (over a year of hours) read the index range directly: the cache
+// would walk every block of the span, however few hold data.
+const MAX_CACHED_SPAN = 256 * BUCKETS_PER_BLOCK
+
 /**
  * The store's side of the engine's port: scans of key ranges and of the
  * bucket index, optionally pinned to a snapshot so several reads share one
@@ -34,11 +48,14 @@ export class LevelScanSource implements ScanSource {
   readonly #levels: StoreSublevels
   readonly #provider: Provider
   readonly #snapshot: AbstractSnapshot | undefined
+  readonly #heads: HeadsAtSnapshot | undefined
 
-  constructor(levels: StoreSublevels, provider: Provider, snapshot?: AbstractSnapshot) {
+  /** `heads` may only come with a `snapshot`: cached heads and disk reads must show the same data. */
+  constructor(levels: StoreSublevels, provider: Provider, snapshot?: AbstractSnapshot, heads?: HeadsAtSnapshot) {
     this.#levels = levels
     this.#provider = provider
     this.#snapshot = snapshot
+    this.#heads = snapshot === undefined ? undefined : heads
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
@@ -83,6 +100,14 @@ export class LevelScanSource implements ScanSource {
       if (value === undefined) throw corruptIndex(describeKey(key), 'points to a missing record')
       return new StoredRow(key, value, symbol, prefixLength, this.#provider)
     }
+    if (level >= FIRST_COPY_LEVEL && this.#heads !== undefined && endBucket - firstBucket <= MAX_CACHED_SPAN) {
+      const rows = await this.#cachedHeads(this.#heads, symbol, level, firstBucket, endBucket)
+      // The first level bucket may start before `from`; a head before `from` means nothing of it is in range.
+      yield rows.filter((row) => row.timestamp >= range.from)
+      const edgeRow = await edge
+      if (edgeRow !== undefined) yield [edgeRow]
+      return
+    }
     // The heads in range: record keys, with their values where the level keeps copies.
     const heads = (entries: Iterable<[Uint8Array, Uint8Array]>): { key: Buffer; value: Uint8Array | undefined }[] => {
       const found: { key: Buffer; value: Uint8Array | undefined }[] = []
@@ -112,6 +137,56 @@ export class LevelScanSource implements ScanSource {
     }
     const edgeRow = await edge
     if (edgeRow !== undefined) yield [edgeRow]
+  }
+
+  /**
+   * The heads of level buckets `first..end-1`, ascending: the cached blocks
+   * taken at once (the cache equals the snapshot only until the next batch
+   * lands), the others read from the snapshot in one range and cached.
+   */
+  async #cachedHeads(heads: HeadsAtSnapshot, symbol: string, level: number, first: number, end: number): Promise<StoredRow[]> {
+    const usable = heads.epoch === heads.cache.epoch
+    const found = usable ? heads.cache.lookup(symbol, level, first, end) : { cached: new Map<number, readonly StoredRow[]>(), missing: allBlocks(first, end) }
+    const rows: (readonly StoredRow[])[] = []
+    const read = await this.#readHeadBlocks(symbol, level, found.missing)
+    for (let block = Math.floor(first / BUCKETS_PER_BLOCK); block <= Math.floor((end - 1) / BUCKETS_PER_BLOCK); block++) {
+      const cached = found.cached.get(block)
+      if (cached !== undefined) {
+        rows.push(cached)
+        continue
+      }
+      const { heads: blockHeads, damaged } = read.get(block) ?? { heads: [], damaged: [] }
+      const inRange = (bucket: number): boolean => bucket >= first && bucket < end
+      const damage = damaged.find(([bucket]) => inRange(bucket))
+      if (damage !== undefined) throw corruptIndex(describeBucketKey(damage[1]), 'holds a malformed entry')
+      // A block with a damaged entry is not cached, so the query that needs that entry reads and reports it.
+      if (damaged.length === 0) heads.cache.install(symbol, level, block, heads.epoch, blockHeads)
+      rows.push(blockHeads.filter(([bucket]) => inRange(bucket)).map(([, row]) => row))
+    }
+    return rows.flat()
+  }
+
+  /** Whole blocks of a copying index level, read from the snapshot in one range: their heads and any malformed entries. */
+  async #readHeadBlocks(symbol: string, level: number, blocks: readonly number[]): Promise<Map<number, HeadBlock>> {
+    const read = new Map<number, HeadBlock>(blocks.map((block) => [block, { heads: [], damaged: [] }]))
+    if (blocks.length === 0) return read
+    const indexRange = {
+      gte: encodeBucketKey(symbol, level, (blocks[0] as number) * BUCKETS_PER_BLOCK),
+      lt: encodeBucketKey(symbol, level, ((blocks[blocks.length - 1] as number) + 1) * BUCKETS_PER_BLOCK),
+    }
+    const prefixLength = symbolPrefix(symbol).length
+    for await (const entries of this.#entries(this.#levels.buckets, indexRange, false, undefined)) {
+      for (const [indexKey, entry] of entries) {
+        const bucket = readBucketNumber(indexKey)
+        // Blocks between missing ones may be cached already: their entries read here are not needed.
+        const block = read.get(Math.floor(bucket / BUCKETS_PER_BLOCK))
+        if (block === undefined) continue
+        const head = decodeBucketValue(level, entry)
+        if (head?.value === undefined) block.damaged.push([bucket, indexKey])
+        else block.heads.push([bucket, new StoredRow(encodeKey(symbol, head.timestamp, head.id), head.value, symbol, prefixLength, this.#provider)])
+      }
+    }
+    return read
   }
 
   /** The index pointers of level buckets `first..end-1` that exist, read synchronously. */
@@ -158,6 +233,19 @@ export class LevelScanSource implements ScanSource {
   #pin(): { snapshot?: AbstractSnapshot } {
     return this.#snapshot === undefined ? {} : { snapshot: this.#snapshot }
   }
+}
+
+/** One block of index entries as read: heads by bucket, and the keys of entries that do not decode. */
+interface HeadBlock {
+  readonly heads: [number, StoredRow][]
+  readonly damaged: [number, Uint8Array][]
+}
+
+/** Every block number of buckets `first..end-1`. */
+function allBlocks(first: number, end: number): number[] {
+  const blocks: number[] = []
+  for (let block = Math.floor(first / BUCKETS_PER_BLOCK); block <= Math.floor((end - 1) / BUCKETS_PER_BLOCK); block++) blocks.push(block)
+  return blocks
 }
 
 function corruptIndex(key: string, problem: string): PriceStoreError {

@@ -12,6 +12,10 @@ import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
 import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
 import { bucketIndexUpdates } from './bucket-index.js'
+import type { IndexEntry } from './bucket-index.js'
+import { FIRST_COPY_LEVEL } from '../keys/bucket-key.js'
+import { HeadCache } from './head-cache.js'
+import type { HeadUpdate } from './head-cache.js'
 import { HotTails } from './hot-tails.js'
 import { LevelScanSource } from './level-source.js'
 import type { BytesSublevel, SymbolSublevel } from './level-source.js'
@@ -66,6 +70,10 @@ export class PriceStore {
   #writeQueue: Promise<unknown> = Promise.resolve()
   /** The newest records of each symbol, in memory; `undefined` when the cache is off. */
   #tails: HotTails | undefined
+  /** Bucket heads of the copying index levels, in memory; `undefined` when that cache is off. */
+  #heads: HeadCache | undefined
+  /** True from the moment a batch goes to the database until the caches have taken it in. */
+  #committing = false
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -138,7 +146,8 @@ export class PriceStore {
       for (const symbol of await this.#symbols.keys().all()) this.#knownSymbols.add(symbol)
       this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
       // The database may have changed while the store was closed: start with an empty cache.
-      this.#tails = this.#options.recordsPerSymbol > 0 ? new HotTails(this.#options.recordsPerSymbol) : undefined
+      this.#resetCaches()
+      this.#heads = this.#options.bucketHeads > 0 ? new HeadCache(this.#options.bucketHeads) : undefined
       this.#status = 'open'
     } catch (err) {
       this.#status = 'closed'
@@ -268,6 +277,7 @@ export class PriceStore {
     const batch = new RootBatch()
     const values: Buffer[] = []
     const rowsBySymbol = new Map<string, StoredRow[]>()
+    const batchRows: StoredRow[] = []
     const newSymbols = new Set<string>()
     for (const record of records) {
       const key = encodeKey(record.symbol, record.timestamp, record.id)
@@ -276,21 +286,47 @@ export class PriceStore {
       batch.put(this.#prefixes.prices, key, value)
       let rows = rowsBySymbol.get(record.symbol)
       if (rows === undefined) rowsBySymbol.set(record.symbol, (rows = []))
-      rows.push(new StoredRow(key, value, record.symbol, Buffer.byteLength(record.symbol) + 1, this.#options.provider))
+      const row = new StoredRow(key, value, record.symbol, Buffer.byteLength(record.symbol) + 1, this.#options.provider)
+      rows.push(row)
+      batchRows.push(row)
       if (!this.#knownSymbols.has(record.symbol)) newSymbols.add(record.symbol)
     }
     for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, Buffer.from(symbol, 'utf8'), EMPTY)
+    let indexEntries: IndexEntry[]
     try {
-      for (const [key, value] of await bucketIndexUpdates(this.#buckets, records, values)) batch.put(this.#prefixes.buckets, key, value)
+      indexEntries = await bucketIndexUpdates(this.#buckets, records, values)
+      for (const { key, value } of indexEntries) batch.put(this.#prefixes.buckets, key, value)
+      // A snapshot taken from here on may hold the batch before the caches do.
+      this.#committing = true
       await batch.write(this.#db, this.#options.sync)
     } catch (err) {
+      // A failed write may still have reached the disk: the caches can no longer vouch for what they hold.
+      if (this.#committing) this.#resetCaches()
       throw toStorageError(err, 'write the records')
+    } finally {
+      // One synchronous step after the commit (or its failure), so readers see all of the batch or none of it.
+      this.#committing = false
     }
-    // One synchronous step after the commit, so readers see all of the batch or none of it.
     for (const symbol of newSymbols) this.#knownSymbols.add(symbol)
     if (newSymbols.size > 0) this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
     this.#tails?.apply(rowsBySymbol, newSymbols)
+    this.#heads?.apply(this.#headUpdates(indexEntries, batchRows))
     return records.length
+  }
+
+  /** The committed batch's new heads at the cached levels, as rows sharing the batch's key and value bytes. */
+  #headUpdates(entries: readonly IndexEntry[], rows: readonly StoredRow[]): HeadUpdate[] {
+    if (this.#heads === undefined || this.#heads.size === 0) return []
+    const updates: HeadUpdate[] = []
+    for (const { symbol, level, bucket, position } of entries) {
+      if (level >= FIRST_COPY_LEVEL) updates.push({ symbol, level, bucket, row: rows[position] as StoredRow })
+    }
+    return updates
+  }
+
+  #resetCaches(): void {
+    this.#tails = this.#options.recordsPerSymbol > 0 ? new HotTails(this.#options.recordsPerSymbol) : undefined
+    this.#heads?.clear()
   }
 
   /**
@@ -343,7 +379,9 @@ export class PriceStore {
   #openSource(pinned: boolean): LevelScanSource {
     this.#assertOpen()
     const snapshot = pinned && this.#db.supports.explicitSnapshots ? this.#db.snapshot() : undefined
-    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, snapshot)
+    // The head cache matches a snapshot taken while no batch is between the database and the caches.
+    const heads = snapshot !== undefined && this.#heads !== undefined ? { cache: this.#heads, epoch: this.#committing ? -1 : this.#heads.epoch } : undefined
+    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, snapshot, heads)
   }
 
   #assertOpen(): void {

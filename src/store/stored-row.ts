@@ -7,7 +7,7 @@ import type { PriceRecord, Provider, SampledRecord } from '../types.js'
 /**
  * One stored record as raw key and value bytes. The timestamp is read from
  * the key; the record is decoded on first use and then kept, frozen, so a
- * row held by the hot-tail cache decodes at most once.
+ * row held by a cache (hot tails, bucket heads) decodes at most once per form.
  */
 export class StoredRow implements ScanRow {
   readonly timestamp: number
@@ -17,6 +17,7 @@ export class StoredRow implements ScanRow {
   readonly #prefixLength: number
   readonly #provider: Provider
   #record: PriceRecord | undefined
+  #sampled: SampledRecord | undefined
 
   constructor(key: Uint8Array, value: Uint8Array, symbol: string, prefixLength: number, provider: Provider) {
     this.timestamp = readTimestamp(key, prefixLength)
@@ -32,9 +33,13 @@ export class StoredRow implements ScanRow {
     return this.#record
   }
 
-  /** The range form's record: decoded straight into its final shape unless the plain record is already at hand. */
+  /**
+   * The range form's record: decoded straight into its final shape unless
+   * the plain record is already at hand. Kept too, for rows that caches hold.
+   */
   sampled(): SampledRecord {
-    return (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord
+    this.#sampled ??= (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord
+    return this.#sampled
   }
 
   #decode(minutes: number | undefined): PriceRecord {

@@ -33,6 +33,8 @@ const recordArb = fc.record({
   value: fc.integer(),
 })
 const intervalArb = fc.constantFrom(MINUTE, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 6 * HOUR, DAY, 2 * DAY, 90 * MINUTE)
+/** Head-cache sizes: off, one head (every block is evicted at once), one block, and the default. */
+const HEAD_CACHE_SIZES = [0, 1, 64, 32_768] as const
 const boundArb = fc.oneof(timestampArb, fc.constant(BASE), fc.constant(BASE + 3 * DAY))
 
 /** The naive model: filter, then the greatest (timestamp, id by UTF-8 bytes) per epoch bucket, oldest first. */
@@ -72,21 +74,26 @@ describe.each([
       fc.asyncProperty(
         fc.array(fc.array(recordArb, { maxLength: 12 }), { minLength: 1, maxLength: 5 }),
         fc.array(fc.tuple(fc.constantFrom('BTC', 'BTC-USD'), boundArb, boundArb, intervalArb), { minLength: 1, maxLength: 6 }),
-        async (batches, queries) => {
+        fc.constantFrom(...HEAD_CACHE_SIZES),
+        async (batches, queries, bucketHeads) => {
           const { db, done } = await makeDb()
           cleanups.push(done)
-          // The cache is off so every answer comes from disk through the index.
-          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 0 } })
+          // The hot tail is off so every answer comes from the index: the head cache, or the disk.
+          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 0, bucketHeads } })
           try {
-            for (const batch of batches) await store.putMany(batch.map(toRecord))
-            const written = batches.flat()
-            for (const [symbol, a, b, interval] of queries) {
-              const [from, to] = a <= b ? [a, b] : [b, a]
-              const expected = expectedSample(written, symbol, from, to, interval).map(summary)
-              expect((await store.range(symbol, { from, to, interval })).map(summary)).toEqual(expected)
-              const streamed = []
-              for await (const r of store.rangeStream(symbol, { from, to, interval })) streamed.push(summary(r))
-              expect(streamed).toEqual(expected)
+            const written: Written[] = []
+            // Queries after every batch: cached heads must follow each later write.
+            for (const batch of batches) {
+              await store.putMany(batch.map(toRecord))
+              written.push(...batch)
+              for (const [symbol, a, b, interval] of queries) {
+                const [from, to] = a <= b ? [a, b] : [b, a]
+                const expected = expectedSample(written, symbol, from, to, interval).map(summary)
+                expect((await store.range(symbol, { from, to, interval })).map(summary)).toEqual(expected)
+                const streamed = []
+                for await (const r of store.rangeStream(symbol, { from, to, interval })) streamed.push(summary(r))
+                expect(streamed).toEqual(expected)
+              }
             }
           } finally {
             await store.close()
@@ -94,6 +101,47 @@ describe.each([
         },
       ),
       { numRuns: _name === 'memory-level' ? 200 : 40 },
+    )
+  })
+
+  test('a range read while a batch is written sees all of the batch or none of it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(recordArb, { maxLength: 12 }),
+        fc.array(recordArb, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.tuple(fc.constantFrom('BTC', 'BTC-USD'), boundArb, boundArb, fc.constantFrom(10 * MINUTE, HOUR, DAY)), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(...HEAD_CACHE_SIZES.filter((size) => size > 0)),
+        async (before, concurrent, queries, bucketHeads) => {
+          const { db, done } = await makeDb()
+          cleanups.push(done)
+          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 0, bucketHeads } })
+          try {
+            await store.putMany(before.map(toRecord))
+            const bounds = queries.map(([symbol, a, b, interval]) => ({ symbol, from: Math.min(a, b), to: Math.max(a, b), interval }))
+            // Warm the cache, then race the same queries against the write, each started a step further in.
+            for (const q of bounds) await store.range(q.symbol, q)
+            const answers: Promise<{ q: typeof bounds[number]; got: unknown[] }>[] = []
+            const write = store.putMany(concurrent.map(toRecord))
+            for (const q of bounds) {
+              answers.push(store.range(q.symbol, q).then((got) => ({ q, got: got.map(summary) })))
+              await Promise.resolve()
+            }
+            await write
+            for (const { q, got } of await Promise.all(answers)) {
+              const without = expectedSample(before, q.symbol, q.from, q.to, q.interval).map(summary)
+              const withBatch = expectedSample([...before, ...concurrent], q.symbol, q.from, q.to, q.interval).map(summary)
+              expect([without, withBatch]).toContainEqual(got)
+            }
+            // And once the write has resolved, its heads are in every answer.
+            for (const q of bounds) {
+              expect((await store.range(q.symbol, q)).map(summary)).toEqual(expectedSample([...before, ...concurrent], q.symbol, q.from, q.to, q.interval).map(summary))
+            }
+          } finally {
+            await store.close()
+          }
+        },
+      ),
+      { numRuns: _name === 'memory-level' ? 150 : 40 },
     )
   })
 })

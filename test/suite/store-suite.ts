@@ -251,6 +251,10 @@ export function storeSuite({ name, factory, persistent = false }: StoreSuiteOpti
         ['maxLimit as a string', { provider: PROVIDER, limits: { maxLimit: '10' } }],
         ['maxRangePoints Infinity', { provider: PROVIDER, limits: { maxRangePoints: Number.POSITIVE_INFINITY } }],
         ['sync as a string', { provider: PROVIDER, sync: 'yes' }],
+        ['cache null', { provider: PROVIDER, cache: null }],
+        ['cache.recordsPerSymbol -1', { provider: PROVIDER, cache: { recordsPerSymbol: -1 } }],
+        ['cache.bucketHeads 2.5', { provider: PROVIDER, cache: { bucketHeads: 2.5 } }],
+        ['cache.bucketHeads as a string', { provider: PROVIDER, cache: { bucketHeads: '64' } }],
       ]
 
       it.each(bad)('%s: the constructor throws', (_n, opts) => {
