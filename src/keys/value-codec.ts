@@ -61,12 +61,11 @@ export function decodeValue(
       { details: { key: describeKey(key) } },
     )
   }
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+  const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
   let body: unknown
   try {
-    const slice = bytes.subarray(HEADER_BYTES)
-    if (value[1] === BODY_MSGPACK) body = packr.unpack(slice)
-    else if (value[1] === BODY_JSON) body = JSON.parse(slice.toString('utf8'))
+    if (value[1] === BODY_MSGPACK) body = unpackBody(bytes)
+    else if (value[1] === BODY_JSON) body = JSON.parse(bytes.toString('utf8', HEADER_BYTES))
     else throw new Error(`unknown body kind ${value[1]}`)
   } catch (cause) {
     throw corrupt(key, 'cannot be decoded', cause)
@@ -93,6 +92,18 @@ export function decodeValue(
   record.providerPublicKey = provider.publicKey
   if (minutes !== undefined) record.minutes = minutes
   return record as PriceRecord
+}
+
+// msgpackr allocates a DataView for every new source buffer and hangs it on the buffer; unpacking
+// from one reused buffer skips that per record (msgpackr's own advice for database reads). It
+// returns strings and objects, never views of its source, so reusing the bytes is safe.
+let scratch = Buffer.allocUnsafeSlow(4096)
+
+function unpackBody(value: Buffer): unknown {
+  const length = value.length - HEADER_BYTES
+  if (length > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(length, scratch.length * 2))
+  value.copy(scratch, 0, HEADER_BYTES)
+  return packr.unpack(scratch, { start: 0, end: length })
 }
 
 function corrupt(key: Uint8Array, problem: string, cause?: unknown): PriceStoreError {

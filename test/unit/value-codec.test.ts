@@ -63,6 +63,15 @@ describe('value codec round trip', () => {
     ])
   })
 
+  it('decodes bodies of any size in any order: a large one, then small ones, then a larger one', () => {
+    // Bodies are unpacked from one reused buffer that grows on demand: no bytes of one may leak into the next.
+    const sizes = [20_000, 0, 3, 5_000, 70_000, 1]
+    for (const size of sizes) {
+      const record = stored({ signature: 's'.repeat(size), source: { [`k${size}`]: size, big: 'é'.repeat(size >> 1) } })
+      expectExact(roundTrip(record), expectedOf(record))
+    }
+  })
+
   it('keeps empty strings and an empty source', () => {
     const record = stored({ permawebTx: '', version: '', source: {} })
     expectExact(roundTrip(record), expectedOf(record))
