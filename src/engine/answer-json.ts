@@ -1,8 +1,14 @@
 import type { PriceAnswer } from '../types.js'
 import { toExactJson } from './exact-json.js'
 
-/** JSON of frozen records, which the hot tail shares between answers: each is serialised once. */
-const jsonOfRecord = new WeakMap<object, string>()
+/** JSON text and its UTF-8 length in bytes. */
+export interface SizedJson {
+  readonly json: string
+  readonly bytes: number
+}
+
+/** JSON of frozen records, which the hot tail shares between answers: each is serialised (and measured) once. */
+const jsonOfRecord = new WeakMap<object, SizedJson>()
 
 /**
  * Serialises an answer as {@link toExactJson} would (`JSON.stringify`, with
@@ -11,26 +17,48 @@ const jsonOfRecord = new WeakMap<object, string>()
  * are always serialised afresh.
  */
 export function answerToJson(answer: PriceAnswer): string {
-  if (Array.isArray(answer)) {
-    let json = '['
-    for (let i = 0; i < answer.length; i++) json += (i === 0 ? '' : ',') + recordToJson(answer[i] as object)
-    return json + ']'
-  }
-  let json = '{'
-  let first = true
-  for (const symbol of Object.keys(answer)) {
-    json += (first ? '' : ',') + JSON.stringify(symbol) + ':' + recordToJson(answer[symbol] as object)
-    first = false
-  }
-  return json + '}'
+  return sizedAnswerJson(answer).json
 }
 
-function recordToJson(record: object): string {
-  if (!Object.isFrozen(record)) return toExactJson(record)
-  let json = jsonOfRecord.get(record)
-  if (json === undefined) {
-    json = toExactJson(record)
-    jsonOfRecord.set(record, json)
+/**
+ * {@link answerToJson} with the UTF-8 length of the text, for a
+ * `content-length`: summed from the cached lengths of the records, since
+ * measuring the whole text again costs about as much as building it.
+ */
+export function sizedAnswerJson(answer: PriceAnswer): SizedJson {
+  if (Array.isArray(answer)) {
+    let json = '['
+    let bytes = 2 // the brackets
+    for (let i = 0; i < answer.length; i++) {
+      const record = recordToJson(answer[i] as object)
+      json += (i === 0 ? '' : ',') + record.json
+      bytes += (i === 0 ? 0 : 1) + record.bytes
+    }
+    return { json: json + ']', bytes }
   }
-  return json
+  let json = '{'
+  let bytes = 2
+  let first = true
+  for (const symbol of Object.keys(answer)) {
+    const key = JSON.stringify(symbol)
+    const record = recordToJson(answer[symbol] as object)
+    json += (first ? '' : ',') + key + ':' + record.json
+    bytes += (first ? 0 : 1) + Buffer.byteLength(key, 'utf8') + 1 + record.bytes
+    first = false
+  }
+  return { json: json + '}', bytes }
+}
+
+function recordToJson(record: object): SizedJson {
+  if (!Object.isFrozen(record)) return measured(toExactJson(record))
+  let sized = jsonOfRecord.get(record)
+  if (sized === undefined) {
+    sized = measured(toExactJson(record))
+    jsonOfRecord.set(record, sized)
+  }
+  return sized
+}
+
+function measured(json: string): SizedJson {
+  return { json, bytes: Buffer.byteLength(json, 'utf8') }
 }

@@ -77,6 +77,33 @@ describe('answerPrices', () => {
     expect(answer.body).not.toContain('/x')
   })
 
+  it('an answer that cannot be serialised is a 500 reaching onError, short or long', async () => {
+    for (const length of [1, 300]) {
+      const seen: unknown[] = []
+      const records = Array.from({ length }, (_, i) => ({ symbol: 'BTC', value: i === length - 1 ? 1n : i }))
+      const answer = await answerPrices({ query: async () => records as never }, params, { onError: (err) => seen.push(err) })
+      expect(answer.status).toBe(500)
+      expect(JSON.parse(answer.body).error.code).toBe('HTTP_INTERNAL_ERROR')
+      expect(seen).toHaveLength(1)
+      expect(seen[0]).toBeInstanceOf(TypeError)
+    }
+  })
+
+  it('the content-length of a cached record is its UTF-8 length, answer after answer', async () => {
+    const record = Object.freeze({ symbol: 'ünïcødé', value: 1 })
+    for (let pass = 0; pass < 2; pass++) {
+      const answer = await answerPrices({ query: async () => [record, record] as never }, params)
+      expect(answer.body).toBe(JSON.stringify([record, record]))
+      expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)))
+    }
+  })
+
+  it('a stub answering with a plain value or a thenable instead of a promise is answered too', async () => {
+    const plain = await answerPrices({ query: (() => [{ symbol: 'BTC' }]) as never }, params)
+    const thenable = await answerPrices({ query: (() => ({ then: (ok: (v: unknown) => void) => ok([{ symbol: 'BTC' }]) })) as never }, params)
+    for (const answer of [plain, thenable]) expect(answer).toMatchObject({ status: 200, body: '[{"symbol":"BTC"}]' })
+  })
+
   it('a query that throws synchronously is answered too', async () => {
     const answer = await answerPrices({ query: () => { throw new Error('sync') } }, params)
     expect(answer.status).toBe(500)

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { answerToJson } from '../../src/engine/answer-json.js'
+import { answerToJson, sizedAnswerJson } from '../../src/engine/answer-json.js'
 import type { PriceAnswer } from '../../src/types.js'
 
 // A JSON round trip turns every -0 into 0.
@@ -42,5 +42,32 @@ describe('answerToJson with -0', () => {
     for (let pass = 0; pass < 2; pass++) {
       expect(answerToJson([record] as unknown as PriceAnswer)).toBe('[{"id":"a","value":-0,"source":{"x":-0}}]')
     }
+  })
+})
+
+describe('sizedAnswerJson', () => {
+  test('the same text as answerToJson, with its UTF-8 length, for arrays and keyed objects, frozen or not, first call or cached', () => {
+    // Any strings: non-ASCII and lone surrogates (escaped by JSON.stringify) change the byte count.
+    const unicodeRecord = fc.record({ id: fc.string({ unit: 'binary' }), symbol: fc.string({ unit: 'grapheme' }), value: fc.double({ noNaN: true, noDefaultInfinity: true }) })
+    fc.assert(
+      fc.property(fc.array(unicodeRecord, { maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        fc.array(fc.string({ unit: 'binary' }), { minLength: 6, maxLength: 6 }), (records, frozen, symbols) => {
+          const list = freezeSome(records, frozen) as unknown as PriceAnswer
+          const keyed: Record<string, unknown> = {}
+          ;(list as object[]).forEach((record, i) => Object.defineProperty(keyed, symbols[i] as string, { value: record, enumerable: true, configurable: true, writable: true }))
+          for (let pass = 0; pass < 2; pass++) {
+            for (const answer of [list, keyed as PriceAnswer]) {
+              const sized = sizedAnswerJson(answer)
+              expect(sized.json).toBe(answerToJson(answer))
+              expect(sized.bytes).toBe(Buffer.byteLength(sized.json, 'utf8'))
+            }
+          }
+        }),
+    )
+  })
+
+  test('an empty answer', () => {
+    expect(sizedAnswerJson([])).toEqual({ json: '[]', bytes: 2 })
+    expect(sizedAnswerJson({})).toEqual({ json: '{}', bytes: 2 })
   })
 })

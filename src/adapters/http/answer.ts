@@ -1,7 +1,7 @@
-import { answerToJson } from '../../engine/answer-json.js'
+import { answerToJson, sizedAnswerJson } from '../../engine/answer-json.js'
 import { toExactJson } from '../../engine/exact-json.js'
 import { isPriceStoreError } from '../../errors.js'
-import type { PriceAnswer, QueryParams } from '../../types.js'
+import type { PriceAnswer, PriceRecord, QueryParams, SampledRecord } from '../../types.js'
 import { isClientError, statusForError } from './status.js'
 
 /** What {@link answerPrices} needs from a store: `PriceStore` fits, and so does a test stub. */
@@ -53,24 +53,56 @@ export interface AnswerOptions {
  * @example
  * const { status, headers, body } = await answerPrices(store, new URLSearchParams('symbol=BTC'))
  */
-export async function answerPrices(
+export function answerPrices(
   store: PricesQueryable,
   params: URLSearchParams,
   options: AnswerOptions = {},
 ): Promise<HttpAnswer> {
-  let answer: HttpAnswer
+  // Plain promise chaining rather than async/await: this runs once per
+  // request, and each await layer costs the server measurable CPU.
+  let prices: Promise<PriceAnswer>
   try {
-    const prices = await store.query(params)
-    answer = bodyAnswer(200, await answerToJsonInSlices(prices))
+    // Promise.resolve: a stub may answer with a plain value or a thenable, as `await` allowed.
+    prices = Promise.resolve(store.query(params))
   } catch (err) {
-    answer = errorAnswer(err)
-    if (answer.status >= 500) reportError(options, err)
+    return Promise.resolve(failedAnswer(options, err)) // a store (or stub) that throws instead of rejecting
   }
+  return prices.then(
+    (answer) => pricesAnswer(answer, options),
+    (err: unknown) => failedAnswer(options, err),
+  )
+}
+
+/** The 200 answer for the store's answer; a failure to serialise it is answered like a failed query. */
+function pricesAnswer(answer: PriceAnswer, options: AnswerOptions): HttpAnswer | Promise<HttpAnswer> {
+  try {
+    if (!isSliced(answer)) {
+      const { json, bytes } = sizedAnswerJson(answer)
+      return bodyAnswer(200, json, bytes)
+    }
+    return answerToJsonInSlices(answer).then(
+      (json) => bodyAnswer(200, json),
+      (err: unknown) => failedAnswer(options, err),
+    )
+  } catch (err) {
+    return failedAnswer(options, err)
+  }
+}
+
+/** The error answer for `err`, reported to `onError` when it is the server's fault. */
+function failedAnswer(options: AnswerOptions, err: unknown): HttpAnswer {
+  const answer = errorAnswer(err)
+  if (answer.status >= 500) reportError(options, err)
   return answer
 }
 
 /** Records serialised between two turns of the event loop. */
 const SLICE_RECORDS = 256
+
+/** Whether {@link answerToJsonInSlices} serialises `answer` in more than one slice. */
+function isSliced(answer: PriceAnswer): answer is PriceRecord[] | SampledRecord[] {
+  return Array.isArray(answer) && answer.length > SLICE_RECORDS
+}
 
 /**
  * {@link answerToJson}, the same text, but a long array (the range form
@@ -79,7 +111,7 @@ const SLICE_RECORDS = 256
  * event loop between them, so other requests are not held up meanwhile.
  */
 export async function answerToJsonInSlices(answer: PriceAnswer): Promise<string> {
-  if (!Array.isArray(answer) || answer.length <= SLICE_RECORDS) return answerToJson(answer)
+  if (!isSliced(answer)) return answerToJson(answer)
   const parts: string[] = []
   for (let start = 0; start < answer.length; start += SLICE_RECORDS) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve))
@@ -129,12 +161,13 @@ function jsonAnswer(status: number, value: unknown): HttpAnswer {
   return bodyAnswer(status, toExactJson(value))
 }
 
-function bodyAnswer(status: number, body: string): HttpAnswer {
+/** An answer with a JSON body; `bytes` is the body's UTF-8 length when the caller knows it already. */
+function bodyAnswer(status: number, body: string, bytes = Buffer.byteLength(body, 'utf8')): HttpAnswer {
   return {
     status,
     headers: {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(body, 'utf8')),
+      'content-length': String(bytes),
     },
     body,
   }

@@ -1,6 +1,9 @@
 import { performance } from 'node:perf_hooks'
 import { PriceStoreError } from '../../errors.js'
 import { answerPrices, httpErrorAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { Deadlines, MAX_TIMER_MS, type Deadline } from './deadlines.js'
+
+export { MAX_TIMER_MS }
 
 /**
  * Admission control for the store queries behind `GET /prices`, so that one
@@ -48,9 +51,6 @@ export const DEFAULT_MAX_QUEUED_QUERIES = 64
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
 /** A latest-N or history query reading at most this many records (`limit + offset`), or a several-tokens query naming at most this many symbols, is light. */
 export const LIGHT_QUERY_RECORDS = 100
-
-/** Largest delay `setTimeout` honours (about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647
 
 /** What a {@link QueryGate} has seen so far, and what it holds now. */
 export interface QueryLoad {
@@ -127,6 +127,8 @@ export class QueryGate {
   #refused = 0
   #timedOut = 0
   readonly #waiting: Waiter[] = []
+  /** The time budgets of running and waiting queries, on one timer. */
+  readonly #deadlines = new Deadlines()
 
   constructor(options: QueryLimitOptions = {}) {
     this.maxConcurrentQueries = checkIntegerOption('maxConcurrentQueries', options.maxConcurrentQueries, DEFAULT_MAX_CONCURRENT_QUERIES, 1, 1_000_000)
@@ -140,11 +142,20 @@ export class QueryGate {
   }
 
   /** Answers one query through the gate: the store's answer, or 503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT`. */
-  async answer(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}, request: GateRequest = {}): Promise<HttpAnswer> {
+  answer(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}, request: GateRequest = {}): Promise<HttpAnswer> {
     const arrivedAt = request.arrivedAt ?? performance.now()
     const deadline = this.queryTimeoutMs === 0 ? Number.POSITIVE_INFINITY : arrivedAt + this.queryTimeoutMs
-    if (!isHeavyQuery(params)) return this.#run(store, params, options, deadline, undefined)
+    try {
+      // Light queries (nearly all) take no await here: each promise layer costs CPU per request.
+      if (!isHeavyQuery(params)) return this.#run(store, params, options, deadline, undefined)
+    } catch (err) {
+      return Promise.reject(err) // e.g. params not a URLSearchParams: fail as an async function would
+    }
+    return this.#answerHeavy(store, params, options, deadline, request)
+  }
 
+  /** A heavy query: a free slot, a place in line, or 503 `HTTP_BUSY` at once when the line is full. */
+  async #answerHeavy(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions, deadline: number, request: GateRequest): Promise<HttpAnswer> {
     if (this.#running < this.maxConcurrentQueries) {
       this.#running++
     } else if (this.#waiting.length >= this.maxQueuedQueries) {
@@ -163,10 +174,10 @@ export class QueryGate {
   /** Waits in line for a slot, until admitted, the deadline, or the client leaving. */
   #wait(deadline: number, signal: AbortSignal | undefined): Promise<Wake> {
     return new Promise<Wake>((resolve) => {
-      let timer: NodeJS.Timeout | undefined
+      let budget: Deadline | undefined
       const waiter: Waiter = {
         wake: (outcome) => {
-          if (timer !== undefined) clearTimeout(timer)
+          if (budget !== undefined) this.#deadlines.cancel(budget)
           signal?.removeEventListener('abort', onAbort)
           resolve(outcome)
         },
@@ -184,9 +195,7 @@ export class QueryGate {
       }
       this.#waiting.push(waiter)
       signal?.addEventListener('abort', onAbort, { once: true })
-      if (deadline !== Number.POSITIVE_INFINITY) {
-        timer = setTimeout(() => leave('expired'), Math.max(0, deadline - performance.now()))
-      }
+      if (deadline !== Number.POSITIVE_INFINITY) budget = this.#deadlines.add(deadline, () => leave('expired'))
     })
   }
 
@@ -197,30 +206,35 @@ export class QueryGate {
     else next.wake('admitted')
   }
 
-  async #run(
+  /** Runs the query against the store, racing its answer against the deadline. */
+  #run(
     store: PricesQueryable,
     params: URLSearchParams,
     options: AnswerOptions,
     deadline: number,
     release: (() => void) | undefined,
   ): Promise<HttpAnswer> {
-    const remaining = deadline - performance.now()
-    if (remaining <= 0) {
+    if (deadline - performance.now() <= 0) {
       release?.()
-      return this.#busy(options, `the server is busy: no query slot came free within ${this.queryTimeoutMs} ms; retry later`)
+      return Promise.resolve(this.#busy(options, `the server is busy: no query slot came free within ${this.queryTimeoutMs} ms; retry later`))
     }
     // answerPrices never rejects; the slot is held until the store is done,
     // even when the answer comes too late to be sent.
     const work = answerPrices(store, params, options)
     if (release !== undefined) void work.then(release, release)
-    if (remaining === Number.POSITIVE_INFINITY) return work
-    let timer: NodeJS.Timeout | undefined
-    const expired = new Promise<undefined>((resolve) => {
-      timer = setTimeout(resolve, Math.min(remaining, MAX_TIMER_MS), undefined)
+    if (deadline === Number.POSITIVE_INFINITY) return work
+    return new Promise<HttpAnswer>((resolve) => {
+      // Whichever comes first answers; resolving a settled promise again does nothing.
+      const budget = this.#deadlines.add(deadline, () => resolve(this.#overBudget(options)))
+      void work.then((answer) => {
+        this.#deadlines.cancel(budget)
+        resolve(answer)
+      })
     })
-    const answer = await Promise.race([work, expired])
-    clearTimeout(timer)
-    if (answer !== undefined) return answer
+  }
+
+  /** Counts, reports and answers a query that ran past its budget. */
+  #overBudget(options: AnswerOptions): HttpAnswer {
     this.#timedOut++
     const message = `the query did not finish within ${this.queryTimeoutMs} ms; ask for less (a narrower range, a larger interval, fewer symbols) or retry later`
     reportError(options, limitError('HTTP_QUERY_TIMEOUT', message))
