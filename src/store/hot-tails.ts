@@ -105,6 +105,11 @@ export class TailView implements ScanSource {
     }
   }
 
+  /** Whether the captured tail of `symbol` holds every record of the window (both ends inclusive). */
+  holdsAll(symbol: string, window: { readonly from: number; readonly to: number }): boolean {
+    return this.#covers(symbol, window, Number.POSITIVE_INFINITY)
+  }
+
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
     yield this.scanNow(symbol, options)
   }

@@ -9,6 +9,7 @@ import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
 import { BUCKETS_PER_BLOCK } from './head-cache.js'
 import type { HeadCache } from './head-cache.js'
+import type { TailView } from './hot-tails.js'
 
 /** The head cache as of a source's snapshot: `epoch` is the cache's epoch then, or -1 when they may differ. */
 export interface HeadsAtSnapshot {
@@ -50,12 +51,18 @@ export class LevelScanSource implements ScanSource {
   readonly #snapshot: AbstractSnapshot | undefined
   readonly #heads: HeadsAtSnapshot | undefined
 
-  /** `heads` may only come with a `snapshot`: cached heads and disk reads must show the same data. */
-  constructor(levels: StoreSublevels, provider: Provider, snapshot?: AbstractSnapshot, heads?: HeadsAtSnapshot) {
+  readonly #tails: TailView | undefined
+
+  /**
+   * `heads` and `tails` may only come with a `snapshot` whose data they
+   * match: cached heads, tail rows and disk reads must show the same batches.
+   */
+  constructor(levels: StoreSublevels, provider: Provider, snapshot?: AbstractSnapshot, heads?: HeadsAtSnapshot, tails?: TailView) {
     this.#levels = levels
     this.#provider = provider
     this.#snapshot = snapshot
     this.#heads = snapshot === undefined ? undefined : heads
+    this.#tails = snapshot === undefined ? undefined : tails
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
@@ -93,8 +100,8 @@ export class LevelScanSource implements ScanSource {
     const lastBucket = Math.floor(range.to / width)
     const lastIsWhole = (range.to + 1) % width === 0
     const endBucket = lastIsWhole ? lastBucket + 1 : lastBucket
-    // The edge seek is independent of the index reads: start its round trip first.
-    const edge = lastIsWhole ? undefined : this.#latestIn(symbol, Math.max(range.from, lastBucket * width), range.to)
+    // The edge seek is independent of the index reads: start its round trip first, unless the hot tail holds the edge.
+    const edge = lastIsWhole ? undefined : this.#edge(symbol, Math.max(range.from, lastBucket * width), range.to)
     edge?.catch(() => {}) // awaited below; this only keeps an early exit from leaving it unhandled
     const toRow = (key: Buffer, value: Uint8Array | undefined): StoredRow => {
       if (value === undefined) throw corruptIndex(describeKey(key), 'points to a missing record')
@@ -196,6 +203,13 @@ export class LevelScanSource implements ScanSource {
       const pointer = this.#levels.buckets.getSync(key, this.#pin())
       if (pointer !== undefined) yield [key, pointer]
     }
+  }
+
+  /** The latest row of `symbol` in `from..to`: from the hot tail when it holds that window, else sought on disk. */
+  #edge(symbol: string, from: number, to: number): Promise<StoredRow | undefined> {
+    const tails = this.#tails
+    if (tails?.holdsAll(symbol, { from, to }) === true) return Promise.resolve(tails.scanNow(symbol, { from, to, reverse: true, limit: 1 })[0])
+    return this.#latestIn(symbol, from, to)
   }
 
   /** The latest row of `symbol` in `from..to`, if any. */

@@ -17,6 +17,7 @@ import { FIRST_COPY_LEVEL } from '../keys/bucket-key.js'
 import { HeadCache } from './head-cache.js'
 import type { HeadUpdate } from './head-cache.js'
 import { HotTails } from './hot-tails.js'
+import type { TailView } from './hot-tails.js'
 import { LevelScanSource } from './level-source.js'
 import type { BytesSublevel, SymbolSublevel } from './level-source.js'
 import { readFormat } from './format.js'
@@ -25,6 +26,12 @@ import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { RootBatch, prefixOf } from './root-batch.js'
 import { toStorageError } from './storage-errors.js'
 import { StoredRow } from './stored-row.js'
+
+/** Hot tails captured when the store had taken in `applied` batches. */
+interface TailsAt {
+  readonly view: TailView
+  readonly applied: number
+}
 
 /** Where a store is in its life. Queries and writes need `'open'`. */
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed'
@@ -74,6 +81,8 @@ export class PriceStore {
   #heads: HeadCache | undefined
   /** True from the moment a batch goes to the database until the caches have taken it in. */
   #committing = false
+  /** Batches the caches have taken in (or been cleared for), so a view of them can be matched to a snapshot. */
+  #appliedBatches = 0
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -311,6 +320,7 @@ export class PriceStore {
     if (newSymbols.size > 0) this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
     this.#tails?.apply(rowsBySymbol, newSymbols)
     this.#heads?.apply(this.#headUpdates(indexEntries, batchRows))
+    this.#appliedBatches++
     return records.length
   }
 
@@ -325,6 +335,7 @@ export class PriceStore {
   }
 
   #resetCaches(): void {
+    this.#appliedBatches++
     this.#tails = this.#options.recordsPerSymbol > 0 ? new HotTails(this.#options.recordsPerSymbol) : undefined
     this.#heads?.clear()
   }
@@ -345,6 +356,11 @@ export class PriceStore {
         view = tails.capture(symbols, this.#knownSymbols)
       }
       if (view?.canAnswer(query)) return executeQuery(query, view, this.limits)
+      // A range may still find the end of its last bucket in the tail, as of the same batches.
+      if (view !== undefined && query.kind === 'range') {
+        const tailsAt = { view, applied: this.#appliedBatches }
+        return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), true, tailsAt)
+      }
     }
     // Several tokens and bucket-index sampling make more than one read: pin them to one snapshot.
     return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), query.kind !== 'latest')
@@ -364,9 +380,13 @@ export class PriceStore {
     })
   }
 
-  /** Runs a read with a scan source; `pinned` reads share one explicit snapshot. */
-  async #read<T>(action: string, run: (source: LevelScanSource) => Promise<T>, pinned = false): Promise<T> {
-    const source = this.#openSource(pinned)
+  /**
+   * Runs a read with a scan source; `pinned` reads share one explicit
+   * snapshot. `tailsAt`: hot tails captured after `applied` batches, for the
+   * source to use if the snapshot shows the same batches.
+   */
+  async #read<T>(action: string, run: (source: LevelScanSource) => Promise<T>, pinned = false, tailsAt?: TailsAt): Promise<T> {
+    const source = this.#openSource(pinned, tailsAt)
     try {
       return await run(source)
     } catch (err) {
@@ -376,12 +396,13 @@ export class PriceStore {
     }
   }
 
-  #openSource(pinned: boolean): LevelScanSource {
+  #openSource(pinned: boolean, tailsAt?: TailsAt): LevelScanSource {
     this.#assertOpen()
     const snapshot = pinned && this.#db.supports.explicitSnapshots ? this.#db.snapshot() : undefined
-    // The head cache matches a snapshot taken while no batch is between the database and the caches.
+    // The caches match a snapshot taken while no batch is between the database and the caches.
     const heads = snapshot !== undefined && this.#heads !== undefined ? { cache: this.#heads, epoch: this.#committing ? -1 : this.#heads.epoch } : undefined
-    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, snapshot, heads)
+    const tails = snapshot !== undefined && !this.#committing && tailsAt?.applied === this.#appliedBatches ? tailsAt.view : undefined
+    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, snapshot, heads, tails)
   }
 
   #assertOpen(): void {

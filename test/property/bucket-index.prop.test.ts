@@ -35,6 +35,8 @@ const recordArb = fc.record({
 const intervalArb = fc.constantFrom(MINUTE, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 6 * HOUR, DAY, 2 * DAY, 90 * MINUTE)
 /** Head-cache sizes: off, one head (every block is evicted at once), one block, and the default. */
 const HEAD_CACHE_SIZES = [0, 1, 64, 32_768] as const
+/** Hot-tail sizes: off, two records (the edge of a range often falls in the tail, the range not), and the default. */
+const TAIL_SIZES = [0, 2, 128] as const
 const boundArb = fc.oneof(timestampArb, fc.constant(BASE), fc.constant(BASE + 3 * DAY))
 
 /** The naive model: filter, then the greatest (timestamp, id by UTF-8 bytes) per epoch bucket, oldest first. */
@@ -75,11 +77,13 @@ describe.each([
         fc.array(fc.array(recordArb, { maxLength: 12 }), { minLength: 1, maxLength: 5 }),
         fc.array(fc.tuple(fc.constantFrom('BTC', 'BTC-USD'), boundArb, boundArb, intervalArb), { minLength: 1, maxLength: 6 }),
         fc.constantFrom(...HEAD_CACHE_SIZES),
-        async (batches, queries, bucketHeads) => {
+        fc.constantFrom(...TAIL_SIZES),
+        async (batches, queries, bucketHeads, recordsPerSymbol) => {
           const { db, done } = await makeDb()
           cleanups.push(done)
-          // The hot tail is off so every answer comes from the index: the head cache, or the disk.
-          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 0, bucketHeads } })
+          // Answers come from the index (the head cache, or the disk), the edge of the last bucket from the
+          // disk or the hot tail, or the whole answer from the tail.
+          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol, bucketHeads } })
           try {
             const written: Written[] = []
             // Queries after every batch: cached heads must follow each later write.
@@ -104,6 +108,40 @@ describe.each([
     )
   })
 
+  test('a range whose last bucket ends in the hot tail, read while a batch commits, shows all of it or none', async () => {
+    const { db, done } = await makeDb()
+    cleanups.push(done)
+    // Two records of tail: the range starts before it (so the tail cannot answer alone), its last
+    // bucket's edge falls inside it. The batch changes both an old hour's head and that edge.
+    const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 2 } })
+    const at = (minutes: number, id = 'a'): Written => ({ symbol: 'BTC', timestamp: BASE + DAY + minutes * MINUTE, id, value: minutes })
+    try {
+      const before = [at(-180), at(5), at(65)]
+      const batch = [at(-179), at(68)]
+      await store.putMany(before.map(toRecord))
+      const q = { from: BASE + DAY - 4 * HOUR, to: BASE + DAY + 70 * MINUTE, interval: HOUR }
+      const without = expectedSample(before, 'BTC', q.from, q.to, q.interval).map(summary)
+      const withBatch = expectedSample([...before, ...batch], 'BTC', q.from, q.to, q.interval).map(summary)
+      expect((await store.range('BTC', q)).map(summary)).toEqual(without)
+      const answers: Promise<unknown[]>[] = []
+      let written = false
+      const write = store.putMany(batch.map(toRecord)).then(() => void (written = true))
+      // Queries at every microtask and every turn of the event loop until the write resolves.
+      for (let turn = 0; !written && turn < 10_000; turn++) {
+        for (let tick = 0; tick < 20; tick++) {
+          answers.push(store.range('BTC', q).then((got) => got.map(summary)))
+          await Promise.resolve()
+        }
+        await new Promise(setImmediate)
+      }
+      await write
+      for (const got of await Promise.all(answers)) expect([without, withBatch]).toContainEqual(got)
+      expect((await store.range('BTC', q)).map(summary)).toEqual(withBatch)
+    } finally {
+      await store.close()
+    }
+  })
+
   test('a range read while a batch is written sees all of the batch or none of it', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -111,10 +149,11 @@ describe.each([
         fc.array(recordArb, { minLength: 1, maxLength: 12 }),
         fc.array(fc.tuple(fc.constantFrom('BTC', 'BTC-USD'), boundArb, boundArb, fc.constantFrom(10 * MINUTE, HOUR, DAY)), { minLength: 1, maxLength: 4 }),
         fc.constantFrom(...HEAD_CACHE_SIZES.filter((size) => size > 0)),
-        async (before, concurrent, queries, bucketHeads) => {
+        fc.constantFrom(...TAIL_SIZES),
+        async (before, concurrent, queries, bucketHeads, recordsPerSymbol) => {
           const { db, done } = await makeDb()
           cleanups.push(done)
-          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol: 0, bucketHeads } })
+          const store = await PriceStore.open(db, { provider, cache: { recordsPerSymbol, bucketHeads } })
           try {
             await store.putMany(before.map(toRecord))
             const bounds = queries.map(([symbol, a, b, interval]) => ({ symbol, from: Math.min(a, b), to: Math.max(a, b), interval }))
@@ -122,9 +161,12 @@ describe.each([
             for (const q of bounds) await store.range(q.symbol, q)
             const answers: Promise<{ q: typeof bounds[number]; got: unknown[] }>[] = []
             const write = store.putMany(concurrent.map(toRecord))
+            // Each query twice, a microtask and then a macrotask apart, so some start while the batch commits.
             for (const q of bounds) {
               answers.push(store.range(q.symbol, q).then((got) => ({ q, got: got.map(summary) })))
               await Promise.resolve()
+              answers.push(store.range(q.symbol, q).then((got) => ({ q, got: got.map(summary) })))
+              await new Promise(setImmediate)
             }
             await write
             for (const { q, got } of await Promise.all(answers)) {
