@@ -84,6 +84,73 @@ export function decodeBucketValue(level: number, value: Uint8Array): BucketHead 
   return { timestamp, id: bytes.toString('utf8', 10, idEnd), value: bytes.subarray(idEnd) }
 }
 
+/**
+ * The index level of minute directories (format 2): for each minute of a
+ * symbol, the (timestamp, id) of every record in it, ascending, so the
+ * latest record up to any time inside the minute is found with synchronous
+ * gets. Not a sampling level: {@link levelFor} never picks it.
+ */
+export const DIRECTORY_LEVEL = 4
+
+/**
+ * A minute with more records than this keeps an overflow mark instead of a
+ * directory, so a high-frequency feed does not rewrite a long list on every
+ * batch; the latest record up to a time in that minute is then sought.
+ */
+export const MAX_DIRECTORY_ENTRIES = 256
+
+/** One record of a minute directory. */
+export interface DirectoryEntry {
+  readonly timestamp: number
+  readonly id: string
+}
+
+/** A minute's directory as stored: its entries in (timestamp, id) order, or the overflow mark. */
+export type MinuteDirectory = readonly DirectoryEntry[] | 'overflow'
+
+const OVERFLOW_COUNT = 0xffff
+
+/** `count (uint16 BE, 0xFFFF = overflow) | (timestamp (uint64 BE) | id length (uint16 BE) | id)*` */
+export function encodeDirectory(directory: MinuteDirectory): Buffer {
+  if (directory === 'overflow') return Buffer.from([0xff, 0xff])
+  let size = 2
+  for (const { id } of directory) size += 10 + Buffer.byteLength(id, 'utf8')
+  const out = Buffer.allocUnsafe(size)
+  out.writeUInt16BE(directory.length, 0)
+  let offset = 2
+  for (const { timestamp, id } of directory) {
+    writeUint64(out, offset, timestamp)
+    const idBytes = out.write(id, offset + 10, 'utf8')
+    out.writeUInt16BE(idBytes, offset + 8)
+    offset += 10 + idBytes
+  }
+  return out
+}
+
+/** Reads a minute directory back; `undefined` when the bytes are not one. */
+export function decodeDirectory(value: Uint8Array): MinuteDirectory | undefined {
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+  if (bytes.length < 2) return undefined
+  const count = bytes.readUInt16BE(0)
+  if (count === OVERFLOW_COUNT) return bytes.length === 2 ? 'overflow' : undefined
+  const entries: DirectoryEntry[] = []
+  let offset = 2
+  for (let i = 0; i < count; i++) {
+    if (offset + 10 > bytes.length) return undefined
+    const timestamp = bytes.readUInt32BE(offset) * TWO_POW_32 + bytes.readUInt32BE(offset + 4)
+    const idEnd = offset + 10 + bytes.readUInt16BE(offset + 8)
+    if (idEnd > bytes.length) return undefined
+    entries.push({ timestamp, id: bytes.toString('utf8', offset + 10, idEnd) })
+    offset = idEnd
+  }
+  return offset === bytes.length ? entries : undefined
+}
+
+/** Whether index entries of `level` carry a copy of the record (the sampling levels from 10 min up). */
+export function isCopyLevel(level: number): boolean {
+  return level >= FIRST_COPY_LEVEL && level < BUCKET_LEVELS.length
+}
+
 function writeUint64(target: Buffer, offset: number, n: number): void {
   const high = Math.floor(n / TWO_POW_32)
   target.writeUInt32BE(high, offset)

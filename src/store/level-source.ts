@@ -2,14 +2,28 @@ import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
 import {
-  BUCKET_LEVELS, FIRST_COPY_LEVEL, decodeBucketValue, describeBucketKey, encodeBucketKey, levelFor, readBucketNumber,
+  BUCKET_LEVELS, DIRECTORY_LEVEL, FIRST_COPY_LEVEL, decodeBucketValue, decodeDirectory, describeBucketKey, encodeBucketKey, levelFor,
+  readBucketNumber,
 } from '../keys/bucket-key.js'
+import type { DirectoryEntry } from '../keys/bucket-key.js'
 import { describeKey, encodeKey, symbolPrefix, symbolRange } from '../keys/key-codec.js'
 import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
 import { BUCKETS_PER_BLOCK } from './head-cache.js'
 import type { HeadCache } from './head-cache.js'
 import type { TailView } from './hot-tails.js'
+
+/** How a scan source reads. */
+export interface LevelSourceOptions {
+  /** One consistent view for every read. */
+  readonly snapshot?: AbstractSnapshot | undefined
+  /** Cached bucket heads; only with a `snapshot` they match (cached heads and disk reads must show the same batches). */
+  readonly heads?: HeadsAtSnapshot | undefined
+  /** Hot tails for the edge of a range; only with a `snapshot` they match. */
+  readonly tails?: TailView | undefined
+  /** The index keeps minute directories (format 2), so a range's edge can be found with synchronous gets. */
+  readonly directories?: boolean
+}
 
 /** The head cache as of a source's snapshot: `epoch` is the cache's epoch then, or -1 when they may differ. */
 export interface HeadsAtSnapshot {
@@ -36,6 +50,11 @@ const SCAN_READ_AHEAD_BYTES = 4 * 1024 * 1024
 // instead of an iterator plus getMany, each a thread-pool round trip.
 const SYNC_BUCKET_READS = 64
 
+const MINUTE_MS = 60_000
+// Minute directories read at most this many minutes back from a range's `to` (about 15 µs a get)
+// before the edge is sought instead (one round trip, 100-200 µs on a large store).
+const MAX_DIRECTORY_WALK = 16
+
 // Spans of more buckets than this (over a year of hours) read the index range directly: the cache
 // would walk every block of the span, however few hold data.
 const MAX_CACHED_SPAN = 256 * BUCKETS_PER_BLOCK
@@ -53,16 +72,16 @@ export class LevelScanSource implements ScanSource {
 
   readonly #tails: TailView | undefined
 
-  /**
-   * `heads` and `tails` may only come with a `snapshot` whose data they
-   * match: cached heads, tail rows and disk reads must show the same batches.
-   */
-  constructor(levels: StoreSublevels, provider: Provider, snapshot?: AbstractSnapshot, heads?: HeadsAtSnapshot, tails?: TailView) {
+  readonly #directories: boolean
+
+  constructor(levels: StoreSublevels, provider: Provider, options: LevelSourceOptions = {}) {
+    const { snapshot, heads, tails, directories = false } = options
     this.#levels = levels
     this.#provider = provider
     this.#snapshot = snapshot
     this.#heads = snapshot === undefined ? undefined : heads
     this.#tails = snapshot === undefined ? undefined : tails
+    this.#directories = directories && (levels.buckets.supports as { getSync?: boolean }).getSync === true
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
@@ -205,11 +224,49 @@ export class LevelScanSource implements ScanSource {
     }
   }
 
-  /** The latest row of `symbol` in `from..to`: from the hot tail when it holds that window, else sought on disk. */
+  /**
+   * The latest row of `symbol` in `from..to`: from the hot tail when it
+   * holds that window, else from the minute directories with synchronous
+   * gets, else sought on disk (one thread-pool round trip).
+   */
   #edge(symbol: string, from: number, to: number): Promise<StoredRow | undefined> {
     const tails = this.#tails
     if (tails?.holdsAll(symbol, { from, to }) === true) return Promise.resolve(tails.scanNow(symbol, { from, to, reverse: true, limit: 1 })[0])
+    if (this.#directories) {
+      const found = this.#edgeFromDirectories(symbol, from, to)
+      if (found !== 'unknown') return Promise.resolve(found)
+    }
     return this.#latestIn(symbol, from, to)
+  }
+
+  /**
+   * Walks the minute directories back from the minute of `to`: the first
+   * entry inside `from..to` names the row, read with one more get. Gives up
+   * (`'unknown'`) at a minute that overflowed or after
+   * {@link MAX_DIRECTORY_WALK} minutes, where a seek is cheaper.
+   */
+  #edgeFromDirectories(symbol: string, from: number, to: number): StoredRow | undefined | 'unknown' {
+    const first = Math.floor(from / MINUTE_MS)
+    const last = Math.floor(to / MINUTE_MS)
+    for (let minute = last; minute >= first; minute--) {
+      if (last - minute >= MAX_DIRECTORY_WALK) return 'unknown'
+      const indexKey = encodeBucketKey(symbol, DIRECTORY_LEVEL, minute)
+      const stored = this.#levels.buckets.getSync(indexKey, this.#pin())
+      if (stored === undefined) continue
+      const directory = decodeDirectory(stored)
+      if (directory === undefined) throw corruptIndex(describeBucketKey(indexKey), 'holds a malformed entry')
+      if (directory === 'overflow') return 'unknown'
+      for (let i = directory.length - 1; i >= 0; i--) {
+        const { timestamp, id } = directory[i] as DirectoryEntry
+        if (timestamp > to) continue
+        if (timestamp < from) return undefined
+        const key = encodeKey(symbol, timestamp, id)
+        const value = this.#levels.prices.getSync(key, this.#pin())
+        if (value === undefined) throw corruptIndex(describeBucketKey(indexKey), `lists ${describeKey(key)}, a missing record`)
+        return new StoredRow(key, value, symbol, symbolPrefix(symbol).length, this.#provider)
+      }
+    }
+    return undefined
   }
 
   /** The latest row of `symbol` in `from..to`, if any. */

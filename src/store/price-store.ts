@@ -13,14 +13,14 @@ import { validateRecord } from '../records/validate-record.js'
 import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
 import { bucketIndexUpdates } from './bucket-index.js'
 import type { IndexEntry } from './bucket-index.js'
-import { FIRST_COPY_LEVEL } from '../keys/bucket-key.js'
+import { isCopyLevel } from '../keys/bucket-key.js'
 import { HeadCache } from './head-cache.js'
 import type { HeadUpdate } from './head-cache.js'
 import { HotTails } from './hot-tails.js'
 import type { TailView } from './hot-tails.js'
 import { LevelScanSource } from './level-source.js'
 import type { BytesSublevel, SymbolSublevel } from './level-source.js'
-import { readFormat } from './format.js'
+import { STORE_FORMAT, readFormat } from './format.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { RootBatch, prefixOf } from './root-batch.js'
@@ -83,6 +83,8 @@ export class PriceStore {
   #committing = false
   /** Batches the caches have taken in (or been cleared for), so a view of them can be matched to a snapshot. */
   #appliedBatches = 0
+  /** The open database's format version; from 2 the bucket index keeps minute directories. */
+  #format = STORE_FORMAT
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -150,7 +152,7 @@ export class PriceStore {
       await this.#db.open({ createIfMissing: true })
       // Closing a database closes its sublevels too, and reopening it does not reopen them.
       await Promise.all([this.#prices, this.#symbols, this.#buckets, this.#meta].map((sublevel) => sublevel.open()))
-      await readFormat(this.#meta, this.#prices)
+      this.#format = await readFormat(this.#meta, this.#prices)
       this.#knownSymbols.clear()
       for (const symbol of await this.#symbols.keys().all()) this.#knownSymbols.add(symbol)
       this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
@@ -303,7 +305,7 @@ export class PriceStore {
     for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, Buffer.from(symbol, 'utf8'), EMPTY)
     let indexEntries: IndexEntry[]
     try {
-      indexEntries = await bucketIndexUpdates(this.#buckets, records, values)
+      indexEntries = await bucketIndexUpdates(this.#buckets, records, values, this.#format >= 2)
       for (const { key, value } of indexEntries) batch.put(this.#prefixes.buckets, key, value)
       // A snapshot taken from here on may hold the batch before the caches do.
       this.#committing = true
@@ -329,7 +331,7 @@ export class PriceStore {
     if (this.#heads === undefined || this.#heads.size === 0) return []
     const updates: HeadUpdate[] = []
     for (const { symbol, level, bucket, position } of entries) {
-      if (level >= FIRST_COPY_LEVEL) updates.push({ symbol, level, bucket, row: rows[position] as StoredRow })
+      if (isCopyLevel(level)) updates.push({ symbol, level, bucket, row: rows[position] as StoredRow })
     }
     return updates
   }
@@ -402,7 +404,9 @@ export class PriceStore {
     // The caches match a snapshot taken while no batch is between the database and the caches.
     const heads = snapshot !== undefined && this.#heads !== undefined ? { cache: this.#heads, epoch: this.#committing ? -1 : this.#heads.epoch } : undefined
     const tails = snapshot !== undefined && !this.#committing && tailsAt?.applied === this.#appliedBatches ? tailsAt.view : undefined
-    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, snapshot, heads, tails)
+    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, {
+      snapshot, heads, tails, directories: this.#format >= 2,
+    })
   }
 
   #assertOpen(): void {

@@ -22,7 +22,9 @@ import { MemoryLevel } from 'memory-level'
 import { pack } from 'msgpackr'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
-import { BUCKET_LEVELS, FIRST_COPY_LEVEL, decodeBucketValue, encodeBucketValue } from '../../src/keys/bucket-key.js'
+import {
+  BUCKET_LEVELS, DIRECTORY_LEVEL, FIRST_COPY_LEVEL, decodeBucketValue, decodeDirectory, encodeBucketValue, encodeDirectory,
+} from '../../src/keys/bucket-key.js'
 import type { PriceRecord, PriceStoreErrorCode, QueryParams } from '../../src/index.js'
 
 const PROVIDER = Object.freeze({ name: 'redstone', id: 'damage-provider', publicKey: 'damage-key' })
@@ -98,7 +100,7 @@ const VALUE_DAMAGE: readonly DamagePlan[] = [
 ]
 const GOOD_SYMBOLS = ['GOOD', 'ETH']
 /** Symbols whose bucket index is damaged: two hours of records, one every 10 s. */
-const INDEX_SYMBOLS = ['IDX', 'PTR']
+const INDEX_SYMBOLS = ['IDX', 'PTR', 'DIR']
 const INDEX_RECORDS = 720
 
 function writtenRecords(): Written[] {
@@ -118,6 +120,11 @@ const GHOST = { symbol: 'PTR', timestamp: T0 + 300 * STEP, id: 'ghost' }
 const BARE_HOUR = Math.floor(T0 / 3_600_000)
 /** PTR: the level-1 (10 min) pointer of the third 10-minute bucket is 3 bytes long. */
 const MALFORMED_BUCKET = Math.floor(T0 / 600_000) + 2
+
+/** DIR: the minute directory of minute 20 is 3 bytes long. */
+const MALFORMED_DIRECTORY = Math.floor(T0 / 60_000) + 20
+/** DIR: the minute directory of minute 30 also lists a record never written, as the minute's latest. */
+const GHOST_IN_DIRECTORY = { symbol: 'DIR', timestamp: T0 + 30 * 60_000 + 55_000, id: 'ghost' }
 
 const describeKey = (r: { symbol: string; timestamp: number; id: string }): string => `${r.symbol}@${r.timestamp}#${r.id}`
 
@@ -159,6 +166,12 @@ async function buildDamagedStore(dir: string): Promise<void> {
   expect(await buckets.get(hour0), 'the hour entry exists').toBeDefined()
   await buckets.put(hour0, pointer(GHOST.timestamp, GHOST.id))
   await buckets.put(bucketKey('PTR', 1, MALFORMED_BUCKET), Buffer.from([1, 2, 3]))
+  expect(await buckets.get(bucketKey('DIR', DIRECTORY_LEVEL, MALFORMED_DIRECTORY)), 'the directory exists').toBeDefined()
+  await buckets.put(bucketKey('DIR', DIRECTORY_LEVEL, MALFORMED_DIRECTORY), Buffer.from([1, 2, 3]))
+  const ghostMinute = bucketKey('DIR', DIRECTORY_LEVEL, Math.floor(GHOST_IN_DIRECTORY.timestamp / 60_000))
+  const listed = decodeDirectory((await buckets.get(ghostMinute)) ?? new Uint8Array(0))
+  if (!Array.isArray(listed)) throw new Error('the documented directory layout did not decode')
+  await buckets.put(ghostMinute, encodeDirectory([...listed, { timestamp: GHOST_IN_DIRECTORY.timestamp, id: GHOST_IN_DIRECTORY.id }]))
   await db.close()
 }
 
@@ -479,6 +492,27 @@ describe('a damaged bucket index', () => {
     await answers({ symbol: 'PTR', from: T0, to: tenMinutes - 1, interval: 600_000 })
   })
 
+  it('a malformed minute directory → PRICE_CORRUPT_VALUE naming it, on ranges whose edge reads it; other ranges answer', async () => {
+    const minute = MALFORMED_DIRECTORY * 60_000
+    const directory = `DIR/level ${DIRECTORY_LEVEL}/bucket ${MALFORMED_DIRECTORY}`
+    await fails({ symbol: 'DIR', from: T0, to: minute + 30_000, interval: 3_600_000 }, directory)
+    await fails({ symbol: 'DIR', from: T0, to: minute + 30_000, interval: 600_000 }, directory)
+    // The walk back from a later minute stops at the first record it finds: minute 21 holds one up to `to`.
+    await answers({ symbol: 'DIR', from: T0, to: minute + 65_000, interval: 600_000 })
+    await answers({ symbol: 'DIR', from: T0, to: minute - 1, interval: 3_600_000 })
+    await answers({ symbol: 'DIR', from: T0, to: minute + 10 * 60_000 + 5_000, interval: 3_600_000 })
+    await answers({ symbol: 'DIR', from: 0, to: MAX, interval: 3_600_000 })
+    await answers({ symbol: 'DIR', from: T0, to: minute + 30_000, interval: 1 })
+  })
+
+  it('a minute directory listing a record never written → PRICE_CORRUPT_VALUE naming the directory', async () => {
+    const minute = Math.floor(GHOST_IN_DIRECTORY.timestamp / 60_000)
+    const directory = `DIR/level ${DIRECTORY_LEVEL}/bucket ${minute}`
+    await fails({ symbol: 'DIR', from: T0, to: GHOST_IN_DIRECTORY.timestamp + 1_000, interval: 3_600_000 }, directory)
+    // Up to a time before the ghost, the directory names a real record.
+    await answers({ symbol: 'DIR', from: T0, to: GHOST_IN_DIRECTORY.timestamp - 10_000, interval: 3_600_000 })
+  })
+
   // Fails today: the store names a bucket-index key with the record-key decoder, which reads
   // its level and bucket bytes as a timestamp and id ("PTR@72057594037939000#\ufffd").
   it('a malformed pointer error names the index entry: its symbol, level and bucket', async () => {
@@ -534,7 +568,7 @@ describe('the format version in meta', () => {
       const db = new ClassicLevel(location)
       const meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' })
       await db.open()
-      expect(await meta.get('format')).toBe('1')
+      expect(await meta.get('format')).toBe('2')
       if (value === undefined) await meta.del('format')
       else await meta.put('format', value)
       await db.close()
@@ -555,7 +589,7 @@ describe('the format version in meta', () => {
     }
   }
 
-  for (const [value, what] of [['2', 'format "2"'], ['0', 'format "0"'], ['', 'an empty format'], ['1.0', 'format "1.0"'], [undefined, 'no format, with records']] as const) {
+  for (const [value, what] of [['3', 'format "3"'], ['0', 'format "0"'], ['', 'an empty format'], ['1.0', 'format "1.0"'], [undefined, 'no format, with records']] as const) {
     it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing left locked`, async () => {
       await withMeta(value, async (location) => {
         const before = await everything(location)
@@ -571,7 +605,7 @@ describe('the format version in meta', () => {
         // Once a migration restores a readable version, everything reads.
         const db = new ClassicLevel(location)
         await db.open()
-        await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '1')
+        await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '2')
         await db.close()
         const store = await PriceStore.open(location, { provider: PROVIDER })
         try {
