@@ -93,15 +93,20 @@ interface BatchMinute {
 
 /** The batch's records grouped by (symbol, minute), as directory entries. */
 function recordsByMinute(records: readonly StoredRecord[]): BatchMinute[] {
-  const byKey = new Map<string, BatchMinute>()
+  const bySymbol = new Map<string, Map<number, BatchMinute>>()
+  const groups: BatchMinute[] = []
   for (const { symbol, timestamp, id } of records) {
     const minute = Math.floor(timestamp / MINUTE_MS)
-    const mapKey = `${minute}\u0000${symbol}`
-    let group = byKey.get(mapKey)
-    if (group === undefined) byKey.set(mapKey, (group = { key: encodeBucketKey(symbol, DIRECTORY_LEVEL, minute), symbol, minute, entries: [] }))
+    let minutes = bySymbol.get(symbol)
+    if (minutes === undefined) bySymbol.set(symbol, (minutes = new Map()))
+    let group = minutes.get(minute)
+    if (group === undefined) {
+      minutes.set(minute, (group = { key: encodeBucketKey(symbol, DIRECTORY_LEVEL, minute), symbol, minute, entries: [] }))
+      groups.push(group)
+    }
     group.entries.push({ timestamp, id })
   }
-  return [...byKey.values()]
+  return groups
 }
 
 /**
@@ -110,17 +115,46 @@ function recordsByMinute(records: readonly StoredRecord[]): BatchMinute[] {
  * before). A stored value that does not decode is replaced by the overflow
  * mark: the records it listed are unknown, so the minute's edges are sought.
  */
-function mergeDirectory(stored: Uint8Array | undefined, added: readonly DirectoryEntry[]): DirectoryEntry[] | 'overflow' | undefined {
+function mergeDirectory(stored: Uint8Array | undefined, added: DirectoryEntry[]): DirectoryEntry[] | 'overflow' | undefined {
   const current = stored === undefined ? [] : decodeDirectory(stored)
   if (current === 'overflow') return undefined
   if (current === undefined) return 'overflow'
-  const byRecord = new Map<string, DirectoryEntry>()
-  for (const entry of current) byRecord.set(`${entry.timestamp}\u0000${entry.id}`, entry)
-  const before = byRecord.size
-  for (const entry of added) byRecord.set(`${entry.timestamp}\u0000${entry.id}`, entry)
-  if (byRecord.size === before) return undefined
-  if (byRecord.size > MAX_DIRECTORY_ENTRIES) return 'overflow'
-  return [...byRecord.values()].sort((a, b) => a.timestamp - b.timestamp || compareIds(a.id, b.id))
+  const fresh = sortedUnique(added)
+  const last = current[current.length - 1]
+  // The usual case, appends: every new entry comes after the stored ones.
+  const merged = last === undefined || compareEntries(last, fresh[0] as DirectoryEntry) < 0 ? [...current, ...fresh] : mergeSorted(current, fresh)
+  if (merged.length === current.length) return undefined
+  return merged.length > MAX_DIRECTORY_ENTRIES ? 'overflow' : merged
+}
+
+function compareEntries(a: DirectoryEntry, b: DirectoryEntry): number {
+  return a.timestamp - b.timestamp || compareIds(a.id, b.id)
+}
+
+/** Entries in (timestamp, id) order without repeats; a batch usually gives them in order already. */
+function sortedUnique(entries: DirectoryEntry[]): DirectoryEntry[] {
+  let ordered = true
+  for (let i = 1; i < entries.length && ordered; i++) ordered = compareEntries(entries[i - 1] as DirectoryEntry, entries[i] as DirectoryEntry) < 0
+  if (ordered) return entries
+  const sorted = [...entries].sort(compareEntries)
+  return sorted.filter((entry, i) => i === 0 || compareEntries(sorted[i - 1] as DirectoryEntry, entry) !== 0)
+}
+
+/** The union of two sorted, repeat-free lists, sorted and repeat-free. */
+function mergeSorted(a: readonly DirectoryEntry[], b: readonly DirectoryEntry[]): DirectoryEntry[] {
+  const out: DirectoryEntry[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    const order = i === a.length ? 1 : j === b.length ? -1 : compareEntries(a[i] as DirectoryEntry, b[j] as DirectoryEntry)
+    if (order < 0) out.push(a[i++] as DirectoryEntry)
+    else if (order > 0) out.push(b[j++] as DirectoryEntry)
+    else {
+      out.push(a[i++] as DirectoryEntry) // the same record listed twice: keep one
+      j++
+    }
+  }
+  return out
 }
 
 function isLater(a: { timestamp: number; id: string }, b: { timestamp: number; id: string }): boolean {
