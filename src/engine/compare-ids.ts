@@ -14,6 +14,11 @@ export function compareIds(a: string, b: string): number {
   return a.length - b.length
 }
 
+/** Orders records (or anything with a timestamp and an id) as the store's keys do: by timestamp, then id by UTF-8 bytes. */
+export function compareTimeAndId(a: { readonly timestamp: number; readonly id: string }, b: { readonly timestamp: number; readonly id: string }): number {
+  return a.timestamp - b.timestamp || compareIds(a.id, b.id)
+}
+
 function codePointRank(unit: number): number {
   // Surrogates encode code points above U+FFFF: lift them over U+E000..U+FFFF.
   if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000

@@ -1,5 +1,5 @@
 import type { PriceRecord, SampledRecord } from '../types.js'
-import { compareIds } from './compare-ids.js'
+import { compareTimeAndId } from './compare-ids.js'
 import type { ScanRow } from './scan-source.js'
 
 /** The UTC minute of the hour of a timestamp: `Math.floor(timestamp / 60000) % 60`. */
@@ -25,7 +25,7 @@ export function sampleByInterval(records: Iterable<PriceRecord>, interval: numbe
   for (const record of records) {
     const bucket = Math.floor(record.timestamp / interval)
     const held = latestByBucket.get(bucket)
-    if (held === undefined || compareRecords(record, held) > 0) latestByBucket.set(bucket, record)
+    if (held === undefined || compareTimeAndId(record, held) > 0) latestByBucket.set(bucket, record)
   }
   return [...latestByBucket.keys()]
     .sort((a, b) => a - b)
@@ -85,6 +85,3 @@ export async function* sampleRows(batches: AsyncIterable<readonly ScanRow[]>, in
   yield* ready
 }
 
-function compareRecords(a: PriceRecord, b: PriceRecord): number {
-  return a.timestamp - b.timestamp || compareIds(a.id, b.id)
-}

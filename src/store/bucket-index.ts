@@ -1,4 +1,4 @@
-import { compareIds } from '../engine/compare-ids.js'
+import { compareTimeAndId } from '../engine/compare-ids.js'
 import {
   BUCKET_LEVELS, DIRECTORY_LEVEL, MAX_DIRECTORY_ENTRIES, decodeBucketValue, decodeDirectory, encodeBucketKey, encodeBucketValue,
   encodeDirectory,
@@ -55,7 +55,7 @@ export async function bucketIndexUpdates(
       const byBucket = levels[level] as Map<number, number>
       const held = byBucket.get(bucket)
       // Later positions win ties: within a batch, the last write of a key is the one stored.
-      if (held === undefined || !isLater(records[held] as StoredRecord, record)) byBucket.set(bucket, i)
+      if (held === undefined || compareTimeAndId(records[held] as StoredRecord, record) <= 0) byBucket.set(bucket, i)
     }
   })
   const candidates: Head[] = []
@@ -76,7 +76,7 @@ export async function bucketIndexUpdates(
   })
   candidates.forEach((head, i) => {
     const current = stored[i] === undefined ? undefined : decodeBucketValue(head.level, stored[i] as Uint8Array)
-    if (current === undefined || !isLater(current, head.record)) {
+    if (current === undefined || compareTimeAndId(current, head.record) <= 0) {
       const { key, level, bucket, position, record } = head
       entries.push({ key, value: encodeBucketValue(level, record.timestamp, record.id, head.value), symbol: record.symbol, level, bucket, position })
     }
@@ -122,22 +122,18 @@ function mergeDirectory(stored: Uint8Array | undefined, added: DirectoryEntry[])
   const fresh = sortedUnique(added)
   const last = current[current.length - 1]
   // The usual case, appends: every new entry comes after the stored ones.
-  const merged = last === undefined || compareEntries(last, fresh[0] as DirectoryEntry) < 0 ? [...current, ...fresh] : mergeSorted(current, fresh)
+  const merged = last === undefined || compareTimeAndId(last, fresh[0] as DirectoryEntry) < 0 ? [...current, ...fresh] : mergeSorted(current, fresh)
   if (merged.length === current.length) return undefined
   return merged.length > MAX_DIRECTORY_ENTRIES ? 'overflow' : merged
-}
-
-function compareEntries(a: DirectoryEntry, b: DirectoryEntry): number {
-  return a.timestamp - b.timestamp || compareIds(a.id, b.id)
 }
 
 /** Entries in (timestamp, id) order without repeats; a batch usually gives them in order already. */
 function sortedUnique(entries: DirectoryEntry[]): DirectoryEntry[] {
   let ordered = true
-  for (let i = 1; i < entries.length && ordered; i++) ordered = compareEntries(entries[i - 1] as DirectoryEntry, entries[i] as DirectoryEntry) < 0
+  for (let i = 1; i < entries.length && ordered; i++) ordered = compareTimeAndId(entries[i - 1] as DirectoryEntry, entries[i] as DirectoryEntry) < 0
   if (ordered) return entries
-  const sorted = [...entries].sort(compareEntries)
-  return sorted.filter((entry, i) => i === 0 || compareEntries(sorted[i - 1] as DirectoryEntry, entry) !== 0)
+  const sorted = [...entries].sort(compareTimeAndId)
+  return sorted.filter((entry, i) => i === 0 || compareTimeAndId(sorted[i - 1] as DirectoryEntry, entry) !== 0)
 }
 
 /** The union of two sorted, repeat-free lists, sorted and repeat-free. */
@@ -146,7 +142,7 @@ function mergeSorted(a: readonly DirectoryEntry[], b: readonly DirectoryEntry[])
   let i = 0
   let j = 0
   while (i < a.length || j < b.length) {
-    const order = i === a.length ? 1 : j === b.length ? -1 : compareEntries(a[i] as DirectoryEntry, b[j] as DirectoryEntry)
+    const order = i === a.length ? 1 : j === b.length ? -1 : compareTimeAndId(a[i] as DirectoryEntry, b[j] as DirectoryEntry)
     if (order < 0) out.push(a[i++] as DirectoryEntry)
     else if (order > 0) out.push(b[j++] as DirectoryEntry)
     else {
@@ -157,6 +153,3 @@ function mergeSorted(a: readonly DirectoryEntry[], b: readonly DirectoryEntry[])
   return out
 }
 
-function isLater(a: { timestamp: number; id: string }, b: { timestamp: number; id: string }): boolean {
-  return a.timestamp > b.timestamp || (a.timestamp === b.timestamp && compareIds(a.id, b.id) > 0)
-}

@@ -9,7 +9,7 @@ import type { DirectoryEntry } from '../keys/bucket-key.js'
 import { describeKey, encodeKey, symbolPrefix, symbolRange } from '../keys/key-codec.js'
 import type { Provider } from '../types.js'
 import { StoredRow } from './stored-row.js'
-import { BUCKETS_PER_BLOCK } from './head-cache.js'
+import { BUCKETS_PER_BLOCK, blockOf } from './head-cache.js'
 import type { HeadCache } from './head-cache.js'
 import type { TailView } from './hot-tails.js'
 
@@ -175,7 +175,7 @@ export class LevelScanSource implements ScanSource {
     const found = usable ? heads.cache.lookup(symbol, level, first, end) : { cached: new Map<number, readonly StoredRow[]>(), missing: allBlocks(first, end) }
     const rows: (readonly StoredRow[])[] = []
     const read = await this.#readHeadBlocks(symbol, level, found.missing)
-    for (let block = Math.floor(first / BUCKETS_PER_BLOCK); block <= Math.floor((end - 1) / BUCKETS_PER_BLOCK); block++) {
+    for (const block of allBlocks(first, end)) {
       const cached = found.cached.get(block)
       if (cached !== undefined) {
         rows.push(cached)
@@ -205,7 +205,7 @@ export class LevelScanSource implements ScanSource {
       for (const [indexKey, entry] of entries) {
         const bucket = readBucketNumber(indexKey)
         // Blocks between missing ones may be cached already: their entries read here are not needed.
-        const block = read.get(Math.floor(bucket / BUCKETS_PER_BLOCK))
+        const block = read.get(blockOf(bucket))
         if (block === undefined) continue
         const head = decodeBucketValue(level, entry)
         if (head?.value === undefined) block.damaged.push([bucket, indexKey])
@@ -315,7 +315,7 @@ interface HeadBlock {
 /** Every block number of buckets `first..end-1`. */
 function allBlocks(first: number, end: number): number[] {
   const blocks: number[] = []
-  for (let block = Math.floor(first / BUCKETS_PER_BLOCK); block <= Math.floor((end - 1) / BUCKETS_PER_BLOCK); block++) blocks.push(block)
+  for (let block = blockOf(first); block <= blockOf(end - 1); block++) blocks.push(block)
   return blocks
 }
 
