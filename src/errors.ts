@@ -25,6 +25,8 @@ export type PriceStoreErrorCode =
   | 'PRICE_LOCKED'
   /** The database was written in a format version this release cannot read. */
   | 'PRICE_UNSUPPORTED_FORMAT'
+  /** The store was created for another provider (id or public key) than the one given when opening it. */
+  | 'PRICE_PROVIDER_MISMATCH'
   /** A stored value could not be decoded. */
   | 'PRICE_CORRUPT_VALUE'
   /** Any other failure of the underlying database. */

@@ -1,88 +1,115 @@
+/**
+ * Record values, format 3:
+ * `flags (1 byte) | value (float64 LE) | body`.
+ *
+ * `symbol`, `timestamp` and `id` are stored beside the value (in the log
+ * entry or the chunk column), and `provider` and `providerPublicKey` come
+ * from the store's provider, so the value keeps only the rest. `value` has a
+ * fixed slot so it comes back bit for bit (msgpack would turn -0 into 0).
+ *
+ * The usual body is `signature | permawebTx | version` (each a varint length
+ * and its bytes), then `[source, extras | null]` packed with msgpack. A
+ * signature in canonical base64 (it decodes and re-encodes to the same
+ * string) is stored as its bytes, a quarter smaller. A record that msgpack or
+ * UTF-8 cannot return unchanged (a `__proto__` key, which msgpackr renames; a
+ * lone surrogate; a nested -0) gets a JSON body instead:
+ * `[signature, permawebTx, version, source, extras]`.
+ */
 import { Packr } from 'msgpackr'
 import { PriceStoreError } from '../errors.js'
+import { toExactJson } from '../engine/exact-json.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import type { PriceRecord, Provider } from '../types.js'
-import { toExactJson } from '../engine/exact-json.js'
-import { describeKey } from './key-codec.js'
+import { ByteReader, ByteWriter } from './bytes.js'
 
-/**
- * Record values:
- * `format (1 byte) | body kind (1 byte) | value (float64 LE) | body`.
- *
- * `id`, `symbol` and `timestamp` live in the key and `provider` and
- * `providerPublicKey` in the store's configuration, so the value keeps only
- * the rest. `value` sits in a fixed slot so it comes back bit for bit (msgpack
- * would turn -0 into 0). The body is the array
- * `[signature, permawebTx, version, source, extras | null]`, packed with
- * msgpack, or written as JSON for the rare record msgpackr cannot return
- * unchanged: a `__proto__` key (msgpackr renames it), a lone surrogate (UTF-8
- * cannot hold it) or a nested -0 (msgpack writes it as the integer 0; the
- * JSON writer here keeps it, and `JSON.parse` reads it back).
- */
-export const VALUE_FORMAT = 1
+/** The format version of keys and values this release writes. */
+export const STORE_FORMAT = 3
 
-const BODY_MSGPACK = 0
-const BODY_JSON = 1
-const HEADER_BYTES = 10
+const SIGNATURE_BYTES = 0b01
+const JSON_BODY = 0b10
+const KNOWN_FLAGS = SIGNATURE_BYTES | JSON_BODY
+const HEADER_BYTES = 9
 
 // One Packr with its options pinned: plain maps (no shared structures to persist) and float64 numbers.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, useFloat32: 0, moreTypes: false })
 
+/** Where a value sits, for error messages: its record and the stored entry that holds it. */
+export interface ValuePlace {
+  readonly symbol: string
+  readonly timestamp: number
+  readonly id: string
+  /** The stored entry holding the value (e.g. `chunk BTC@... part 0`). */
+  readonly entry: string
+}
+
 /** Packs the stored part of a validated record. */
 export function encodeValue(record: StoredRecord): Buffer {
+  const writer = new ByteWriter(512)
   const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
-  const asJson = needsJsonBody(body)
-  const bodyBytes = asJson ? Buffer.from(toExactJson(body), 'utf8') : packr.pack(body)
-  const out = Buffer.allocUnsafe(HEADER_BYTES + bodyBytes.length)
-  out[0] = VALUE_FORMAT
-  out[1] = asJson ? BODY_JSON : BODY_MSGPACK
-  out.writeDoubleLE(record.value, 2)
-  bodyBytes.copy(out, HEADER_BYTES)
-  return out
+  if (needsJsonBody(body)) {
+    return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8')).finish()
+  }
+  const signatureBytes = canonicalBase64(record.signature)
+  writer.byte(signatureBytes === undefined ? 0 : SIGNATURE_BYTES).float64(record.value)
+  if (signatureBytes === undefined) writer.text(record.signature)
+  else writer.sized(signatureBytes)
+  writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras]))
+  return writer.finish()
 }
 
 /**
- * Rebuilds a full record from its key parts and stored value; with
- * `minutes`, the range form's record, `minutes` last.
- * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT` or `PRICE_CORRUPT_VALUE`, naming the key
+ * Rebuilds a full record from its identity and stored value bytes
+ * `bytes[start..end)`; with `minutes`, the range form's record, `minutes` last.
+ * @throws PriceStoreError `PRICE_CORRUPT_VALUE`, naming the record and entry
  */
 export function decodeValue(
-  key: Uint8Array,
-  value: Uint8Array,
-  parts: { symbol: string; timestamp: number; id: string },
+  bytes: Buffer,
+  start: number,
+  end: number,
+  place: ValuePlace,
   provider: Provider,
   minutes?: number,
 ): PriceRecord {
-  if (value.length < HEADER_BYTES) throw corrupt(key, 'is shorter than its header')
-  if (value[0] !== VALUE_FORMAT) {
-    throw new PriceStoreError(
-      'PRICE_UNSUPPORTED_FORMAT',
-      `value at key ${describeKey(key)} has format version ${value[0]}; this release reads version ${VALUE_FORMAT}`,
-      { details: { key: describeKey(key) } },
-    )
-  }
-  const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
-  let body: unknown
+  let signature: unknown
+  let permawebTx: unknown
+  let version: unknown
+  let source: unknown
+  let extras: unknown
+  if (end - start < HEADER_BYTES) throw corrupt(place, 'is shorter than its header')
+  const flags = bytes[start] as number
+  if ((flags & ~KNOWN_FLAGS) !== 0) throw corrupt(place, `has unknown flags ${flags}`)
   try {
-    if (value[1] === BODY_MSGPACK) body = unpackBody(bytes)
-    else if (value[1] === BODY_JSON) body = JSON.parse(bytes.toString('utf8', HEADER_BYTES))
-    else throw new Error(`unknown body kind ${value[1]}`)
+    if ((flags & JSON_BODY) !== 0) {
+      const body: unknown = JSON.parse(bytes.toString('utf8', start + HEADER_BYTES, end))
+      if (!Array.isArray(body) || body.length !== 5) throw new Error('the JSON body is not a 5-element array')
+      ;[signature, permawebTx, version, source, extras] = body
+    } else {
+      const reader = new ByteReader(bytes, start + HEADER_BYTES, end)
+      const signatureStart = reader.sized()
+      signature = bytes.toString((flags & SIGNATURE_BYTES) !== 0 ? 'base64' : 'utf8', signatureStart, reader.offset)
+      permawebTx = reader.text()
+      version = reader.text()
+      const rest = unpackRest(bytes, reader.offset, end)
+      if (!Array.isArray(rest) || rest.length !== 2) throw new Error('the packed rest is not a 2-element array')
+      ;[source, extras] = rest
+    }
   } catch (cause) {
-    throw corrupt(key, 'cannot be decoded', cause)
+    throw corrupt(place, 'cannot be decoded', cause)
   }
-  if (!isRecordBody(body)) throw corrupt(key, 'does not hold a record body')
-  const [signature, permawebTx, version, source, extras] = body
-
+  if (typeof signature !== 'string' || typeof permawebTx !== 'string' || typeof version !== 'string' || !isObject(source) ||
+    (extras !== null && !isObject(extras))) {
+    throw corrupt(place, 'does not hold a record body')
+  }
   const record: Record<string, unknown> = {
-    id: parts.id,
-    symbol: parts.symbol,
+    id: place.id,
+    symbol: place.symbol,
     provider: provider.id,
-    value: bytes.readDoubleLE(2),
+    value: bytes.readDoubleLE(start + 1),
     signature,
     permawebTx,
     version,
     source,
-    timestamp: parts.timestamp,
+    timestamp: place.timestamp,
   }
   if (extras !== null) {
     for (const field of Object.keys(extras)) {
@@ -94,32 +121,33 @@ export function decodeValue(
   return record as PriceRecord
 }
 
+/** Names a record and its entry in an error message and `details.key`. */
+export function describePlace(place: ValuePlace): string {
+  return `${place.symbol}@${place.timestamp}#${place.id} in ${place.entry}`
+}
+
+/** The bytes of a signature in canonical base64, or `undefined` when it would not re-encode to the same string. */
+function canonicalBase64(signature: string): Buffer | undefined {
+  if (signature.length % 4 !== 0 || signature.length === 0) return undefined
+  const bytes = Buffer.from(signature, 'base64')
+  return bytes.toString('base64') === signature ? bytes : undefined
+}
+
 // msgpackr allocates a DataView for every new source buffer and hangs it on the buffer; unpacking
 // from one reused buffer skips that per record (msgpackr's own advice for database reads). It
 // returns strings and objects, never views of its source, so reusing the bytes is safe.
 let scratch = Buffer.allocUnsafeSlow(4096)
 
-function unpackBody(value: Buffer): unknown {
-  const length = value.length - HEADER_BYTES
+function unpackRest(bytes: Buffer, start: number, end: number): unknown {
+  const length = end - start
   if (length > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(length, scratch.length * 2))
-  value.copy(scratch, 0, HEADER_BYTES)
+  bytes.copy(scratch, 0, start, end)
   return packr.unpack(scratch, { start: 0, end: length })
 }
 
-function corrupt(key: Uint8Array, problem: string, cause?: unknown): PriceStoreError {
-  return new PriceStoreError('PRICE_CORRUPT_VALUE', `value at key ${describeKey(key)} ${problem}`, {
-    cause,
-    details: { key: describeKey(key) },
-  })
-}
-
-type RecordBody = [string, string, string, Record<string, unknown>, Record<string, unknown> | null]
-
-function isRecordBody(body: unknown): body is RecordBody {
-  if (!Array.isArray(body) || body.length !== 5) return false
-  const [signature, permawebTx, version, source, extras] = body as unknown[]
-  return typeof signature === 'string' && typeof permawebTx === 'string' && typeof version === 'string' &&
-    isObject(source) && (extras === null || isObject(extras))
+function corrupt(place: ValuePlace, problem: string, cause?: unknown): PriceStoreError {
+  const key = describePlace(place)
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `value of ${key} ${problem}`, { cause, details: { key } })
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,38 +1,60 @@
 import type { AbstractLevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
-import type { BytesSublevel } from './level-source.js'
+import { STORE_FORMAT } from '../keys/value-codec.js'
+import type { Provider } from '../types.js'
 
-/**
- * The on-disk format this release writes into a new store: key layout,
- * sublevels, value layout and index levels. Format 2 is format 1 plus the
- * minute directories of the bucket index.
- */
-export const STORE_FORMAT = 2
-/** Formats this release reads and writes: a format-1 store stays format 1 and gets no minute directories. */
-export const SUPPORTED_FORMATS: readonly number[] = Object.freeze([1, 2])
 const FORMAT_KEY = 'format'
+const PROVIDER_KEY = 'provider'
+
+type MetaSublevel = AbstractLevel<any, string, string>
 
 /**
- * The database's format version, written into a new database, so a later
- * release can tell which layout it is reading and migrate it.
- * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT`
+ * Checks a database's format version and provider, or records them in a new
+ * database. A store belongs to one provider: opening it as another would
+ * relabel every stored record, so it is refused.
+ * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`
  */
-export async function readFormat(meta: AbstractLevel<any, string, string>, prices: BytesSublevel): Promise<number> {
-  const stored = await meta.get(FORMAT_KEY)
-  if (stored === undefined) {
-    const hasRecords = (await prices.keys({ limit: 1 }).all()).length > 0
-    if (hasRecords) {
-      throw new PriceStoreError('PRICE_UNSUPPORTED_FORMAT', 'the database holds price records but no format version; it was not written by price-store')
-    }
-    await meta.put(FORMAT_KEY, String(STORE_FORMAT))
-    return STORE_FORMAT
-  }
-  const format = SUPPORTED_FORMATS.find((version) => stored === String(version))
+export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, any, any>, provider: Provider): Promise<void> {
+  const [format, storedProvider] = await meta.getMany([FORMAT_KEY, PROVIDER_KEY])
   if (format === undefined) {
+    const anything = (await root.keys({ limit: 1, keyEncoding: 'view' }).all()).length > 0
+    if (anything) {
+      throw new PriceStoreError('PRICE_UNSUPPORTED_FORMAT', 'the database holds data but no format version; it was not written by price-store')
+    }
+    await meta.batch([
+      { type: 'put', key: FORMAT_KEY, value: String(STORE_FORMAT) },
+      { type: 'put', key: PROVIDER_KEY, value: JSON.stringify({ name: provider.name, id: provider.id, publicKey: provider.publicKey }) },
+    ])
+    return
+  }
+  if (format !== String(STORE_FORMAT)) {
+    const earlier = format === '1' || format === '2'
     throw new PriceStoreError(
       'PRICE_UNSUPPORTED_FORMAT',
-      `the database has format version ${JSON.stringify(stored)}; this release reads versions ${SUPPORTED_FORMATS.join(' and ')}`,
+      `the database has format version ${JSON.stringify(format)}; this release reads version ${STORE_FORMAT} only` +
+        (earlier ? '. It was written by an unreleased development version: delete the directory and import the records again (price-store import)' : ''),
     )
   }
-  return format
+  const stored = parseProvider(storedProvider)
+  if (stored === undefined) throw new PriceStoreError('PRICE_UNSUPPORTED_FORMAT', 'the database records no readable provider')
+  if (stored.id !== provider.id || stored.publicKey !== provider.publicKey) {
+    const differs = stored.id !== provider.id ? 'id' : 'public key'
+    throw new PriceStoreError(
+      'PRICE_PROVIDER_MISMATCH',
+      `the store was created for provider id ${JSON.stringify(stored.id)} with public key ${JSON.stringify(stored.publicKey)}; ` +
+        `it was opened with id ${JSON.stringify(provider.id)} and public key ${JSON.stringify(provider.publicKey)} (the ${differs} differs). ` +
+        'Open it with the provider it was created for, or import the records into a new store',
+      { details: { field: 'provider' } },
+    )
+  }
+}
+
+function parseProvider(text: string | undefined): Provider | undefined {
+  if (text === undefined) return undefined
+  try {
+    const value = JSON.parse(text) as Partial<Provider>
+    return typeof value.id === 'string' && typeof value.publicKey === 'string' && typeof value.name === 'string' ? (value as Provider) : undefined
+  } catch {
+    return undefined
+  }
 }

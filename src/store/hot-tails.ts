@@ -1,7 +1,7 @@
 import type { ScanOptions, ScanSource } from '../engine/scan-source.js'
 import type { PriceQuery } from '../types.js'
-import { compareRows } from './stored-row.js'
-import type { StoredRow } from './stored-row.js'
+import { compareRows } from './row.js'
+import type { Row as StoredRow } from './row.js'
 
 /** The newest rows of one symbol, newest first. Never mutated: a write installs a new tail. */
 interface Tail {
@@ -194,5 +194,5 @@ function hasRepeatedKey(sorted: readonly StoredRow[]): boolean {
 }
 
 function keyOf(row: StoredRow): string {
-  return Buffer.from(row.key.buffer, row.key.byteOffset, row.key.byteLength).toString('latin1')
+  return `${row.timestamp}\u0000${row.id}`
 }

@@ -6,32 +6,25 @@ import { parseQuery } from '../engine/parse-query.js'
 import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-queries.js'
 import type { LatestOptions, RangeOptions, SeveralOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
-import { encodeKey } from '../keys/key-codec.js'
+import { HEAD_MS, PERIOD_MS, describeLog, logKey, periodOf, readLogKey, symbolKey } from '../keys/key-layout.js'
+import { encodeLogEntry, readLogEntry } from '../keys/log-codec.js'
+import type { LogRecord } from '../keys/log-codec.js'
 import { encodeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
 import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
-import { bucketIndexUpdates } from './bucket-index.js'
-import type { IndexEntry } from './bucket-index.js'
-import { isCopyLevel } from '../keys/bucket-key.js'
-import { HeadCache } from './head-cache.js'
-import type { HeadUpdate } from './head-cache.js'
-import { HotTails } from './hot-tails.js'
-import type { TailView } from './hot-tails.js'
-import { LevelScanSource } from './level-source.js'
-import type { BytesSublevel, SymbolSublevel } from './level-source.js'
-import { STORE_FORMAT, readFormat } from './format.js'
+import { checkFormat } from './format.js'
+import type { HotTails } from './hot-tails.js'
+import { OpenArea } from './open-area.js'
+import type { OpenWrite } from './open-area.js'
+import { ReadState } from './read-view.js'
+import type { BytesSublevel, ReadSublevels, ReadView } from './read-view.js'
+import { RootBatch, prefixOf } from './root-batch.js'
+import { Row } from './row.js'
+import { sealPeriod } from './sealer.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
-import { RootBatch, prefixOf } from './root-batch.js'
 import { toStorageError } from './storage-errors.js'
-import { StoredRow } from './stored-row.js'
-
-/** Hot tails captured when the store had taken in `applied` batches. */
-interface TailsAt {
-  readonly view: TailView
-  readonly applied: number
-}
 
 /** Where a store is in its life. Queries and writes need `'open'`. */
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed'
@@ -42,6 +35,12 @@ const EMPTY = Buffer.alloc(0)
 
 /** How many symbols' tails load from disk at once. */
 const TAIL_LOAD_CONCURRENCY = 64
+
+/**
+ * An hour is sealed once records this far past its end have arrived, so a
+ * feed's stragglers usually land before its chunks are written.
+ */
+const SEAL_GRACE_MS = HEAD_MS
 
 /** Options for the on-disk database the store creates from a location. */
 const CLASSIC_LEVEL_OPTIONS = {
@@ -62,29 +61,21 @@ const CLASSIC_LEVEL_OPTIONS = {
 export class PriceStore {
   readonly #db: AnyLevel
   readonly #options: ResolvedOptions
-  readonly #prices: BytesSublevel
-  readonly #symbols: SymbolSublevel
-  readonly #buckets: BytesSublevel
+  readonly #levels: ReadSublevels & { readonly log: BytesSublevel; readonly symbols: BytesSublevel }
   readonly #meta: AbstractLevel<any, string, string>
   /** Each sublevel's key prefix in the root database, for writing batches there directly. */
-  readonly #prefixes: { readonly prices: Uint8Array; readonly symbols: Uint8Array; readonly buckets: Uint8Array }
+  readonly #prefixes: { readonly log: Uint8Array; readonly chunks: Uint8Array; readonly heads: Uint8Array; readonly symbols: Uint8Array }
+  /** What queries read from memory, and the rule for mixing it with the disk. */
+  readonly #state: ReadState
   /** Symbols already in the symbol index, so a batch only adds new ones. */
   readonly #knownSymbols = new Set<string>()
-  /** The same symbols in UTF-8 byte order, rebuilt only when a batch adds one. */
-  #sortedSymbols: readonly string[] = []
   #status: StoreStatus = 'closed'
-  /** Writes run one after another, so the symbol index bookkeeping never races. */
+  /** Writes and seals run one after another, so index bookkeeping never races. */
   #writeQueue: Promise<unknown> = Promise.resolve()
-  /** The newest records of each symbol, in memory; `undefined` when the cache is off. */
-  #tails: HotTails | undefined
-  /** Bucket heads of the copying index levels, in memory; `undefined` when that cache is off. */
-  #heads: HeadCache | undefined
-  /** True from the moment a batch goes to the database until the caches have taken it in. */
-  #committing = false
-  /** Batches the caches have taken in (or been cleared for), so a view of them can be matched to a snapshot. */
-  #appliedBatches = 0
-  /** The open database's format version; from 2 the bucket index keeps minute directories. */
-  #format = STORE_FORMAT
+  /** The next log entry's sequence number. */
+  #sequence = 0
+  /** The newest timestamp written: hours that end well before it are sealed. */
+  #horizon = 0
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -95,12 +86,18 @@ export class PriceStore {
   constructor(db: AnyLevel, options: PriceStoreOptions) {
     this.#options = resolveOptions(options)
     this.#db = db
+    if ((db.supports as { getSync?: boolean }).getSync !== true || db.supports.explicitSnapshots !== true) {
+      throw new PriceStoreError('PRICE_INVALID_OPTIONS', 'the database must support getSync() and explicit snapshots (abstract-level 3, e.g. classic-level or memory-level)', {
+        details: { field: 'db' },
+      })
+    }
     try {
-      this.#prices = db.sublevel<Uint8Array, Uint8Array>('p', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
-      this.#symbols = db.sublevel<string, string>('s', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as SymbolSublevel
-      this.#buckets = db.sublevel<Uint8Array, Uint8Array>('b', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
+      const bytes = (name: string): BytesSublevel =>
+        db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
+      this.#levels = { log: bytes('l'), chunks: bytes('c'), heads: bytes('h'), symbols: bytes('s') }
       this.#meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as AbstractLevel<any, string, string>
-      this.#prefixes = { prices: prefixOf(this.#prices), symbols: prefixOf(this.#symbols), buckets: prefixOf(this.#buckets) }
+      const { log, chunks, heads, symbols } = this.#levels
+      this.#prefixes = { log: prefixOf(log), chunks: prefixOf(chunks), heads: prefixOf(heads), symbols: prefixOf(symbols) }
     } catch (err) {
       throw new PriceStoreError(
         'PRICE_INVALID_OPTIONS',
@@ -108,6 +105,12 @@ export class PriceStore {
         { cause: err, details: { field: 'db' } },
       )
     }
+    this.#state = new ReadState({
+      provider: this.#options.provider,
+      recordsPerSymbol: this.#options.recordsPerSymbol,
+      headBytes: this.#options.headBytes,
+      chunkBytes: this.#options.chunkBytes,
+    })
   }
 
   /**
@@ -141,8 +144,10 @@ export class PriceStore {
   }
 
   /**
-   * Opens the database and checks its format version. Opening an open store does nothing.
-   * @throws PriceStoreError `PRICE_LOCKED`, `PRICE_UNSUPPORTED_FORMAT`, `PRICE_STORAGE_ERROR`
+   * Opens the database, checks its format version and provider (recording
+   * them in a new database) and replays the unsealed records of its log.
+   * Opening an open store does nothing.
+   * @throws PriceStoreError `PRICE_LOCKED`, `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`, `PRICE_STORAGE_ERROR`
    */
   async open(): Promise<void> {
     if (this.#status === 'open') return
@@ -151,15 +156,15 @@ export class PriceStore {
     try {
       await this.#db.open({ createIfMissing: true })
       // Closing a database closes its sublevels too, and reopening it does not reopen them.
-      await Promise.all([this.#prices, this.#symbols, this.#buckets, this.#meta].map((sublevel) => sublevel.open()))
-      this.#format = await readFormat(this.#meta, this.#prices)
+      await Promise.all([...Object.values(this.#levels), this.#meta].map((sublevel) => sublevel.open()))
+      await checkFormat(this.#meta, this.#db, this.#options.provider)
       this.#knownSymbols.clear()
-      for (const symbol of await this.#symbols.keys().all()) this.#knownSymbols.add(symbol)
-      this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
-      // The database may have changed while the store was closed: start with an empty cache.
-      this.#resetCaches()
-      this.#heads = this.#options.bucketHeads > 0 ? new HeadCache(this.#options.bucketHeads) : undefined
+      for (const key of await this.#levels.symbols.keys().all()) this.#knownSymbols.add(Buffer.from(key).toString('utf8'))
+      // The database may have changed while the store was closed: start from what it holds now.
+      this.#state.load(await this.#replayLog(), [...this.#knownSymbols].sort(compareIds))
       this.#status = 'open'
+      // Hours a crash left unsealed are sealed in the background, as after a batch.
+      this.#enqueueSeal()
     } catch (err) {
       this.#status = 'closed'
       await this.#db.close().catch(() => {})
@@ -171,7 +176,7 @@ export class PriceStore {
   }
 
   /**
-   * Waits for pending writes, then closes the database. Closing a closed store does nothing.
+   * Waits for pending writes and seals, then closes the database. Closing a closed store does nothing.
    */
   async close(): Promise<void> {
     if (this.#status === 'closed' || this.#status === 'closing') return
@@ -207,6 +212,7 @@ export class PriceStore {
     if (stored.length === 0) return 0
     const write = this.#writeQueue.then(() => this.#writeBatch(stored))
     this.#writeQueue = write.catch(() => {})
+    this.#enqueueSeal()
     return write
   }
 
@@ -254,14 +260,14 @@ export class PriceStore {
     const store = this
     return {
       [Symbol.asyncIterator]: async function* () {
-        // The stream may read both the bucket index and the records: one snapshot for its whole life.
-        const source = store.#openSource(true)
+        // One view (a snapshot and the open area) for the stream's whole life.
+        const view = store.#view()
         try {
-          yield* streamRange(source, query.symbol, query)
+          yield* streamRange(view, query.symbol, query)
         } catch (err) {
           throw toStorageError(err, 'stream a price range')
         } finally {
-          await source.close()
+          await view.close()
         }
       },
     }
@@ -280,136 +286,185 @@ export class PriceStore {
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
     this.#assertOpen()
-    return [...this.#sortedSymbols]
+    return [...this.#state.symbols]
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
-    const batch = new RootBatch()
-    const values: Buffer[] = []
-    const rowsBySymbol = new Map<string, StoredRow[]>()
-    const batchRows: StoredRow[] = []
+    const byPeriod = new Map<number, LogRecord[]>()
     const newSymbols = new Set<string>()
+    let horizon = this.#horizon
     for (const record of records) {
-      const key = encodeKey(record.symbol, record.timestamp, record.id)
-      const value = encodeValue(record)
-      values.push(value)
-      batch.put(this.#prefixes.prices, key, value)
-      let rows = rowsBySymbol.get(record.symbol)
-      if (rows === undefined) rowsBySymbol.set(record.symbol, (rows = []))
-      const row = new StoredRow(key, value, record.symbol, Buffer.byteLength(record.symbol) + 1, this.#options.provider)
-      rows.push(row)
-      batchRows.push(row)
+      const period = periodOf(record.timestamp)
+      let logRecords = byPeriod.get(period)
+      if (logRecords === undefined) byPeriod.set(period, (logRecords = []))
+      logRecords.push({ symbol: record.symbol, timestamp: record.timestamp, id: record.id, value: encodeValue(record) })
       if (!this.#knownSymbols.has(record.symbol)) newSymbols.add(record.symbol)
+      if (record.timestamp > horizon) horizon = record.timestamp
     }
-    for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, Buffer.from(symbol, 'utf8'), EMPTY)
-    let indexEntries: IndexEntry[]
+    const batch = new RootBatch()
+    const writes: OpenWrite[] = []
+    for (const [period, logRecords] of byPeriod) {
+      const key = logKey(period, this.#sequence++)
+      const entry = encodeLogEntry(logRecords)
+      batch.put(this.#prefixes.log, key, entry)
+      writes.push(this.#openWrite(period, key, entry))
+    }
+    for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, symbolKey(symbol), EMPTY)
     try {
-      indexEntries = await bucketIndexUpdates(this.#buckets, records, values, this.#format >= 2)
-      for (const { key, value } of indexEntries) batch.put(this.#prefixes.buckets, key, value)
-      // A snapshot taken from here on may hold the batch before the caches do.
-      this.#committing = true
       await batch.write(this.#db, this.#options.sync)
     } catch (err) {
-      // A failed write may still have reached the disk: the caches can no longer vouch for what they hold.
-      if (this.#committing) this.#resetCaches()
+      // LevelDB may have committed it: the caches can no longer vouch for what they hold.
+      this.#state.writeFailed()
       throw toStorageError(err, 'write the records')
-    } finally {
-      // One synchronous step after the commit (or its failure), so readers see all of the batch or none of it.
-      this.#committing = false
     }
+    // One synchronous step after the commit, so readers see all of the batch or none of it.
     for (const symbol of newSymbols) this.#knownSymbols.add(symbol)
-    if (newSymbols.size > 0) this.#sortedSymbols = [...this.#knownSymbols].sort(compareIds)
-    this.#tails?.apply(rowsBySymbol, newSymbols)
-    this.#heads?.apply(this.#headUpdates(indexEntries, batchRows))
-    this.#appliedBatches++
+    const symbols = newSymbols.size > 0 ? [...this.#knownSymbols].sort(compareIds) : this.#state.symbols
+    this.#state.applyBatch(writes, rowsBySymbol(writes), newSymbols, symbols)
+    this.#horizon = horizon
     return records.length
   }
 
-  /** The committed batch's new heads at the cached levels, as rows sharing the batch's key and value bytes. */
-  #headUpdates(entries: readonly IndexEntry[], rows: readonly StoredRow[]): HeadUpdate[] {
-    if (this.#heads === undefined || this.#heads.size === 0) return []
-    const updates: HeadUpdate[] = []
-    for (const { symbol, level, bucket, position } of entries) {
-      if (isCopyLevel(level)) updates.push({ symbol, level, bucket, row: rows[position] as StoredRow })
-    }
-    return updates
+  /** One log entry's records as open rows (views into the entry's bytes), by symbol. */
+  #openWrite(period: number, key: Buffer, entry: Buffer): OpenWrite {
+    const rows = new Map<string, Row[]>()
+    const { sequence } = readLogKey(key)
+    const name = (): string => describeLog(period, sequence)
+    readLogEntry(entry, (symbol, timestamp, idStart, idEnd, valueStart, valueEnd) => {
+      let list = rows.get(symbol)
+      if (list === undefined) rows.set(symbol, (list = []))
+      list.push(new Row(symbol, timestamp, entry, idStart, idEnd, valueStart, valueEnd, name, this.#options.provider))
+    })
+    return { period, logKey: key, bytes: entry.length, rows }
   }
 
-  #resetCaches(): void {
-    this.#appliedBatches++
-    this.#tails = this.#options.recordsPerSymbol > 0 ? new HotTails(this.#options.recordsPerSymbol) : undefined
-    this.#heads?.clear()
+  /** Reads the log into a new open area: the records written and not yet sealed, in commit order. */
+  async #replayLog(): Promise<OpenArea> {
+    let open = OpenArea.EMPTY
+    this.#sequence = 0
+    this.#horizon = 0
+    for await (const [key, entry] of this.#levels.log.iterator()) {
+      const { period, sequence } = readLogKey(key)
+      let write: OpenWrite
+      try {
+        write = this.#openWrite(period, Buffer.from(key), Buffer.from(entry))
+      } catch (err) {
+        const name = describeLog(period, sequence)
+        throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${name} cannot be decoded: ${(err as Error).message}`, { cause: err, details: { key: name } })
+      }
+      open = open.withWrites([write])
+      this.#sequence = Math.max(this.#sequence, sequence + 1)
+      for (const rows of write.rows.values()) for (const row of rows) this.#horizon = Math.max(this.#horizon, row.timestamp)
+    }
+    return open
+  }
+
+  /** Queues the sealing of every hour that is due, after the writes queued so far. */
+  #enqueueSeal(): void {
+    this.#writeQueue = this.#writeQueue.then(() => this.#sealDue()).catch(() => {})
+  }
+
+  /**
+   * Seals open hours into chunks, oldest first: every hour that ended
+   * {@link SEAL_GRACE_MS} before the newest record written, then more while
+   * the open area holds more than `openBytes`. A failed seal leaves its rows
+   * open (readers still see them) and is tried again after the next batch.
+   */
+  async #sealDue(): Promise<void> {
+    for (;;) {
+      const open = this.#state.open
+      const oldest = open.periods()[0]
+      if (oldest === undefined) return
+      const due = (oldest + 1) * PERIOD_MS + SEAL_GRACE_MS <= this.#horizon || open.bytes > this.#options.openBytes
+      if (!due || this.#status === 'closed') return
+      await this.#seal(oldest)
+    }
+  }
+
+  /** Moves one open hour into chunks: one atomic write, then memory follows. */
+  async #seal(period: number): Promise<void> {
+    const view = this.#state.view(this.#db, this.#levels)
+    let sealed: ReturnType<typeof sealPeriod>
+    try {
+      sealed = sealPeriod(view, this.#state.open, period, this.#options.provider, this.#prefixes)
+    } finally {
+      await view.close()
+    }
+    this.#state.beginSeal()
+    try {
+      await sealed.batch.write(this.#db, this.#options.sync)
+    } catch (err) {
+      this.#state.writeFailed()
+      throw toStorageError(err, 'seal an hour of records')
+    }
+    this.#state.applySeal(period, sealed.heads)
   }
 
   /**
    * Answers a validated query from the hot tails when they hold all it
-   * needs (loading missing tails first), otherwise from disk; a several-tokens
-   * query on disk reads one snapshot.
+   * needs (loading missing tails first), otherwise from a view.
    */
   async #answer(query: PriceQuery): Promise<PriceAnswer> {
     this.#assertOpen()
-    const tails = this.#tails
+    const tails = this.#state.tails
     if (tails !== undefined) {
-      const symbols = query.kind !== 'several' ? [query.symbol] : query.symbols === 'all' ? this.#sortedSymbols : query.symbols
-      let view = tails.capture(symbols, this.#knownSymbols)
-      if (view === undefined) {
+      const symbols = query.kind !== 'several' ? [query.symbol] : query.symbols === 'all' ? this.#state.symbols : query.symbols
+      let captured = tails.capture(symbols, this.#knownSymbols)
+      if (captured === undefined) {
         await this.#loadTails(tails, symbols)
-        view = tails.capture(symbols, this.#knownSymbols)
+        captured = tails.capture(symbols, this.#knownSymbols)
       }
-      if (view?.canAnswer(query)) return executeQuery(query, view, this.limits)
-      // A range may still find the end of its last bucket in the tail, as of the same batches.
-      if (view !== undefined && query.kind === 'range') {
-        const tailsAt = { view, applied: this.#appliedBatches }
-        return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), true, tailsAt)
-      }
+      if (captured?.canAnswer(query)) return executeQuery(query, captured, this.limits)
     }
-    // Several tokens and bucket-index sampling make more than one read: pin them to one snapshot.
-    return this.#read('answer the query', (source) => executeQuery(query, source, this.limits), query.kind !== 'latest')
+    return this.#read('answer the query', (view) => executeQuery(query, view, this.limits))
   }
 
   async #loadTails(tails: HotTails, symbols: readonly string[]): Promise<void> {
     const missing = symbols.filter((symbol) => this.#knownSymbols.has(symbol) && !tails.has(symbol))
-    await this.#read('load the newest records', async (source) => {
+    await this.#read('load the newest records', async (view) => {
       for (let start = 0; start < missing.length; start += TAIL_LOAD_CONCURRENCY) {
         await Promise.all(missing.slice(start, start + TAIL_LOAD_CONCURRENCY).map(async (symbol) => {
           const version = tails.version(symbol)
-          const rows: StoredRow[] = []
-          for await (const batch of source.scan(symbol, { reverse: true, limit: tails.perSymbol })) rows.push(...batch)
+          const rows: Row[] = []
+          for await (const batch of view.scan(symbol, { reverse: true, limit: tails.perSymbol })) rows.push(...batch)
           tails.install(symbol, version, rows)
         }))
       }
     })
   }
 
-  /**
-   * Runs a read with a scan source; `pinned` reads share one explicit
-   * snapshot. `tailsAt`: hot tails captured after `applied` batches, for the
-   * source to use if the snapshot shows the same batches.
-   */
-  async #read<T>(action: string, run: (source: LevelScanSource) => Promise<T>, pinned = false, tailsAt?: TailsAt): Promise<T> {
-    const source = this.#openSource(pinned, tailsAt)
+  /** Runs a read with one view: a snapshot and the open area, taken together. */
+  async #read<T>(action: string, run: (view: ReadView) => Promise<T>): Promise<T> {
+    const view = this.#view()
     try {
-      return await run(source)
+      return await run(view)
     } catch (err) {
       throw toStorageError(err, action)
     } finally {
-      await source.close()
+      await view.close()
     }
   }
 
-  #openSource(pinned: boolean, tailsAt?: TailsAt): LevelScanSource {
+  #view(): ReadView {
     this.#assertOpen()
-    const snapshot = pinned && this.#db.supports.explicitSnapshots ? this.#db.snapshot() : undefined
-    // The caches match a snapshot taken while no batch is between the database and the caches.
-    const heads = snapshot !== undefined && this.#heads !== undefined ? { cache: this.#heads, epoch: this.#committing ? -1 : this.#heads.epoch } : undefined
-    const tails = snapshot !== undefined && !this.#committing && tailsAt?.applied === this.#appliedBatches ? tailsAt.view : undefined
-    return new LevelScanSource({ prices: this.#prices, symbols: this.#symbols, buckets: this.#buckets }, this.#options.provider, {
-      snapshot, heads, tails, directories: this.#format >= 2,
-    })
+    return this.#state.view(this.#db, this.#levels)
   }
 
   #assertOpen(): void {
     if (this.#status !== 'open') throw new PriceStoreError('PRICE_NOT_OPEN', `the store is ${this.#status}, not open`)
   }
+}
+
+/** The rows of a batch's writes by symbol, for the hot tails. */
+function rowsBySymbol(writes: readonly OpenWrite[]): Map<string, Row[]> {
+  const bySymbol = new Map<string, Row[]>()
+  for (const write of writes) {
+    for (const [symbol, rows] of write.rows) {
+      const list = bySymbol.get(symbol)
+      if (list === undefined) bySymbol.set(symbol, [...rows])
+      else list.push(...rows)
+    }
+  }
+  return bySymbol
 }

@@ -5,8 +5,14 @@ import type { Limits, Provider } from '../types.js'
 /** Newest records per symbol kept in memory unless configured otherwise. */
 export const DEFAULT_RECORDS_PER_SYMBOL = 128
 
-/** Bucket heads kept in memory unless configured otherwise. */
-export const DEFAULT_BUCKET_HEADS = 32_768
+/** Bytes of chunk heads kept in memory unless configured otherwise. */
+export const DEFAULT_HEAD_BYTES = 64 * 1024 * 1024
+
+/** Bytes of chunks kept in memory unless configured otherwise. */
+export const DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
+
+/** Bytes of unsealed records kept in memory unless configured otherwise. */
+export const DEFAULT_OPEN_BYTES = 64 * 1024 * 1024
 
 /** How a store is configured when it is opened. */
 export interface PriceStoreOptions {
@@ -30,14 +36,28 @@ export interface PriceStoreOptions {
      */
     readonly recordsPerSymbol?: number
     /**
-     * How many bucket heads (the latest record of a 10-minute, hour or day
-     * bucket of one symbol, which ranges sampled at those intervals return)
-     * stay in memory, least recently used out first (default 32768; 0 turns
-     * it off). They load in blocks of 64 buckets of one symbol. A head costs
-     * about 0.7 KB as read and 1.5 KB once a query has returned it.
+     * Bytes of chunk heads (the latest record of each ten-minute bucket of
+     * a sealed hour of one symbol, which ranges sampled at ten minutes or a
+     * multiple return) kept in memory, least recently used out first
+     * (default 64 MiB; 0 turns it off). Counted as stored bytes plus an
+     * allowance for the decoded record.
      */
-    readonly bucketHeads?: number
+    readonly headBytes?: number
+    /**
+     * Bytes of sealed chunks (an hour of one symbol) kept in memory for the
+     * edges of ranges and for as-of reads, least recently used out first
+     * (default 32 MiB; 0 turns it off). Long scans read past it.
+     */
+    readonly chunkBytes?: number
   }
+  /**
+   * Bytes of written records not yet sealed into chunks that stay in memory
+   * (default 64 MiB). Past it, the oldest open hours are sealed early; below
+   * it, an hour is sealed once records ten minutes past its end arrive.
+   * Together with the caches this bounds the store's memory: about
+   * `openBytes + headBytes + chunkBytes + recordsPerSymbol × symbols × 1.5 KB`.
+   */
+  readonly openBytes?: number
 }
 
 /** Validated options, frozen. */
@@ -46,7 +66,9 @@ export interface ResolvedOptions {
   readonly limits: Limits
   readonly sync: boolean
   readonly recordsPerSymbol: number
-  readonly bucketHeads: number
+  readonly headBytes: number
+  readonly chunkBytes: number
+  readonly openBytes: number
 }
 
 /**
@@ -72,16 +94,20 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   if (typeof sync !== 'boolean') throw invalid('sync', sync, 'must be a boolean')
   const { cache = {} } = options as Partial<PriceStoreOptions>
   if (typeof cache !== 'object' || cache === null) throw invalid('cache', cache, 'must be an object')
-  const { recordsPerSymbol = DEFAULT_RECORDS_PER_SYMBOL, bucketHeads = DEFAULT_BUCKET_HEADS } = cache
-  for (const [field, value] of [['recordsPerSymbol', recordsPerSymbol], ['bucketHeads', bucketHeads]] as const) {
+  const { recordsPerSymbol = DEFAULT_RECORDS_PER_SYMBOL, headBytes = DEFAULT_HEAD_BYTES, chunkBytes = DEFAULT_CHUNK_BYTES } = cache
+  for (const [field, value] of [['recordsPerSymbol', recordsPerSymbol], ['headBytes', headBytes], ['chunkBytes', chunkBytes]] as const) {
     if (!Number.isSafeInteger(value) || value < 0) throw invalid(`cache.${field}`, value, 'must be an integer >= 0')
   }
+  const { openBytes = DEFAULT_OPEN_BYTES } = options as Partial<PriceStoreOptions>
+  if (!Number.isSafeInteger(openBytes) || openBytes < 0) throw invalid('openBytes', openBytes, 'must be an integer >= 0')
   return Object.freeze({
     provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey }),
     limits: Object.freeze(resolvedLimits),
     sync,
     recordsPerSymbol,
-    bucketHeads,
+    headBytes,
+    chunkBytes,
+    openBytes,
   })
 }
 

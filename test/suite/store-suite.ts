@@ -253,8 +253,9 @@ export function storeSuite({ name, factory, persistent = false }: StoreSuiteOpti
         ['sync as a string', { provider: PROVIDER, sync: 'yes' }],
         ['cache null', { provider: PROVIDER, cache: null }],
         ['cache.recordsPerSymbol -1', { provider: PROVIDER, cache: { recordsPerSymbol: -1 } }],
-        ['cache.bucketHeads 2.5', { provider: PROVIDER, cache: { bucketHeads: 2.5 } }],
-        ['cache.bucketHeads as a string', { provider: PROVIDER, cache: { bucketHeads: '64' } }],
+        ['cache.headBytes 2.5', { provider: PROVIDER, cache: { headBytes: 2.5 } }],
+        ['cache.chunkBytes as a string', { provider: PROVIDER, cache: { chunkBytes: '64' } }],
+        ['openBytes -1', { provider: PROVIDER, openBytes: -1 }],
       ]
 
       it.each(bad)('%s: the constructor throws', (_n, opts) => {

@@ -26,6 +26,7 @@ export function statusForError(code: PriceStoreErrorCode): 400 | 500 | 503 {
     case 'PRICE_INVALID_OPTIONS':
     case 'PRICE_LOCKED':
     case 'PRICE_UNSUPPORTED_FORMAT':
+    case 'PRICE_PROVIDER_MISMATCH':
     case 'PRICE_CORRUPT_VALUE':
     case 'PRICE_STORAGE_ERROR':
       return 500

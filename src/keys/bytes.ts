@@ -1,0 +1,187 @@
+/**
+ * Byte-level helpers shared by the key and value layouts: big-endian
+ * integers (so byte order is numeric order) and LEB128 lengths.
+ */
+
+const TWO_POW_32 = 2 ** 32
+
+/** Writes a safe integer as 8 bytes, big-endian; byte order equals numeric order. */
+export function writeUint64(target: Uint8Array, offset: number, value: number): void {
+  const high = Math.floor(value / TWO_POW_32)
+  const view = new DataView(target.buffer, target.byteOffset, target.byteLength)
+  view.setUint32(offset, high)
+  view.setUint32(offset + 4, value - high * TWO_POW_32)
+}
+
+/** Reads 8 big-endian bytes as a number (exact below 2^53). */
+export function readUint64(source: Uint8Array, offset: number): number {
+  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
+  return view.getUint32(offset) * TWO_POW_32 + view.getUint32(offset + 4)
+}
+
+/**
+ * An append-only byte writer that grows as needed. Values are copied in, so
+ * the written bytes never alias the caller's buffers.
+ */
+export class ByteWriter {
+  #bytes: Buffer
+  #length = 0
+
+  constructor(capacity = 256) {
+    this.#bytes = Buffer.allocUnsafe(capacity)
+  }
+
+  get length(): number {
+    return this.#length
+  }
+
+  #room(extra: number): void {
+    if (this.#length + extra <= this.#bytes.length) return
+    const grown = Buffer.allocUnsafe(Math.max(this.#length + extra, this.#bytes.length * 2))
+    this.#bytes.copy(grown, 0, 0, this.#length)
+    this.#bytes = grown
+  }
+
+  byte(value: number): this {
+    this.#room(1)
+    this.#bytes[this.#length++] = value
+    return this
+  }
+
+  uint16(value: number): this {
+    this.#room(2)
+    this.#bytes.writeUInt16BE(value, this.#length)
+    this.#length += 2
+    return this
+  }
+
+  uint32(value: number): this {
+    this.#room(4)
+    this.#bytes.writeUInt32BE(value, this.#length)
+    this.#length += 4
+    return this
+  }
+
+  uint64(value: number): this {
+    this.#room(8)
+    writeUint64(this.#bytes, this.#length, value)
+    this.#length += 8
+    return this
+  }
+
+  float64(value: number): this {
+    this.#room(8)
+    this.#bytes.writeDoubleLE(value, this.#length)
+    this.#length += 8
+    return this
+  }
+
+  /** An unsigned LEB128 integer: 1 byte below 128, 2 below 16,384. */
+  varint(value: number): this {
+    this.#room(8)
+    let rest = value
+    while (rest >= 0x80) {
+      this.#bytes[this.#length++] = (rest % 0x80) | 0x80
+      rest = Math.floor(rest / 0x80)
+    }
+    this.#bytes[this.#length++] = rest
+    return this
+  }
+
+  bytes(value: Uint8Array): this {
+    this.#room(value.length)
+    this.#bytes.set(value, this.#length)
+    this.#length += value.length
+    return this
+  }
+
+  /** A string's UTF-8 bytes, preceded by their length as a varint. */
+  text(value: string): this {
+    const length = Buffer.byteLength(value, 'utf8')
+    this.varint(length)
+    this.#room(length)
+    this.#bytes.write(value, this.#length, 'utf8')
+    this.#length += length
+    return this
+  }
+
+  /** Bytes preceded by their length as a varint. */
+  sized(value: Uint8Array): this {
+    return this.varint(value.length).bytes(value)
+  }
+
+  /** The bytes written, as a buffer of their own. */
+  finish(): Buffer {
+    return Buffer.from(this.#bytes.subarray(0, this.#length))
+  }
+}
+
+/** Thrown by {@link ByteReader} when the bytes end early or do not parse; callers turn it into a coded error. */
+export class MalformedBytes extends Error {}
+
+/** Reads what {@link ByteWriter} wrote; every read checks its bounds. */
+export class ByteReader {
+  readonly bytes: Buffer
+  offset: number
+  readonly #end: number
+
+  constructor(bytes: Uint8Array, offset = 0, end = bytes.length) {
+    this.bytes = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    this.offset = offset
+    this.#end = end
+  }
+
+  get done(): boolean {
+    return this.offset >= this.#end
+  }
+
+  #take(length: number): number {
+    const at = this.offset
+    if (length < 0 || at + length > this.#end) throw new MalformedBytes(`needs ${length} bytes at offset ${at}, has ${this.#end - at}`)
+    this.offset = at + length
+    return at
+  }
+
+  byte(): number {
+    return this.bytes[this.#take(1)] as number
+  }
+
+  uint16(): number {
+    return this.bytes.readUInt16BE(this.#take(2))
+  }
+
+  uint32(): number {
+    return this.bytes.readUInt32BE(this.#take(4))
+  }
+
+  uint64(): number {
+    return readUint64(this.bytes, this.#take(8))
+  }
+
+  varint(): number {
+    let value = 0
+    let scale = 1
+    for (let i = 0; i < 8; i++) {
+      const byte = this.byte()
+      value += (byte & 0x7f) * scale
+      if (byte < 0x80) return value
+      scale *= 0x80
+    }
+    throw new MalformedBytes(`varint too long at offset ${this.offset}`)
+  }
+
+  /** Skips `length` bytes and returns where they start. */
+  skip(length: number): number {
+    return this.#take(length)
+  }
+
+  /** A varint length, then that many bytes: returns their start (the end is `offset` after the call). */
+  sized(): number {
+    return this.#take(this.varint())
+  }
+
+  text(): string {
+    const start = this.sized()
+    return this.bytes.toString('utf8', start, this.offset)
+  }
+}

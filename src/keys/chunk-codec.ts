@@ -1,0 +1,106 @@
+/**
+ * Chunk parts: the sealed records of one symbol in one period, in
+ * (timestamp, id) order, at most {@link MAX_PART_RECORDS} a part.
+ *
+ * `version (1 byte) | part count (u16 BE) | record count (varint) | column | bodies`
+ *
+ * The column holds, per record, the timestamp (a varint: the first as an
+ * offset from the period's start, the others as the step from the previous
+ * one), the id and the value's length; the bodies follow, in the same order.
+ * Sampling picks records from the column without touching a body. An id
+ * that is a lowercase canonical UUID is stored as its 16 bytes (tag 0);
+ * any other id as tag `length + 1` and its UTF-8 bytes.
+ */
+import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
+import { STORE_FORMAT } from './value-codec.js'
+
+/** Records per chunk part: a period of a fast feed is split so no value grows without bound. */
+export const MAX_PART_RECORDS = 4096
+
+const UUID_TAG = 0
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** One record to seal: its timestamp, id bytes (UTF-8) and stored value. */
+export interface ChunkRecord {
+  readonly timestamp: number
+  readonly idBytes: Uint8Array
+  readonly value: Uint8Array
+}
+
+/** Packs one chunk part of records sorted by (timestamp, id), none repeated. */
+export function encodeChunkPart(periodStart: number, partCount: number, records: readonly ChunkRecord[]): Buffer {
+  const bodyBytes = records.reduce((sum, record) => sum + record.value.length, 0)
+  const writer = new ByteWriter(bodyBytes + records.length * 48 + 16)
+  writer.byte(STORE_FORMAT).uint16(partCount).varint(records.length)
+  let previous = periodStart
+  for (const record of records) {
+    writer.varint(record.timestamp - previous)
+    previous = record.timestamp
+    const uuid = record.idBytes.length === 36 ? uuidBytes(record.idBytes) : undefined
+    if (uuid !== undefined) writer.varint(UUID_TAG).bytes(uuid)
+    else writer.varint(record.idBytes.length + 1).bytes(record.idBytes)
+    writer.varint(record.value.length)
+  }
+  for (const record of records) writer.bytes(record.value)
+  return writer.finish()
+}
+
+/** How many parts the chunk has, from any of its parts. @throws MalformedBytes */
+export function readPartCount(bytes: Buffer): number {
+  const reader = new ByteReader(bytes)
+  const version = reader.byte()
+  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  return reader.uint16()
+}
+
+/**
+ * Visits each record of a chunk part, in order, with views into `bytes`.
+ * `compactId` says the id at `idStart..idEnd` is a 16-byte UUID (read it
+ * with {@link readCompactId}) rather than UTF-8.
+ * @throws MalformedBytes when the part does not parse
+ */
+export function readChunkPart(
+  bytes: Buffer,
+  periodStart: number,
+  visit: (timestamp: number, idStart: number, idEnd: number, compactId: boolean, valueStart: number, valueEnd: number) => void,
+): void {
+  const reader = new ByteReader(bytes)
+  const version = reader.byte()
+  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  reader.uint16()
+  const count = reader.varint()
+  if (count > MAX_PART_RECORDS) throw new MalformedBytes(`${count} records, more than a part holds`)
+  const column = new Float64Array(count * 5)
+  let timestamp = periodStart
+  for (let i = 0; i < count; i++) {
+    timestamp += reader.varint()
+    const tag = reader.varint()
+    const idLength = tag === UUID_TAG ? 16 : tag - 1
+    const idStart = reader.skip(idLength)
+    column[i * 5] = timestamp
+    column[i * 5 + 1] = idStart
+    column[i * 5 + 2] = idStart + idLength
+    column[i * 5 + 3] = tag === UUID_TAG ? 1 : 0
+    column[i * 5 + 4] = reader.varint()
+  }
+  let valueStart = reader.offset
+  for (let i = 0; i < count; i++) {
+    const valueEnd = valueStart + (column[i * 5 + 4] as number)
+    if (valueEnd > bytes.length) throw new MalformedBytes(`record ${i} ends after the part`)
+    visit(column[i * 5] as number, column[i * 5 + 1] as number, column[i * 5 + 2] as number, column[i * 5 + 3] === 1, valueStart, valueEnd)
+    valueStart = valueEnd
+  }
+  if (valueStart !== bytes.length) throw new MalformedBytes(`${bytes.length - valueStart} bytes after the last record`)
+}
+
+/** A 16-byte UUID as its lowercase canonical text. */
+export function readCompactId(bytes: Buffer, start: number): string {
+  const hex = bytes.toString('hex', start, start + 16)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** The 16 bytes of a lowercase canonical UUID given as UTF-8, or `undefined` for any other id. */
+function uuidBytes(idBytes: Uint8Array): Buffer | undefined {
+  const text = Buffer.from(idBytes.buffer, idBytes.byteOffset, idBytes.byteLength).toString('latin1')
+  return UUID_TEXT.test(text) ? Buffer.from(text.replaceAll('-', ''), 'hex') : undefined
+}

@@ -1,0 +1,100 @@
+/**
+ * Every key of format 3, and the only place that knows their bytes.
+ *
+ * Time is divided into periods of {@link PERIOD_MS} (one UTC hour). Keys that
+ * receive bulk writes start with the period, so every write lands after older
+ * data and LevelDB's compaction never rewrites history:
+ *
+ * | sublevel | key | value |
+ * |---|---|---|
+ * | `l` log | `period (u32 BE) · sequence (u64 BE)` | one batch's records of that period (log-codec) |
+ * | `c` chunks | `period (u32 BE) · symbol (UTF-8) · 0x00 · part (u16 BE)` | a sealed chunk part (chunk-codec) |
+ * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads (summary-codec) |
+ * | `s` symbols | `symbol (UTF-8)` | empty |
+ * | `m` meta | `format`, `provider` (UTF-8) | `"3"`, the provider as JSON |
+ *
+ * Symbols never contain control characters, so the 0x00 after a symbol sorts
+ * before any symbol byte: `BTC` never runs into `BTC-USD`.
+ */
+import { MalformedBytes, readUint64, writeUint64 } from './bytes.js'
+
+/** The width of a period, the unit of sealing: one hour. */
+export const PERIOD_MS = 3_600_000
+/** The width of a head bucket inside a period: ten minutes, six per period. */
+export const HEAD_MS = 600_000
+/** Head buckets per period. */
+export const HEADS_PER_PERIOD = PERIOD_MS / HEAD_MS
+
+const SEPARATOR = 0x00
+
+/** The period holding a timestamp. Periods of safe timestamps fit in 32 bits (2^53 / 3.6e6 < 2^32). */
+export function periodOf(timestamp: number): number {
+  return Math.floor(timestamp / PERIOD_MS)
+}
+
+/** A log entry's key: the period of its records, then the store-wide write sequence. */
+export function logKey(period: number, sequence: number): Buffer {
+  const key = Buffer.allocUnsafe(12)
+  key.writeUInt32BE(period, 0)
+  writeUint64(key, 4, sequence)
+  return key
+}
+
+/** The period and sequence of a log key. */
+export function readLogKey(key: Uint8Array): { period: number; sequence: number } {
+  if (key.length !== 12) throw new MalformedBytes(`a log key has 12 bytes, this one ${key.length}`)
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  return { period: bytes.readUInt32BE(0), sequence: readUint64(bytes, 4) }
+}
+
+/** The key of part `part` of the chunk of `symbol` in `period`. */
+export function chunkKey(period: number, symbol: string, part: number): Buffer {
+  const symbolBytes = Buffer.byteLength(symbol, 'utf8')
+  const key = Buffer.allocUnsafe(4 + symbolBytes + 1 + 2)
+  key.writeUInt32BE(period, 0)
+  key.write(symbol, 4, 'utf8')
+  key[4 + symbolBytes] = SEPARATOR
+  key.writeUInt16BE(part, 5 + symbolBytes)
+  return key
+}
+
+/** The key of the heads of the chunk of `symbol` in `period`. */
+export function headsKey(symbol: string, period: number): Buffer {
+  const symbolBytes = Buffer.byteLength(symbol, 'utf8')
+  const key = Buffer.allocUnsafe(symbolBytes + 1 + 4)
+  key.write(symbol, 0, 'utf8')
+  key[symbolBytes] = SEPARATOR
+  key.writeUInt32BE(period, symbolBytes + 1)
+  return key
+}
+
+/** Bounds of the heads keys of `symbol` for periods `first..last`, both inclusive. */
+export function headsRange(symbol: string, first: number, last: number): { gte: Buffer; lte: Buffer } {
+  return { gte: headsKey(symbol, first), lte: headsKey(symbol, last) }
+}
+
+/** The period of a heads key. */
+export function readHeadsPeriod(key: Uint8Array): number {
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  return bytes.readUInt32BE(bytes.length - 4)
+}
+
+/** A symbol as a key of the symbols sublevel. */
+export function symbolKey(symbol: string): Buffer {
+  return Buffer.from(symbol, 'utf8')
+}
+
+/** Names a stored entry in an error message. */
+export function describeChunk(period: number, symbol: string, part: number): string {
+  return `chunk ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms part ${part}`
+}
+
+/** Names a heads entry in an error message. */
+export function describeHeads(symbol: string, period: number): string {
+  return `heads ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms`
+}
+
+/** Names a log entry in an error message. */
+export function describeLog(period: number, sequence: number): string {
+  return `log entry ${sequence} of period ${period * PERIOD_MS}+${PERIOD_MS}ms`
+}

@@ -1,0 +1,451 @@
+/**
+ * The read path of format 3, in one place: every in-memory structure a
+ * query reads (the open area, the hot tails, the heads and chunk caches),
+ * the one counter of changes to sealed data, and the one rule that lets a
+ * query mix them with a LevelDB snapshot.
+ *
+ * ## The rule
+ *
+ * A record is either sealed (in a chunk on disk) or open (in the log on disk
+ * and in the in-memory open area), and a seal copies open rows into a chunk
+ * before the open area drops them. So "sealed data ∪ open area, an open row
+ * replacing a sealed one with the same (timestamp, id)" is the same set of
+ * records before and after a seal, and a query may read sealed data from any
+ * moment at or after its open area was captured:
+ *
+ * 1. memory (open area, tails, caches) changes only after the write that
+ *    it mirrors has committed, in one synchronous step;
+ * 2. a view takes its snapshot and captures the open area and tails in one
+ *    synchronous step, so its snapshot is never older than its open area;
+ * 3. a view reads the caches only while no seal has committed since its
+ *    capture, counted by {@link ReadState}'s one version counter: caches
+ *    hold sealed data as of the last commit, and a chunk they list may not
+ *    be in an older snapshot. (A seal under way changes nothing yet.)
+ *    Otherwise it reads its snapshot alone;
+ * 4. a view may put what it read from its snapshot into a cache only when
+ *    no seal has committed or been under way since its capture (its
+ *    snapshot may hold a seal its open area does not know of). Otherwise a
+ *    later query, whose open area no longer holds the sealed rows, could
+ *    miss them.
+ */
+import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
+import { PriceStoreError } from '../errors.js'
+import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
+import { MalformedBytes } from '../keys/bytes.js'
+import { readChunkPart, readCompactId, readPartCount } from '../keys/chunk-codec.js'
+import { readHeads } from '../keys/heads-codec.js'
+import {
+  HEAD_MS, PERIOD_MS, chunkKey, describeChunk, describeHeads, headsKey, headsRange, periodOf, readHeadsPeriod,
+} from '../keys/key-layout.js'
+import type { Provider } from '../types.js'
+import { HotTails } from './hot-tails.js'
+import { Lru } from './lru.js'
+import { OpenArea, mergeRows } from './open-area.js'
+import type { OpenWrite } from './open-area.js'
+import { Row, compareRows } from './row.js'
+
+/** A sublevel whose keys and values are raw bytes. */
+export type BytesSublevel = AbstractSublevel<AbstractLevel<any, any, any>, any, Uint8Array, Uint8Array>
+
+/** The sublevels a view reads. */
+export interface ReadSublevels {
+  readonly chunks: BytesSublevel
+  readonly heads: BytesSublevel
+}
+
+/** How much a store keeps in memory for reading. */
+export interface ReadStateOptions {
+  readonly provider: Provider
+  /** Newest records per symbol in the hot tails (0: off). */
+  readonly recordsPerSymbol: number
+  /** Bytes of chunk heads kept decoded-on-demand (0: off). */
+  readonly headBytes: number
+  /** Bytes of chunks kept for edges and as-of reads (0: off). */
+  readonly chunkBytes: number
+}
+
+/** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
+type PeriodHeads = readonly Row[] | null
+
+/** Rough memory of one cached row besides its bytes: the object, and its record once decoded. */
+const ROW_OVERHEAD = 1536
+/** Up to this many periods, a scan looks each one up (a miss costs a few µs) instead of iterating the index. */
+const PROBE_LIMIT = 1024
+/** A scan over more periods first looks up this many from its starting end, then iterates the heads index. */
+const PROBE_FIRST = 48
+/** Heads keys per round trip when iterating the index. */
+const INDEX_BATCH = 256
+
+/**
+ * What a store keeps in memory for reading, kept equal to the disk by the
+ * rule above. The store calls the `apply*` methods after each commit.
+ */
+export class ReadState {
+  readonly provider: Provider
+  #open = OpenArea.EMPTY
+  #tails: HotTails | undefined
+  readonly #recordsPerSymbol: number
+  readonly #heads: Lru<string, PeriodHeads>
+  readonly #chunks: Lru<string, readonly Row[]>
+  /** The one counter: bumped by every change to sealed data (a seal, or a write that failed). */
+  #version = 0
+  /** True while a seal is between the database and memory. */
+  #sealing = false
+  #symbols: readonly string[] = []
+
+  constructor(options: ReadStateOptions) {
+    this.provider = options.provider
+    this.#recordsPerSymbol = options.recordsPerSymbol
+    this.#tails = options.recordsPerSymbol > 0 ? new HotTails(options.recordsPerSymbol) : undefined
+    this.#heads = new Lru(options.headBytes, (heads) => 64 + (heads?.reduce((sum, row) => sum + row.value.length + ROW_OVERHEAD, 0) ?? 0))
+    this.#chunks = new Lru(options.chunkBytes, (rows) => rows.reduce((sum, row) => sum + row.value.length + ROW_OVERHEAD, 0))
+  }
+
+  /** The open area as of the last commit. */
+  get open(): OpenArea {
+    return this.#open
+  }
+
+  /** The hot tails, when on. */
+  get tails(): HotTails | undefined {
+    return this.#tails
+  }
+
+  /** Every symbol with a record, in UTF-8 byte order, as of the last commit. */
+  get symbols(): readonly string[] {
+    return this.#symbols
+  }
+
+  /** Starts from what the store found on disk when it opened: the replayed open area and the symbols. */
+  load(open: OpenArea, symbols: readonly string[]): void {
+    this.#open = open
+    this.#symbols = symbols
+    this.#reset()
+  }
+
+  /**
+   * A consistent view for one query: snapshot, open area and tails taken in
+   * one synchronous step (rule 2).
+   */
+  view(db: AbstractLevel<any, any, any>, sublevels: ReadSublevels): ReadView {
+    return new ReadView(this, sublevels, db.snapshot(), this.#open, this.#symbols, this.#version, this.#sealing)
+  }
+
+  /**
+   * Takes in a committed batch: its open rows, its rows for the tails, the
+   * symbols it introduced (their tails start empty and complete) and, when
+   * it introduced any, the new list of every symbol.
+   */
+  applyBatch(
+    writes: readonly OpenWrite[], rowsBySymbol: ReadonlyMap<string, readonly Row[]>, newSymbols: ReadonlySet<string>,
+    symbols: readonly string[],
+  ): void {
+    this.#open = this.#open.withWrites(writes)
+    this.#symbols = symbols
+    this.#tails?.apply(rowsBySymbol, newSymbols)
+  }
+
+  /** A seal is about to go to the database: views captured from now on must not fill caches. */
+  beginSeal(): void {
+    this.#sealing = true
+  }
+
+  /**
+   * Takes in a committed seal of `period`: the open area drops it and the
+   * caches hold the new chunks' heads and drop their old chunks.
+   */
+  applySeal(period: number, heads: ReadonlyMap<string, readonly Row[]>): void {
+    for (const [symbol, rows] of heads) {
+      const key = cacheKey(symbol, period)
+      this.#chunks.delete(key)
+      if (this.#heads.has(key)) this.#heads.set(key, rows)
+    }
+    this.#open = this.#open.withoutPeriod(period)
+    this.#version++
+    this.#sealing = false
+  }
+
+  /**
+   * After a write whose outcome is unknown (LevelDB may have committed it):
+   * caches of sealed data may no longer match the disk.
+   */
+  writeFailed(): void {
+    this.#sealing = false
+    this.#reset()
+  }
+
+  #reset(): void {
+    this.#version++
+    this.#heads.clear()
+    this.#chunks.clear()
+    this.#tails = this.#recordsPerSymbol > 0 ? new HotTails(this.#recordsPerSymbol) : undefined
+  }
+
+  /** A cached entry, for a view captured at `version` (rule 3). */
+  cachedHeads(key: string, version: number): PeriodHeads | undefined {
+    return version === this.#version ? this.#heads.get(key) : undefined
+  }
+
+  cachedChunk(key: string, version: number): readonly Row[] | undefined {
+    return version === this.#version ? this.#chunks.get(key) : undefined
+  }
+
+  /** Caches what a view read from its snapshot, if rule 4 allows. */
+  installHeads(key: string, heads: PeriodHeads, version: number, sealing: boolean): void {
+    if (version === this.#version && !sealing && !this.#sealing) this.#heads.set(key, heads)
+  }
+
+  installChunk(key: string, rows: readonly Row[], version: number, sealing: boolean): void {
+    if (version === this.#version && !sealing && !this.#sealing) this.#chunks.set(key, rows)
+  }
+}
+
+/**
+ * One query's view of the store: sealed data from a snapshot (or the
+ * caches), open rows from the open area captured with it. Implements the
+ * engine's scan port. Close it to release the snapshot.
+ */
+export class ReadView implements ScanSource {
+  readonly #state: ReadState
+  readonly #levels: ReadSublevels
+  readonly #snapshot: AbstractSnapshot
+  readonly #open: OpenArea
+  readonly #symbols: readonly string[]
+  readonly #version: number
+  readonly #sealing: boolean
+  readonly #pin: { snapshot: AbstractSnapshot }
+
+  constructor(
+    state: ReadState, levels: ReadSublevels, snapshot: AbstractSnapshot, open: OpenArea,
+    symbols: readonly string[], version: number, sealing: boolean,
+  ) {
+    this.#state = state
+    this.#levels = levels
+    this.#snapshot = snapshot
+    this.#pin = { snapshot }
+    this.#open = open
+    this.#symbols = symbols
+    this.#version = version
+    this.#sealing = sealing
+  }
+
+  async symbols(): Promise<readonly string[]> {
+    return this.#symbols
+  }
+
+  /** The rows of `symbol` in the window, a batch per period, in order. */
+  async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly Row[]> {
+    const from = options.from ?? 0
+    const to = options.to ?? Number.MAX_SAFE_INTEGER
+    let left = options.limit ?? Number.POSITIVE_INFINITY
+    // Small reads (as-of, latest-N) are worth caching; a long scan would only churn the cache.
+    const install = left !== Number.POSITIVE_INFINITY
+    for await (const period of this.#periods(symbol, periodOf(from), periodOf(to), options.reverse)) {
+      const rows = this.#periodRows(symbol, period, install)
+      const start = firstAtOrAfter(rows, from)
+      const end = firstAfter(rows, to)
+      if (start >= end) continue
+      let batch = rows.slice(start, end)
+      if (options.reverse) batch.reverse()
+      if (batch.length > left) batch = batch.slice(0, left)
+      left -= batch.length
+      yield batch
+      if (left <= 0) return
+    }
+  }
+
+  /**
+   * For intervals that are a multiple of ten minutes: the ten-minute heads
+   * of the range from the chunks' heads entries and the open area, which the
+   * engine samples further. The head of the bucket holding `to`, when it is
+   * after `to`, is replaced by the latest row up to `to`.
+   */
+  bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | undefined {
+    if (range.interval % HEAD_MS !== 0) return undefined
+    return this.#sampleHeads(symbol, range)
+  }
+
+  /** Releases the snapshot. */
+  async close(): Promise<void> {
+    await this.#snapshot.close()
+  }
+
+  async *#sampleHeads(symbol: string, { from, to }: SampleRange): AsyncGenerator<readonly Row[]> {
+    const edgeBucket = Math.floor(to / HEAD_MS)
+    for await (const period of this.#periods(symbol, periodOf(from), periodOf(to), false)) {
+      const rows: Row[] = []
+      for (const head of combineHeads(this.#headsOf(symbol, period) ?? [], this.#open.rows(symbol, period))) {
+        if (head.timestamp > to && Math.floor(head.timestamp / HEAD_MS) === edgeBucket) {
+          // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk.
+          const edge = this.#latestIn(symbol, period, Math.max(from, edgeBucket * HEAD_MS), to)
+          if (edge !== undefined) rows.push(edge)
+        } else if (head.timestamp >= from && head.timestamp <= to) {
+          // A head before `from` is its bucket's latest: nothing of that bucket is in range.
+          rows.push(head)
+        }
+      }
+      if (rows.length > 0) yield rows
+    }
+  }
+
+  /** The latest row of `symbol` in `lo..hi`, inside one period. */
+  #latestIn(symbol: string, period: number, lo: number, hi: number): Row | undefined {
+    const rows = this.#periodRows(symbol, period, true)
+    const row = rows[firstAfter(rows, hi) - 1]
+    return row !== undefined && row.timestamp >= lo ? row : undefined
+  }
+
+  /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
+  periodRows(symbol: string, period: number): readonly Row[] {
+    return this.#periodRows(symbol, period, false)
+  }
+
+  /** Every row of `symbol` in `period`, ascending: the chunk's, with open rows merged in (replacing equal keys). */
+  #periodRows(symbol: string, period: number, install: boolean): readonly Row[] {
+    const open = this.#open.rows(symbol, period)
+    const sealed = this.#headsOf(symbol, period) === null ? [] : this.#chunkRows(symbol, period, install)
+    if (open.length === 0) return sealed
+    return sealed.length === 0 ? open : mergeRows(sealed, open)
+  }
+
+  /** Periods in `lo..hi` holding rows of `symbol` (sealed or open), in order. */
+  async *#periods(symbol: string, lo: number, hi: number, reverse: boolean): AsyncGenerator<number> {
+    const open = this.#open.periodsOf(symbol).filter((period) => period >= lo && period <= hi)
+    if (reverse) open.reverse()
+    let next = 0
+    const before = (a: number, b: number): boolean => (reverse ? a > b : a < b)
+    for await (const period of this.#sealedPeriods(symbol, lo, hi, reverse)) {
+      while (next < open.length && before(open[next] as number, period)) yield open[next++] as number
+      if (open[next] === period) next++
+      yield period
+    }
+    while (next < open.length) yield open[next++] as number
+  }
+
+  /** Periods in `lo..hi` with a chunk of `symbol`, in order: looked up one by one when few, else from the heads index. */
+  async *#sealedPeriods(symbol: string, lo: number, hi: number, reverse: boolean): AsyncGenerator<number> {
+    const probe = hi - lo + 1 <= PROBE_LIMIT ? hi - lo + 1 : PROBE_FIRST
+    for (let i = 0; i < probe; i++) {
+      const period = reverse ? hi - i : lo + i
+      if (this.#headsOf(symbol, period) !== null) yield period
+    }
+    if (probe === hi - lo + 1) return
+    const range = headsRange(symbol, reverse ? lo : lo + probe, reverse ? hi - probe : hi)
+    const iterator = this.#levels.heads.keys({ ...range, reverse, ...this.#pin })
+    try {
+      for (;;) {
+        const keys = await iterator.nextv(INDEX_BATCH)
+        if (keys.length === 0) return
+        for (const key of keys) yield readHeadsPeriod(key)
+      }
+    } finally {
+      await iterator.close()
+    }
+  }
+
+  /** The heads of the chunk of `symbol` in `period`, or `null` when there is none. */
+  #headsOf(symbol: string, period: number): PeriodHeads {
+    const key = cacheKey(symbol, period)
+    const cached = this.#state.cachedHeads(key, this.#version)
+    if (cached !== undefined) return cached
+    const stored = this.#levels.heads.getSync(headsKey(symbol, period), this.#pin) as Buffer | undefined
+    let heads: PeriodHeads = null
+    if (stored !== undefined) {
+      const found: Row[] = []
+      const entry = describeHeads(symbol, period)
+      try {
+        readHeads(stored, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
+          found.push(new Row(symbol, timestamp, stored, idStart, idEnd, valueStart, valueEnd, entry, this.#state.provider))
+        })
+      } catch (err) {
+        throw corrupt(entry, err)
+      }
+      heads = found
+    }
+    this.#state.installHeads(key, heads, this.#version, this.#sealing)
+    return heads
+  }
+
+  /** The rows of the chunk of `symbol` in `period`, all parts, ascending. */
+  #chunkRows(symbol: string, period: number, install: boolean): readonly Row[] {
+    const key = cacheKey(symbol, period)
+    const cached = this.#state.cachedChunk(key, this.#version)
+    if (cached !== undefined) return cached
+    const rows: Row[] = []
+    const first = this.#part(symbol, period, 0)
+    let parts: number
+    try {
+      parts = readPartCount(first)
+    } catch (err) {
+      throw corrupt(describeChunk(period, symbol, 0), err)
+    }
+    for (let part = 0; part < parts; part++) {
+      const bytes = part === 0 ? first : this.#part(symbol, period, part)
+      const entry = describeChunk(period, symbol, part)
+      try {
+        readChunkPart(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, compactId, valueStart, valueEnd) => {
+          rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, this.#state.provider,
+            compactId ? readCompactId : undefined))
+        })
+      } catch (err) {
+        throw corrupt(entry, err)
+      }
+    }
+    for (let i = 1; i < rows.length; i++) {
+      if (compareRows(rows[i - 1] as Row, rows[i] as Row) >= 0) throw corrupt(describeChunk(period, symbol, 0), new MalformedBytes('records out of order'))
+    }
+    if (install) this.#state.installChunk(key, rows, this.#version, this.#sealing)
+    return rows
+  }
+
+  #part(symbol: string, period: number, part: number): Buffer {
+    const bytes = this.#levels.chunks.getSync(chunkKey(period, symbol, part), this.#pin) as Buffer | undefined
+    if (bytes === undefined) {
+      const entry = describeChunk(period, symbol, part)
+      throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} is missing though the heads index lists it`, { details: { key: entry } })
+    }
+    return bytes
+  }
+}
+
+/**
+ * The latest row of each ten-minute bucket of one period, from the sealed
+ * heads and the open rows (an open row wins a tie: it replaced the sealed one).
+ */
+function combineHeads(sealed: readonly Row[], open: readonly Row[]): Row[] {
+  if (open.length === 0) return sealed as Row[]
+  const byBucket = new Map<number, Row>()
+  for (const head of sealed) byBucket.set(Math.floor(head.timestamp / HEAD_MS), head)
+  for (const row of open) {
+    const bucket = Math.floor(row.timestamp / HEAD_MS)
+    const held = byBucket.get(bucket)
+    if (held === undefined || compareRows(row, held) >= 0) byBucket.set(bucket, row)
+  }
+  return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
+}
+
+/** The index of the first row at or after `timestamp`, in ascending rows. */
+function firstAtOrAfter(rows: readonly Row[], timestamp: number): number {
+  let lo = 0
+  let hi = rows.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((rows[mid] as Row).timestamp < timestamp) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** The index of the first row after `timestamp`, in ascending rows. */
+function firstAfter(rows: readonly Row[], timestamp: number): number {
+  return firstAtOrAfter(rows, timestamp + 1)
+}
+
+function cacheKey(symbol: string, period: number): string {
+  return `${period}:${symbol}`
+}
+
+function corrupt(entry: string, err: unknown): PriceStoreError {
+  const reason = err instanceof Error ? err.message : String(err)
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} cannot be decoded: ${reason}`, { cause: err, details: { key: entry } })
+}

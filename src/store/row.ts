@@ -1,0 +1,115 @@
+import type { ScanRow } from '../engine/scan-source.js'
+import { compareIds } from '../engine/compare-ids.js'
+import { minuteOfHour, withMinutes } from '../engine/sample.js'
+import { decodeValue } from '../keys/value-codec.js'
+import type { PriceRecord, Provider, SampledRecord } from '../types.js'
+
+/** Reads a row's id from stored bytes on first use. */
+export type IdReader = (bytes: Buffer, start: number, end: number) => string
+
+const UTF8_ID: IdReader = (bytes, start, end) => bytes.toString('utf8', start, end)
+
+/**
+ * One stored record as raw bytes: the timestamp is known at once; the id is
+ * read and the record decoded on first use, then kept (frozen), so a row
+ * held by a cache decodes at most once per form. Rows never copy their
+ * bytes: they are views of a log entry, a chunk part or a heads entry.
+ */
+export class Row implements ScanRow {
+  readonly symbol: string
+  readonly timestamp: number
+  readonly #bytes: Buffer
+  readonly #idStart: number
+  readonly #idEnd: number
+  readonly #readId: IdReader
+  readonly #valueStart: number
+  readonly #valueEnd: number
+  readonly #entry: string | (() => string)
+  readonly #provider: Provider
+  #id: string | undefined
+  #record: PriceRecord | undefined
+  #sampled: SampledRecord | undefined
+
+  /**
+   * @param bytes holds the id at `idStart..idEnd` (read with `readId`) and the value at `valueStart..valueEnd`
+   * @param entry names the stored entry holding the value, for error messages (computed on demand when a function)
+   */
+  constructor(
+    symbol: string, timestamp: number, bytes: Buffer, idStart: number, idEnd: number, valueStart: number, valueEnd: number,
+    entry: string | (() => string), provider: Provider, readId: IdReader = UTF8_ID,
+  ) {
+    this.symbol = symbol
+    this.timestamp = timestamp
+    this.#bytes = bytes
+    this.#idStart = idStart
+    this.#idEnd = idEnd
+    this.#readId = readId
+    this.#valueStart = valueStart
+    this.#valueEnd = valueEnd
+    this.#entry = entry
+    this.#provider = provider
+  }
+
+  get id(): string {
+    this.#id ??= this.#readId(this.#bytes, this.#idStart, this.#idEnd)
+    return this.#id
+  }
+
+  /** The id's stored bytes, for writers that copy a row into a new entry. */
+  get idBytes(): Buffer {
+    return this.#bytes.subarray(this.#idStart, this.#idEnd)
+  }
+
+  /** Whether the stored id bytes are UTF-8 (as in the log and heads) rather than a compact form. */
+  get idIsUtf8(): boolean {
+    return this.#readId === UTF8_ID
+  }
+
+  /** The stored value bytes (a view). */
+  get value(): Buffer {
+    return this.#bytes.subarray(this.#valueStart, this.#valueEnd)
+  }
+
+  record(): PriceRecord {
+    this.#record ??= this.#decode(undefined)
+    return this.#record
+  }
+
+  /** The range form's record, decoded straight into its shape unless the plain record is at hand. */
+  sampled(): SampledRecord {
+    this.#sampled ??= (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord
+    return this.#sampled
+  }
+
+  #decode(minutes: number | undefined): PriceRecord {
+    const entry = typeof this.#entry === 'string' ? this.#entry : this.#entry()
+    const place = { symbol: this.symbol, timestamp: this.timestamp, id: this.id, entry }
+    return freezeRecord(decodeValue(this.#bytes, this.#valueStart, this.#valueEnd, place, this.#provider, minutes))
+  }
+}
+
+/** Orders rows of one symbol as the store does: by timestamp, then id by UTF-8 bytes. */
+export function compareRows(a: Row, b: Row): number {
+  return a.timestamp - b.timestamp || compareIds(a.id, b.id)
+}
+
+/**
+ * Records may be shared between answers (the caches), so nobody may change
+ * one. The known fields are strings and numbers, so only `source` and the
+ * extra fields can hold objects to freeze in turn.
+ */
+function freezeRecord(record: PriceRecord): PriceRecord {
+  for (const field in record) {
+    const value = record[field]
+    if (typeof value === 'object' && value !== null) deepFreeze(value)
+  }
+  return Object.freeze(record)
+}
+
+function deepFreeze(value: object): void {
+  Object.freeze(value)
+  for (const field of Object.keys(value)) {
+    const nested = (value as Record<string, unknown>)[field]
+    if (typeof nested === 'object' && nested !== null) deepFreeze(nested)
+  }
+}
