@@ -1,23 +1,25 @@
 /**
- * The LevelDB floor of issue 4: classic-level iterating the same key range
- * as the store, with no decoding (raw buffers, `nextv` with a large
- * `highWaterMarkBytes`), on the store's own database files.
+ * The LevelDB floor: classic-level reading the same stored values as the
+ * store, with no decoding, on the store's own database files. In format 3
+ * a symbol's hour is one chunk value, so the floor is one synchronous get
+ * per hour of the range (and per part of a split hour), counting the records
+ * from each chunk's header.
  *
  * LevelDB locks its directory, so the floor opens a twin of the store's
  * closed directory: the immutable table files (`*.ldb`) are hard links to the
  * same inodes (same bytes, same page cache), the small mutable files
- * (CURRENT, MANIFEST, log) are copies. Keys are the store's:
- * sublevel prefix `!p!`, then `symbol | 0x00 | timestamp (u64 BE) | id`.
+ * (CURRENT, MANIFEST, log) are copies. Keys are the store's chunk keys
+ * (src/keys/key-layout.ts) under the sublevel prefix `!c!`.
  */
 import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
-import { symbolRange } from '../src/keys/key-codec.js'
+import { chunkKey, periodOf } from '../src/keys/key-layout.js'
 
-/** The store's sublevel of record keys (see src/store/price-store.ts). */
-const PRICES_SUBLEVEL = 'p'
-const READ_AHEAD_BYTES = 8 * 1024 * 1024
-const NEXTV_SIZE = 10_000
+/** The store's sublevel of chunks (see src/store/price-store.ts). */
+const CHUNKS_SUBLEVEL = 'c'
+/** A walk back with no `from` gives up after this many hours without a chunk. */
+const MAX_EMPTY_HOURS = 24 * 366
 
 type RawLevel = ClassicLevel<Buffer, Buffer>
 
@@ -29,7 +31,7 @@ export class LevelFloor {
   private constructor(db: RawLevel, dir: string) {
     this.#db = db
     this.#dir = dir
-    this.#prefix = Buffer.from(db.sublevel(PRICES_SUBLEVEL).prefix, 'utf8')
+    this.#prefix = Buffer.from(db.sublevel(CHUNKS_SUBLEVEL).prefix, 'utf8')
   }
 
   /** Makes a twin of the closed store directory `storeDir` at `twinDir` and opens it. */
@@ -46,32 +48,31 @@ export class LevelFloor {
     return new LevelFloor(db, twinDir)
   }
 
-  #bounds(symbol: string, from?: number, to?: number): { gte: Buffer; lt: Buffer } {
-    const range = symbolRange(symbol, from, to)
-    return { gte: Buffer.concat([this.#prefix, range.gte]), lt: Buffer.concat([this.#prefix, range.lt]) }
+  /** The raw chunk part, or undefined. */
+  #part(symbol: string, period: number, part: number): Buffer | undefined {
+    return this.#db.getSync(Buffer.concat([this.#prefix, chunkKey(period, symbol, part)]))
   }
 
   /**
-   * Iterates the records of `symbol` in `from..to` (newest first when
-   * `reverse`), keys and values as raw buffers, and returns how many there were.
+   * Reads the chunk values of `symbol` for the hours of `from..to` (newest
+   * first when `reverse`, stopping once `limit` records were read) as raw
+   * buffers, and returns how many records they hold.
    */
   async scan(symbol: string, from: number | undefined, to: number | undefined, reverse: boolean, limit = -1): Promise<number> {
-    const iterator = this.#db.iterator({
-      ...this.#bounds(symbol, from, to),
-      reverse,
-      limit,
-      highWaterMarkBytes: READ_AHEAD_BYTES,
-    })
+    const last = periodOf(to ?? Date.now())
+    const first = from === undefined ? last - MAX_EMPTY_HOURS : periodOf(from)
     let count = 0
-    try {
-      const size = limit > 0 ? Math.min(limit, NEXTV_SIZE) : NEXTV_SIZE
-      for (;;) {
-        const entries = await iterator.nextv(size)
-        if (entries.length === 0) break
-        count += entries.length
+    for (let i = 0; i <= last - first; i++) {
+      const period = reverse ? last - i : first + i
+      const head = this.#part(symbol, period, 0)
+      if (head === undefined) {
+        if (from === undefined && count > 0) break
+        continue
       }
-    } finally {
-      await iterator.close()
+      const parts = head.readUInt16BE(1)
+      count += recordsIn(head)
+      for (let part = 1; part < parts; part++) count += recordsIn(this.#part(symbol, period, part) as Buffer)
+      if (limit > 0 && count >= limit) return limit
     }
     return count
   }
@@ -97,4 +98,17 @@ export class LevelFloor {
     await this.#db.close()
     await rm(this.#dir, { recursive: true, force: true })
   }
+}
+
+/** The record count in a chunk part's header: version byte, part count (u16), then a varint. */
+function recordsIn(part: Buffer): number {
+  let value = 0
+  let scale = 1
+  for (let offset = 3; offset < part.length; offset++) {
+    const byte = part[offset] as number
+    value += (byte & 0x7f) * scale
+    if (byte < 0x80) return value
+    scale *= 0x80
+  }
+  return value
 }

@@ -16,8 +16,8 @@ import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PriceStore } from '../src/index.js'
-import { BENCH_PROVIDER, DEFAULT_SEED, GENERATOR_VERSION, dataShape, generateBatches } from './generate.js'
-import type { GeneratedRecord } from './generate.js'
+import { BENCH_PROVIDER, DAY_MS, DEFAULT_SEED, GENERATOR_VERSION, dataShape, generateBatches } from './generate.js'
+import type { DataShape, GeneratedRecord } from './generate.js'
 import { sampleRss } from './measure.js'
 import { BASELINE_VERSION, SqliteBaseline } from './sqlite-baseline.js'
 import type { SqliteLayout } from './sqlite-baseline.js'
@@ -52,6 +52,16 @@ export interface IngestResult {
   readonly recordsPerSecond: number
   /** Rate of each of {@link CHUNKS} consecutive chunks of the load. */
   readonly chunkRates: readonly number[]
+  /**
+   * Rate over the records of the data's first 24 h, and of its last 24 h
+   * (the same records when the data spans a day or less): whether writes
+   * slow down as the store grows (issue 9: last ≥ 0.8× first). Absent in
+   * data sets built before they were measured.
+   */
+  readonly firstDayRecordsPerSecond?: number
+  readonly lastDayRecordsPerSecond?: number
+  /** lastDayRecordsPerSecond / firstDayRecordsPerSecond, unrounded. */
+  readonly lastToFirstDay?: number
   readonly medianBatchMs: number
   readonly p99BatchMs: number
   /** The longest single write call: the write stall. */
@@ -80,6 +90,37 @@ async function fileBytes(paths: readonly string[]): Promise<number> {
   return total
 }
 
+/** The write time and records of one day of the data, for its ingest rate. */
+interface DayMeter {
+  /** Whether a record's timestamp is in the day. */
+  readonly holds: (timestamp: number) => boolean
+  records: number
+  ms: number
+}
+
+/** Meters of the data's first and last 24 h (time-major, so they are the load's first and last records). */
+function dayMeters(shape: DataShape): { first: DayMeter; last: DayMeter } {
+  return {
+    first: { holds: (timestamp) => timestamp < shape.from + DAY_MS, records: 0, ms: 0 },
+    last: { holds: (timestamp) => timestamp > shape.to - DAY_MS, records: 0, ms: 0 },
+  }
+}
+
+/**
+ * Counts a written batch towards a day: a batch that straddles the day's
+ * edge gives it the share of its write time that its records in the day are
+ * of the batch (a batch of 10,000 is 100 ticks, so about 1 % of a day).
+ */
+function meterBatch(meter: DayMeter, batch: readonly GeneratedRecord[], ms: number): void {
+  let inside = 0
+  for (const record of batch) if (meter.holds(record.timestamp)) inside++
+  if (inside === 0) return
+  meter.records += inside
+  meter.ms += (ms * inside) / batch.length
+}
+
+const perSecond = (meter: DayMeter): number => meter.records / (meter.ms / 1000)
+
 /** Loads one target (runs in a child process). The target must not exist yet. */
 export async function loadTarget(spec: LoadSpec): Promise<IngestResult> {
   const shape = dataShape(spec.days)
@@ -106,6 +147,7 @@ export async function loadTarget(spec: LoadSpec): Promise<IngestResult> {
 
   const batchMs: number[] = []
   const batchSizes: number[] = []
+  const days = dayMeters(shape)
   let pauses = 0
   const ahead: GeneratedRecord[][] = []
   let aheadRecords = 0
@@ -135,8 +177,11 @@ export async function loadTarget(spec: LoadSpec): Promise<IngestResult> {
     aheadRecords -= batch.length
     const start = process.hrtime.bigint()
     await write(batch)
-    batchMs.push(Number(process.hrtime.bigint() - start) / 1e6)
+    const ms = Number(process.hrtime.bigint() - start) / 1e6
+    batchMs.push(ms)
     batchSizes.push(batch.length)
+    meterBatch(days.first, batch, ms)
+    meterBatch(days.last, batch, ms)
     written += batch.length
     if (batchMs.length % 64 === 0) sampleRss()
     if (Date.now() - lastLog > 15_000) {
@@ -170,6 +215,9 @@ export async function loadTarget(spec: LoadSpec): Promise<IngestResult> {
     writeSeconds,
     recordsPerSecond: Math.round(written / writeSeconds),
     chunkRates,
+    firstDayRecordsPerSecond: Math.round(perSecond(days.first)),
+    lastDayRecordsPerSecond: Math.round(perSecond(days.last)),
+    lastToFirstDay: perSecond(days.last) / perSecond(days.first),
     medianBatchMs: at(0.5),
     p99BatchMs: at(0.99),
     maxBatchMs: at(1),
@@ -200,7 +248,8 @@ export interface Dataset {
   readonly days: number
   readonly records: number
   readonly storeDir: string
-  readonly sqliteFiles: Readonly<Record<SqliteLayout, string>>
+  /** Absent for a store-only data set. */
+  readonly sqliteFiles?: Readonly<Record<SqliteLayout, string>>
   /** Sustained ingest of each target (batches of 10,000), measured when it was built. */
   readonly ingest: readonly (IngestResult & { reused: boolean })[]
 }
@@ -208,16 +257,20 @@ export interface Dataset {
 /** A child-process runner, injected by the orchestrator. */
 export type RunChild = <T>(task: string, input: unknown) => Promise<T>
 
-function daysTag(days: number): string {
+/** The data size in file and folder names: `7d`, `0_1d`. */
+export function daysTag(days: number): string {
   return `${String(days).replace('.', '_')}d`
 }
 
 /**
- * Makes sure the store and both SQLite data sets of `days` days exist,
- * building (and measuring) the missing ones; stale folders of the same
- * target and size are removed.
+ * Makes sure the store and both SQLite data sets of `days` days exist
+ * (only the store's with `storeOnly`), building (and measuring) the missing
+ * ones; stale folders of the same target and size are removed.
  */
-export async function ensureDataset(days: number, options: { rebuild: boolean; runChild: RunChild; batchSize?: number }): Promise<Dataset> {
+export async function ensureDataset(
+  days: number,
+  options: { rebuild: boolean; runChild: RunChild; batchSize?: number; storeOnly?: boolean },
+): Promise<Dataset> {
   const batchSize = options.batchSize ?? 10_000
   const shape = dataShape(days)
   await mkdir(DATA_DIR, { recursive: true })
@@ -229,7 +282,8 @@ export async function ensureDataset(days: number, options: { rebuild: boolean; r
       make: (folder) => ({ kind: 'store', dir: join(folder, 'db') }),
       path: (folder) => join(folder, 'db'),
     },
-    ...(['clustered', 'rowid'] as const).map((layout) => ({
+    // A store-only run at a size SQLite was never built for should not build it (at 28 days each SQLite layout is about 15 GB).
+    ...(options.storeOnly === true ? [] : (['clustered', 'rowid'] as const)).map((layout) => ({
       prefix: `sqlite-${layout}-${daysTag(days)}-`,
       key: `sqlite-${layout}-${daysTag(days)}-g${GENERATOR_VERSION}-b${BASELINE_VERSION}`,
       make: (folder: string): LoadTarget => ({ kind: 'sqlite', layout, file: join(folder, 'prices.db') }),
@@ -263,7 +317,7 @@ export async function ensureDataset(days: number, options: { rebuild: boolean; r
     days,
     records: shape.records,
     storeDir: paths[0] as string,
-    sqliteFiles: { clustered: paths[1] as string, rowid: paths[2] as string },
+    ...(options.storeOnly === true ? {} : { sqliteFiles: { clustered: paths[1] as string, rowid: paths[2] as string } }),
     ingest,
   }
 }

@@ -1,12 +1,14 @@
 /**
- * Renders a run as markdown: the issue's targets with the measured ratios,
+ * Renders a run as markdown: the issues' targets with the measured ratios,
  * then every case with median and p90 for each contender, the ratios
  * store/SQLite and store/floor (time ratios: 0.20 means the store takes a
- * fifth of the time, i.e. is 5× faster), ingest and HTTP.
+ * fifth of the time, i.e. is 5× faster), ingest and HTTP. A store-only run
+ * (issue 9) has the store's columns only.
  */
 import type { HttpCaseResult } from './http.bench.js'
 import type { IngestResult } from './load.js'
 import type { CaseResult, Stats } from './measure.js'
+import type { StoreCaseResult } from './store-only.js'
 
 export interface RunInfo {
   readonly date: string
@@ -19,6 +21,9 @@ export interface RunInfo {
   readonly versions: string
   readonly data: string
   readonly seconds: number
+  /** Days of data, and whether SQLite and the floor were left out (both absent in results from before issue 9). */
+  readonly days?: number
+  readonly storeOnly?: boolean
 }
 
 export interface IngestRow extends IngestResult {
@@ -29,14 +34,20 @@ export interface IngestRow extends IngestResult {
 export interface RunResults {
   readonly info: RunInfo
   readonly cases: readonly CaseResult[]
+  /** The cases of a store-only run (`cases` is then empty); absent in results from before issue 9. */
+  readonly storeCases?: readonly StoreCaseResult[]
   readonly ingest: readonly IngestRow[]
   readonly http: readonly HttpCaseResult[]
   readonly familyRss: Readonly<Record<string, number>>
   readonly notes: readonly string[]
 }
 
-const int = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '—')
-const us = (x: number): string => {
+/** Issue 9: the store's ingest rate over the data's last day must be at least this share of its first day's. */
+export const DAY_RATE_TARGET = 0.8
+
+export const int = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '—')
+/** A time given in µs, shown in µs or ms. */
+export const us = (x: number): string => {
   if (!Number.isFinite(x)) return '—'
   if (x >= 100_000) return `${(x / 1000).toFixed(0)} ms`
   if (x >= 10_000) return `${(x / 1000).toFixed(1)} ms`
@@ -52,6 +63,8 @@ const times = (storeTime: number, otherTime: number): string => {
 }
 
 interface TargetRow {
+  /** The issue that set the target. */
+  readonly issue: number
   readonly item: string
   readonly target: string
   readonly measured: string
@@ -65,6 +78,77 @@ export function ingestBaseline(rows: readonly IngestRow[], batchSize: number): I
     .sort((a, b) => b.recordsPerSecond - a.recordsPerSecond)[0]
 }
 
+/**
+ * Whether a load's last day can be told from its first: with less than two
+ * days of data their 24 h share records (at a day or less, all of them), so
+ * their ratio says nothing about growth.
+ */
+export function daysApart(row: IngestRow): boolean {
+  return row.days >= 2 && row.lastToFirstDay !== undefined
+}
+
+/** A load's first- and last-day rates and their ratio, `—` when its build predates them. */
+function dayRates(row: IngestRow): string {
+  if (row.firstDayRecordsPerSecond === undefined || row.lastDayRecordsPerSecond === undefined || row.lastToFirstDay === undefined) return '—'
+  return `${int(row.firstDayRecordsPerSecond)} · ${int(row.lastDayRecordsPerSecond)} · ${row.lastToFirstDay.toFixed(2)}`
+}
+
+/**
+ * The ingest targets: against SQLite's faster layout (issue 4) when SQLite
+ * was loaded; the longest batch and the last day against the first (issue 9)
+ * for the store alone too.
+ */
+function ingestTargetRows(ingest: readonly IngestRow[]): TargetRow[] {
+  const rows: TargetRow[] = []
+  const store = ingest.find((row) => row.label === 'store' && row.batchSize === 10_000)
+  if (store === undefined) return rows
+  const item = `ingest, ${store.days} d, batches of 10,000`
+  const baseline = ingestBaseline(ingest, 10_000)
+  if (baseline !== undefined) {
+    const share = store.recordsPerSecond / baseline.recordsPerSecond
+    rows.push({
+      issue: 4,
+      item,
+      target: `≥ 1.2× SQLite's records/s (baseline: ${baseline.label})`,
+      measured: `${share.toFixed(2)}× (${int(store.recordsPerSecond)} vs ${int(baseline.recordsPerSecond)} rec/s)`,
+      met: share >= 1.2,
+    })
+  }
+  rows.push({
+    issue: 4,
+    item,
+    target: 'no write stall over 1 s (longest batch)',
+    measured: `${int(store.maxBatchMs)} ms${baseline === undefined ? '' : ` (SQLite ${int(baseline.maxBatchMs)} ms)`}`,
+    met: store.maxBatchMs <= 1000,
+  })
+  if (baseline !== undefined) {
+    rows.push({
+      issue: 4,
+      item,
+      target: "bytes/record ≤ SQLite's",
+      measured: `${int(store.bytesPerRecord)} vs ${int(baseline.bytesPerRecord)} B/record`,
+      met: store.bytesPerRecord <= baseline.bytesPerRecord,
+    })
+  }
+  if (daysApart(store)) {
+    const ratioOfDays = store.lastToFirstDay as number
+    rows.push({
+      issue: 9,
+      item,
+      target: `last day's rate ≥ ${DAY_RATE_TARGET}× the first day's`,
+      measured: `${ratioOfDays.toFixed(2)}× (${int(store.lastDayRecordsPerSecond ?? Number.NaN)} vs ${int(store.firstDayRecordsPerSecond ?? Number.NaN)} rec/s)`,
+      met: ratioOfDays >= DAY_RATE_TARGET,
+    })
+  }
+  return rows
+}
+
+/** `(issue 4)`, `(issues 4 and 9)`: the issues whose targets the table holds. */
+function issuesOf(rows: readonly TargetRow[]): string {
+  const issues = [...new Set(rows.map((row) => row.issue))].sort((a, b) => a - b)
+  return issues.length === 1 ? `(issue ${issues[0]})` : `(issues ${issues.slice(0, -1).join(', ')} and ${issues[issues.length - 1]})`
+}
+
 function targetRows(results: RunResults): TargetRow[] {
   const rows: TargetRow[] = []
   for (const result of results.cases) {
@@ -75,6 +159,7 @@ function targetRows(results: RunResults): TargetRow[] {
       const spacedOther = target.against === 'sqlite' ? result.spaced.sqlite : result.spaced.floor
       const spaced = spacedOther === undefined ? '' : `; spaced ${ratio(result.spaced.store.median, spacedOther.median)}`
       rows.push({
+        issue: 4,
         item: result.name,
         target: `${target.text} (store/${target.against === 'sqlite' ? 'SQLite' : 'floor'} ≤ ${target.maxRatio.toFixed(2)})`,
         measured: `${r.toFixed(2)} (${times(result.warm.store.median, other.median)})${spaced}`,
@@ -82,34 +167,12 @@ function targetRows(results: RunResults): TargetRow[] {
       })
     }
   }
-  const store = results.ingest.find((row) => row.label === 'store' && row.batchSize === 10_000)
-  const baseline = ingestBaseline(results.ingest, 10_000)
-  if (store !== undefined && baseline !== undefined) {
-    const share = store.recordsPerSecond / baseline.recordsPerSecond
-    const span = `${store.days} d`
-    rows.push({
-      item: `ingest, ${span}, batches of 10,000`,
-      target: `≥ 1.2× SQLite's records/s (baseline: ${baseline.label})`,
-      measured: `${share.toFixed(2)}× (${int(store.recordsPerSecond)} vs ${int(baseline.recordsPerSecond)} rec/s)`,
-      met: share >= 1.2,
-    })
-    rows.push({
-      item: `ingest, ${span}, batches of 10,000`,
-      target: 'no write stall over 1 s (longest batch)',
-      measured: `${int(store.maxBatchMs)} ms (SQLite ${int(baseline.maxBatchMs)} ms)`,
-      met: store.maxBatchMs <= 1000,
-    })
-    rows.push({
-      item: `ingest, ${span}, batches of 10,000`,
-      target: "bytes/record ≤ SQLite's",
-      measured: `${int(store.bytesPerRecord)} vs ${int(baseline.bytesPerRecord)} B/record`,
-      met: store.bytesPerRecord <= baseline.bytesPerRecord,
-    })
-  }
+  rows.push(...ingestTargetRows(results.ingest))
   for (const result of results.http) {
     if (result.target === undefined) continue
     const share = result.servers.store.requestsPerSecond / result.servers.constant.requestsPerSecond
     rows.push({
+      issue: 4,
       item: result.name,
       target: result.target.text,
       measured: `${(share * 100).toFixed(0)} % (${int(result.servers.store.requestsPerSecond)} vs ${int(result.servers.constant.requestsPerSecond)} req/s)`,
@@ -117,6 +180,30 @@ function targetRows(results: RunResults): TargetRow[] {
     })
   }
   return rows
+}
+
+/** The queries of a store-only run: the store's columns of the full table, and the stream's rate. */
+function storeCaseLines(cases: readonly StoreCaseResult[]): string[] {
+  if (cases.length === 0) return []
+  const out: string[] = []
+  out.push('### Queries, store only (per call: median / p90)', '')
+  out.push(
+    'Warm: calls back to back. Spaced: 2 ms idle before each call. No SQLite and no floor: the store runs alone, so its calls do not alternate with theirs.',
+    '',
+    '| case | records | warm | spaced | peak RSS (anon) |',
+    '|---|--:|--:|--:|--:|',
+  )
+  for (const c of cases) {
+    out.push(`| ${c.name} | ${int(c.recordsPerOp)} | ${medP90(c.warm.store)} | ${medP90(c.spaced.store)} | ${int(c.peakRssMB)} (${int(c.peakAnonMB)}) MB |`)
+  }
+  out.push('')
+  const streams = cases.filter((c) => c.family === 'stream')
+  if (streams.length > 0) {
+    out.push('Streaming throughput (records/s at the warm median):', '')
+    for (const c of streams) out.push(`- ${c.name}: store ${int((c.recordsPerOp / c.warm.store.median) * 1e6)} records/s`)
+    out.push('')
+  }
+  return out
 }
 
 export function renderMarkdown(results: RunResults): string {
@@ -132,7 +219,7 @@ export function renderMarkdown(results: RunResults): string {
 
   const targets = targetRows(results)
   if (targets.length > 0) {
-    out.push('### Targets (issue 4)', '')
+    out.push(`### Targets ${issuesOf(targets)}`, '')
     out.push('| case | target | measured (store/other, warm median) | met |', '|---|---|---|:-:|')
     for (const row of targets) out.push(`| ${row.item} | ${row.target} | ${row.measured} | ${row.met === undefined ? '—' : row.met ? 'yes' : '**no**'} |`)
     out.push('')
@@ -166,20 +253,22 @@ export function renderMarkdown(results: RunResults): string {
       out.push('')
     }
   }
+  out.push(...storeCaseLines(results.storeCases ?? []))
 
   if (results.ingest.length > 0) {
     out.push('### Ingest', '')
     out.push(
-      'Rates count time inside the write calls (`putMany` / one SQLite transaction per batch). Chunks: the load cut in 20 equal parts.',
+      'Rates count time inside the write calls (`putMany` / one SQLite transaction per batch). Chunks: the load cut in 20 equal parts. ' +
+        "Days: the records of the data's first and last 24 h (the same records when the data spans a day or less), and last/first.",
       '',
-      '| target | batch | records | rec/s | first chunk · last chunk · slowest chunk | batch median / p99 / max (stall) | finish | bytes/record | peak RSS |',
-      '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+      '| target | batch | records | rec/s | first chunk · last chunk · slowest chunk | first day · last day · last/first | batch median / p99 / max (stall) | finish | bytes/record | peak RSS |',
+      '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     )
     for (const row of results.ingest) {
       const chunks = row.chunkRates
       out.push(
         `| ${row.label}${row.reused ? ' (reused build)' : ''} | ${int(row.batchSize)} | ${int(row.records)} | ${int(row.recordsPerSecond)} | ` +
-          `${int(chunks[0] ?? Number.NaN)} · ${int(chunks[chunks.length - 1] ?? Number.NaN)} · ${int(Math.min(...chunks))} | ` +
+          `${int(chunks[0] ?? Number.NaN)} · ${int(chunks[chunks.length - 1] ?? Number.NaN)} · ${int(Math.min(...chunks))} | ${dayRates(row)} | ` +
           `${row.medianBatchMs.toFixed(0)} / ${row.p99BatchMs.toFixed(0)} / ${row.maxBatchMs.toFixed(0)} ms | ${row.finishSeconds.toFixed(1)} s | ` +
           `${int(row.bytesPerRecord)} | ${int(row.peakRssMB)} MB |`,
       )
@@ -215,12 +304,20 @@ export function renderMarkdown(results: RunResults): string {
     out.push('')
   }
   const rss = Object.entries(results.familyRss)
+  const storeCases = results.storeCases ?? []
+  const opened =
+    results.info.storeOnly === true
+      ? 'the store alone open in each; RSS counts LevelDB\'s mapped table files'
+      : "store, both SQLite files and the floor open in one process; RSS counts SQLite's mmap and LevelDB's mapped table files"
   const notes = [
     ...results.notes,
-    ...(rss.length > 0 ? [`Peak RSS per family process (store, both SQLite files and the floor open in one process; RSS counts SQLite's mmap and LevelDB's mapped table files): ${rss.map(([f, mb]) => `${f} ${int(mb)} MB`).join(', ')}.`] : []),
-    ...results.cases.filter((c) => c.note !== undefined).map((c) => `${c.name}: ${c.note}.`),
+    ...(rss.length > 0 ? [`Peak RSS per family process (${opened}): ${rss.map(([f, mb]) => `${f} ${int(mb)} MB`).join(', ')}.`] : []),
+    ...[...results.cases, ...storeCases].filter((c) => c.note !== undefined).map((c) => `${c.name}: ${c.note}.`),
     ...(results.cases.length > 0
       ? [`Calls checked equal (store vs SQLite records, floor entry count): ${results.cases.map((c) => `${c.name} ${c.checkedCalls}`).join(', ')}.`]
+      : []),
+    ...(storeCases.length > 0
+      ? [`Calls checked for the record count the data implies (no SQLite to compare with): ${storeCases.map((c) => `${c.name} ${c.checkedCalls}`).join(', ')}.`]
       : []),
   ]
   if (notes.length > 0) {

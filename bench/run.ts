@@ -1,10 +1,19 @@
 /**
- * `npm run bench` (7 days of data), `npm run bench:quick` (a smoke run), or
- * `node --import tsx run.ts [--days N] [--quick] [--only latest,range] [--rebuild]`.
+ * `npm run bench` (7 days of data), `npm run bench:quick` (a smoke run),
+ * `npm run bench:28d` (28 days, the store alone), or
+ * `node --import tsx run.ts [--days N] [--quick] [--store-only] [--only latest,range] [--rebuild]`.
  *
  * Builds (or reuses) the data sets, runs each case family in a process of
  * its own, prints the results as markdown on stdout (progress goes to
- * stderr) and writes them to bench/results/latest.md (quick.md for --quick).
+ * stderr) and writes them to bench/results/latest-<N>d.md (and .json), and
+ * for a run with SQLite also to latest.md (quick.md for --quick).
+ *
+ * `--store-only` (issue 9: how cost grows) builds and measures the store
+ * alone: no SQLite data set, no floor, no HTTP (its cases compare with a
+ * SQLite-backed server).
+ *
+ * `node --import tsx run.ts --compare results/latest-7d.json results/latest-28d.json`
+ * prints the store's cost in the second run against the first (compare.ts).
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { cpus, release, totalmem, type } from 'node:os'
@@ -12,7 +21,8 @@ import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { BENCH_DIR, DATA_DIR, ensureDataset } from './load.js'
+import { compareFiles } from './compare.js'
+import { BENCH_DIR, DATA_DIR, daysTag, ensureDataset } from './load.js'
 import type { IngestResult, LoadSpec } from './load.js'
 import { DEFAULT_SEED, dataShape } from './generate.js'
 import { renderMarkdown } from './report.js'
@@ -22,9 +32,12 @@ import { sqliteVersion } from './sqlite-baseline.js'
 import type { FamilyInput, FamilyOutput, QueryFamily } from './worker.js'
 import type { CaseResult } from './measure.js'
 import type { HttpCaseResult } from './http.bench.js'
+import type { StoreCaseResult } from './store-only.js'
 
 const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'stream', 'http']
 const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest'] as const
+/** Families that need SQLite, left out of a store-only run. */
+const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']
 
 /** The commit the store code came from, marked when the work tree had changes under src/. */
 function sourceRevision(): string {
@@ -48,41 +61,84 @@ function versionOf(name: string, from: string): string {
   }
 }
 
+/** The families to run: `--only`'s, checked, or all of them (all but SQLite's with `--store-only`). */
+function selectFamilies(only: string | undefined, storeOnly: boolean): string[] {
+  const families = (only?.split(',') ?? ALL_FAMILIES.filter((f) => !(storeOnly && SQLITE_ONLY_FAMILIES.includes(f)))).map((f) => f.trim())
+  for (const family of families) {
+    if (!(ALL_FAMILIES as readonly string[]).includes(family)) throw new Error(`unknown family ${family}; known: ${ALL_FAMILIES.join(', ')}`)
+    if (storeOnly && SQLITE_ONLY_FAMILIES.includes(family)) throw new Error(`family ${family} needs SQLite: not available with --store-only`)
+  }
+  return families
+}
+
+/**
+ * Where the report goes: `--out` as given; otherwise latest-<N>d.md, so a
+ * run of one size does not overwrite another's (the comparison reads both),
+ * plus latest.md for a run with SQLite, as before issue 9; quick.md for a
+ * smoke run. Each .md gets a .json twin.
+ */
+function reportFiles(out: string | undefined, quick: boolean, storeOnly: boolean, days: number): string[] {
+  if (out !== undefined) return [out]
+  const results = join(BENCH_DIR, 'results')
+  if (quick) return [join(results, 'quick.md')]
+  return [join(results, `latest-${daysTag(days)}.md`), ...(storeOnly ? [] : [join(results, 'latest.md')])]
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
     options: {
       days: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      'store-only': { type: 'boolean', default: false },
       only: { type: 'string' },
       rebuild: { type: 'boolean', default: false },
       out: { type: 'string' },
+      compare: { type: 'boolean', default: false },
     },
   })
+  if (values.compare === true) {
+    const [before, after, ...rest] = positionals
+    if (before === undefined || after === undefined || rest.length > 0) throw new Error('--compare takes two results files: --compare A.json B.json')
+    const markdown = await compareFiles(before, after)
+    if (values.out !== undefined) await writeFile(values.out, `${markdown}\n`)
+    process.stdout.write(`${markdown}\n`)
+    return
+  }
+  if (positionals.length > 0) throw new Error(`unexpected arguments: ${positionals.join(' ')} (files are for --compare)`)
   const quick = values.quick === true
+  const storeOnly = values['store-only'] === true
   const days = values.days === undefined ? (quick ? 0.1 : 1) : Number(values.days)
   if (!(days > 0)) throw new Error(`--days must be a positive number (got ${values.days})`)
-  const families = (values.only?.split(',') ?? [...ALL_FAMILIES]).map((f) => f.trim())
-  for (const family of families) {
-    if (!(ALL_FAMILIES as readonly string[]).includes(family)) throw new Error(`unknown family ${family}; known: ${ALL_FAMILIES.join(', ')}`)
-  }
+  const families = selectFamilies(values.only, storeOnly)
   const started = Date.now()
   const revision = sourceRevision()
   const log = (text: string): void => void process.stderr.write(`${text}\n`)
 
-  const dataset = await ensureDataset(days, { rebuild: values.rebuild === true, runChild })
+  const dataset = await ensureDataset(days, { rebuild: values.rebuild === true, runChild, storeOnly })
   const shape = dataShape(days)
   log(`data set ready: ${shape.records.toLocaleString('en-US')} records (${days} d × ${shape.symbols.length} symbols, one per 10 s)`)
 
   const cases: CaseResult[] = []
+  const storeCases: StoreCaseResult[] = []
   const http: HttpCaseResult[] = []
   const notes: string[] = []
   const familyRss: Record<string, number> = {}
   for (const family of QUERY_FAMILIES) {
     if (!families.includes(family)) continue
     log(`running ${family} ...`)
-    const input: FamilyInput = { family, days, storeDir: dataset.storeDir, sqliteFiles: dataset.sqliteFiles, quick, seed: DEFAULT_SEED }
+    const input: FamilyInput = {
+      family,
+      days,
+      storeDir: dataset.storeDir,
+      ...(dataset.sqliteFiles === undefined ? {} : { sqliteFiles: dataset.sqliteFiles }),
+      storeOnly,
+      quick,
+      seed: DEFAULT_SEED,
+    }
     const output = await runChild<FamilyOutput>('family', input)
     cases.push(...output.cases)
+    storeCases.push(...output.storeCases)
     http.push(...output.http)
     notes.push(...output.notes)
     if (family !== 'memory') familyRss[family] = output.peakRssMB
@@ -96,8 +152,12 @@ async function main(): Promise<void> {
     const scratch = join(DATA_DIR, `scratch-${process.pid}`)
     const targets: LoadSpec['target'][] = [
       { kind: 'store', dir: join(scratch, 'store') },
-      { kind: 'sqlite', layout: 'clustered', file: join(scratch, 'clustered.db') },
-      { kind: 'sqlite', layout: 'rowid', file: join(scratch, 'rowid.db') },
+      ...(storeOnly
+        ? []
+        : ([
+            { kind: 'sqlite', layout: 'clustered', file: join(scratch, 'clustered.db') },
+            { kind: 'sqlite', layout: 'rowid', file: join(scratch, 'rowid.db') },
+          ] as const)),
     ]
     try {
       for (const target of targets) {
@@ -115,31 +175,40 @@ async function main(): Promise<void> {
   const reused = dataset.ingest.some((row) => row.reused)
   const dataBytes = dataset.ingest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
   const cpu = cpus()
+  const rootPackage = join(BENCH_DIR, '..', 'package.json')
+  const storeVersions = `classic-level ${versionOf('classic-level', rootPackage)}, msgpackr ${versionOf('msgpackr', rootPackage)}`
+  const contenders = storeOnly ? ', store only' : ''
   const results: RunResults = {
     info: {
       date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
-      mode: quick ? `quick smoke run (${days} d of data, short loops: not for conclusions)` : `${days} d of data`,
+      mode: quick ? `quick smoke run (${days} d of data${contenders}, short loops: not for conclusions)` : `${days} d of data${contenders}`,
       command: process.argv.slice(2).length > 0 ? `run.ts ${process.argv.slice(2).join(' ')}` : 'run.ts',
       machine: `${cpu.length} × ${cpu[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${type()} ${release()}`,
       node: process.version,
       source: revision,
-      versions: `classic-level ${versionOf('classic-level', join(BENCH_DIR, '..', 'package.json'))}, msgpackr ${versionOf('msgpackr', join(BENCH_DIR, '..', 'package.json'))}, better-sqlite3 ${versionOf('better-sqlite3', join(BENCH_DIR, 'package.json'))} (SQLite ${sqliteVersion()})`,
+      // sqliteVersion() loads better-sqlite3: a store-only run does not touch SQLite at all.
+      versions: storeOnly ? storeVersions : `${storeVersions}, better-sqlite3 ${versionOf('better-sqlite3', join(BENCH_DIR, 'package.json'))} (SQLite ${sqliteVersion()})`,
       data: `${shape.records.toLocaleString('en-US')} records: ${shape.symbols.length} symbols × one record per 10 s × ${days} d; on disk: ${dataBytes}${reused ? ' (data sets reused from an earlier build: their ingest rows are from that build)' : ''}`,
       seconds: (Date.now() - started) / 1000,
+      days,
+      storeOnly,
     },
     cases,
+    ...(storeOnly ? { storeCases } : {}),
     ingest,
     http,
     familyRss,
     notes,
   }
   const markdown = renderMarkdown(results)
-  const out = values.out ?? join(BENCH_DIR, 'results', quick ? 'quick.md' : 'latest.md')
-  await mkdir(join(out, '..'), { recursive: true })
-  await writeFile(out, `${markdown}\n`)
-  await writeFile(out.replace(/\.md$/, '.json'), `${JSON.stringify(results, null, 2)}\n`)
+  const files = reportFiles(values.out, quick, storeOnly, days)
+  for (const out of files) {
+    await mkdir(join(out, '..'), { recursive: true })
+    await writeFile(out, `${markdown}\n`)
+    await writeFile(out.replace(/\.md$/, '.json'), `${JSON.stringify(results, null, 2)}\n`)
+  }
   process.stdout.write(`${markdown}\n`)
-  log(`written to ${out}`)
+  log(`written to ${files.join(' and ')}`)
 }
 
 main().catch((err: unknown) => {

@@ -1,13 +1,14 @@
 /**
  * The child-process entry of the bench: `worker.ts <task> <json input>`.
  * Tasks: `load` (build one target of a data set and measure its ingest),
- * `family` (run one family of query cases), `http-client` (serve load jobs
- * over IPC until disconnected). The result goes back over IPC.
+ * `family` (run one family of query cases; the store alone with
+ * `storeOnly`), `http-client` (serve load jobs over IPC until disconnected).
+ * The result goes back over IPC.
  */
 import { join } from 'node:path'
 import { PriceStore } from '../src/index.js'
 import type { FamilyContext } from './context.js'
-import { LevelFloor } from './floor.js'
+import type { LevelFloor } from './floor.js'
 import { BENCH_PROVIDER, Random, dataShape } from './generate.js'
 import { runHttp } from './http.bench.js'
 import type { HttpCaseResult, LoadClient } from './http.bench.js'
@@ -22,6 +23,8 @@ import { runRange } from './range.bench.js'
 import { runSeveral } from './several.bench.js'
 import { SqliteBaseline } from './sqlite-baseline.js'
 import type { SqliteLayout } from './sqlite-baseline.js'
+import { runStoreFamily } from './store-only.js'
+import type { StoreCaseResult } from './store-only.js'
 import { runStream } from './stream.bench.js'
 import { forkWorker } from './spawn.js'
 
@@ -31,7 +34,10 @@ export interface FamilyInput {
   readonly family: QueryFamily
   readonly days: number
   readonly storeDir: string
-  readonly sqliteFiles: Readonly<Record<SqliteLayout, string>>
+  /** Absent with `storeOnly`. */
+  readonly sqliteFiles?: Readonly<Record<SqliteLayout, string>>
+  /** The store alone: no SQLite, no floor (issue 9's scale runs). */
+  readonly storeOnly: boolean
   readonly quick: boolean
   readonly seed: number
 }
@@ -39,6 +45,8 @@ export interface FamilyInput {
 export interface FamilyOutput {
   readonly family: QueryFamily
   readonly cases: CaseResult[]
+  /** The cases of a store-only run (then `cases` is empty). */
+  readonly storeCases: StoreCaseResult[]
   readonly http: HttpCaseResult[]
   readonly notes: string[]
   readonly peakRssMB: number
@@ -97,14 +105,43 @@ async function runMemory(input: FamilyInput): Promise<FamilyOutput> {
     `store alone (process with no SQLite and no floor): RSS ${megabytes(before.rss)} before opening, ${megabytes(opened.rss)} once open, ` +
     `peak ${megabytes(sampleRss() * 1048576)} (anonymous ${megabytes(anonPeakMB() * 1048576)}, not counting mapped table files) after reading every symbol ` +
     `through latest-100, a 24 h/10 min range and all-symbols; JS heap ${megabytes(after.heapUsed)}`
-  return { family: 'memory', cases: [], http: [], notes: [note], peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }
+  return { family: 'memory', cases: [], storeCases: [], http: [], notes: [note], peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }
+}
+
+/** A family with the store alone open: what the store's own cost is at a size SQLite was not built for. */
+async function runStoreOnly(input: FamilyInput): Promise<FamilyOutput> {
+  const { family } = input
+  // HTTP's cases measure the store against a SQLite-backed server, so they need SQLite.
+  if (family === 'memory' || family === 'http') throw new Error(`family ${family} has no store-only form`)
+  const store = await PriceStore.open(input.storeDir, { provider: BENCH_PROVIDER })
+  const notes: string[] = []
+  const settled = await settle()
+  if (settled > 2) notes.push(`${family}: waited ${settled.toFixed(0)} s after opening for background work (LevelDB log replay and compaction, cache loading) to finish`)
+  let storeCases: StoreCaseResult[]
+  try {
+    storeCases = await runStoreFamily(family, {
+      shape: dataShape(input.days),
+      store,
+      budget: input.quick ? QUICK_BUDGET : FULL_BUDGET,
+      random: new Random(familySeed(input.seed, family)),
+      quick: input.quick,
+      note: (text) => notes.push(text),
+    })
+  } finally {
+    await store.close()
+  }
+  return { family, cases: [], storeCases, http: [], notes, peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }
 }
 
 async function runFamily(input: FamilyInput): Promise<FamilyOutput> {
   if (input.family === 'memory') return runMemory(input)
+  if (input.storeOnly) return runStoreOnly(input)
+  if (input.sqliteFiles === undefined) throw new Error(`family ${input.family}: no SQLite files given (and not store-only)`)
   const shape = dataShape(input.days)
+  // Imported here, not at the top: the floor reads the store's key layout, and a store-only run must not depend on it.
+  const { LevelFloor: Floor } = await import('./floor.js')
   // The twin first: the store's directory must be closed while its files are linked.
-  const floor = await LevelFloor.open(input.storeDir, join(DATA_DIR, `floor-twin-${process.pid}`))
+  const floor: LevelFloor = await Floor.open(input.storeDir, join(DATA_DIR, `floor-twin-${process.pid}`))
   const store = await PriceStore.open(input.storeDir, { provider: BENCH_PROVIDER })
   const sqlite = {
     clustered: SqliteBaseline.open(input.sqliteFiles.clustered, 'clustered', BENCH_PROVIDER),
@@ -164,7 +201,7 @@ async function runFamily(input: FamilyInput): Promise<FamilyOutput> {
     sqlite.clustered.close()
     sqlite.rowid.close()
   }
-  return { family: input.family, cases, http, notes, peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }
+  return { family: input.family, cases, storeCases: [], http, notes, peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) }
 }
 
 async function main(): Promise<void> {
