@@ -43,16 +43,19 @@ export async function severalLatest(query: SeveralQuery, source: ScanSource): Pr
   const symbols = query.symbols === 'all' ? await source.symbols() : query.symbols
   const options = { ...window(query), reverse: true, limit: 1 }
   const found: (ScanRow | undefined)[] = new Array(symbols.length)
-  if (source.scanNow !== undefined) {
-    symbols.forEach((symbol, i) => (found[i] = source.scanNow?.(symbol, options)[0]))
-  } else {
-    for (let start = 0; start < symbols.length; start += SEVERAL_CONCURRENCY) {
-      await Promise.all(symbols.slice(start, start + SEVERAL_CONCURRENCY).map((symbol, i) =>
-        forEachRow(source.scan(symbol, options), (row) => {
-          found[start + i] = row
-          return false
-        })))
-    }
+  // Symbols a synchronous read cannot answer are read in batches of concurrent scans.
+  const waiting: number[] = []
+  symbols.forEach((symbol, i) => {
+    const rows = source.scanNow?.(symbol, options)
+    if (rows === undefined) waiting.push(i)
+    else found[i] = rows[0]
+  })
+  for (let start = 0; start < waiting.length; start += SEVERAL_CONCURRENCY) {
+    await Promise.all(waiting.slice(start, start + SEVERAL_CONCURRENCY).map((i) =>
+      forEachRow(source.scan(symbols[i] as string, options), (row) => {
+        found[i] = row
+        return false
+      })))
   }
   const entries: [string, PriceRecord][] = []
   symbols.forEach((symbol, i) => {

@@ -36,20 +36,22 @@ export interface ScanSource {
   /** The rows of `symbol` inside the bounds, in batches, in order. */
   scan(symbol: string, options: ScanOptions): AsyncIterable<readonly ScanRow[]>
   /**
-   * Optional: the same rows as `scan`, at once, for sources that hold them
-   * in memory. The engine then answers without a single await per symbol.
+   * Optional: the same rows as `scan`, at once, for sources that can read
+   * them synchronously; `undefined` when this scan cannot be (the engine
+   * then calls `scan`). The engine then answers without a single await per symbol.
    */
-  scanNow?(symbol: string, options: ScanOptions): readonly ScanRow[]
+  scanNow?(symbol: string, options: ScanOptions): readonly ScanRow[] | undefined
   /** Every symbol that has at least one record, in UTF-8 byte order. */
   symbols(): Promise<readonly string[]>
   /**
    * Optional shortcut for interval sampling: rows of `symbol` inside
    * `from..to`, ascending, such that the last row yielded in each
    * epoch-aligned `interval` bucket is that bucket's latest record. A source
-   * with an index of bucket heads yields far fewer rows than `scan`. Returns
-   * `undefined` when it cannot serve this interval; the engine then scans.
+   * with an index of bucket heads yields far fewer rows than `scan`. The
+   * rows come at once (an array) or in batches. Returns `undefined` when it
+   * cannot serve this interval; the engine then scans.
    */
-  bucketHeads?(symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> | undefined
+  bucketHeads?(symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> | readonly ScanRow[] | undefined
 }
 
 /** A range to sample: both ends inclusive, `interval` ms buckets aligned to the epoch. */

@@ -176,13 +176,17 @@ export class PriceStore {
   }
 
   /**
-   * Waits for pending writes and seals, then closes the database. Closing a closed store does nothing.
+   * Waits for pending writes, seals every open hour (so a closed store is
+   * all chunks and reopens without replaying its log), then closes the
+   * database. Closing a closed store does nothing.
    */
   async close(): Promise<void> {
     if (this.#status === 'closed' || this.#status === 'closing') return
     this.#status = 'closing'
     try {
       await this.#writeQueue
+      // A failed seal leaves its hours in the log, which the next open replays: nothing is lost.
+      await this.#sealAll().catch(() => {})
       await this.#db.close()
     } finally {
       this.#status = 'closed'
@@ -380,6 +384,10 @@ export class PriceStore {
       if (!due || this.#status === 'closed') return
       await this.#seal(oldest)
     }
+  }
+
+  async #sealAll(): Promise<void> {
+    for (let period = this.#state.open.periods()[0]; period !== undefined; period = this.#state.open.periods()[0]) await this.#seal(period)
   }
 
   /** Moves one open hour into chunks: one atomic write, then memory follows. */

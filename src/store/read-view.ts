@@ -31,8 +31,7 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
-import { MalformedBytes } from '../keys/bytes.js'
-import { readChunkPart, readCompactId, readPartCount } from '../keys/chunk-codec.js'
+import { readPartCount } from '../keys/chunk-codec.js'
 import { readHeads } from '../keys/heads-codec.js'
 import {
   HEAD_MS, PERIOD_MS, chunkKey, describeChunk, describeHeads, headsKey, headsRange, periodOf, readHeadsPeriod,
@@ -43,6 +42,8 @@ import { Lru } from './lru.js'
 import { OpenArea, mergeRows } from './open-area.js'
 import type { OpenWrite } from './open-area.js'
 import { Row, compareRows } from './row.js'
+import { RowArray, SealedChunk, allRows, firstAfter, firstAtOrAfter } from './row-list.js'
+import type { RowList } from './row-list.js'
 
 /** A sublevel whose keys and values are raw bytes. */
 export type BytesSublevel = AbstractSublevel<AbstractLevel<any, any, any>, any, Uint8Array, Uint8Array>
@@ -86,7 +87,7 @@ export class ReadState {
   #tails: HotTails | undefined
   readonly #recordsPerSymbol: number
   readonly #heads: Lru<string, PeriodHeads>
-  readonly #chunks: Lru<string, readonly Row[]>
+  readonly #chunks: Lru<string, SealedChunk>
   /** The one counter: bumped by every change to sealed data (a seal, or a write that failed). */
   #version = 0
   /** True while a seal is between the database and memory. */
@@ -97,8 +98,8 @@ export class ReadState {
     this.provider = options.provider
     this.#recordsPerSymbol = options.recordsPerSymbol
     this.#tails = options.recordsPerSymbol > 0 ? new HotTails(options.recordsPerSymbol) : undefined
-    this.#heads = new Lru(options.headBytes, (heads) => 64 + (heads?.reduce((sum, row) => sum + row.value.length + ROW_OVERHEAD, 0) ?? 0))
-    this.#chunks = new Lru(options.chunkBytes, (rows) => rows.reduce((sum, row) => sum + row.value.length + ROW_OVERHEAD, 0))
+    this.#heads = new Lru(options.headBytes, (heads) => 64 + (heads?.reduce((sum, row) => sum + row.valueLength + ROW_OVERHEAD, 0) ?? 0))
+    this.#chunks = new Lru(options.chunkBytes, (chunk) => chunk.weight)
   }
 
   /** The open area as of the last commit. */
@@ -186,7 +187,7 @@ export class ReadState {
     return version === this.#version ? this.#heads.get(key) : undefined
   }
 
-  cachedChunk(key: string, version: number): readonly Row[] | undefined {
+  cachedChunk(key: string, version: number): SealedChunk | undefined {
     return version === this.#version ? this.#chunks.get(key) : undefined
   }
 
@@ -195,15 +196,17 @@ export class ReadState {
     if (version === this.#version && !sealing && !this.#sealing) this.#heads.set(key, heads)
   }
 
-  installChunk(key: string, rows: readonly Row[], version: number, sealing: boolean): void {
-    if (version === this.#version && !sealing && !this.#sealing) this.#chunks.set(key, rows)
+  installChunk(key: string, chunk: SealedChunk, version: number, sealing: boolean): void {
+    if (version === this.#version && !sealing && !this.#sealing) this.#chunks.set(key, chunk)
   }
 }
 
 /**
  * One query's view of the store: sealed data from a snapshot (or the
  * caches), open rows from the open area captured with it. Implements the
- * engine's scan port. Close it to release the snapshot.
+ * engine's scan port; reads are synchronous (`getSync`) except a walk over
+ * more than {@link PROBE_LIMIT} hours, which iterates the heads index. Close
+ * it to release the snapshot.
  */
 export class ReadView implements ScanSource {
   readonly #state: ReadState
@@ -233,24 +236,41 @@ export class ReadView implements ScanSource {
     return this.#symbols
   }
 
-  /** The rows of `symbol` in the window, a batch per period, in order. */
+  /**
+   * The rows of a scan at once, when the hours to visit are few enough to
+   * look up one by one (or the first {@link PROBE_FIRST} of them already
+   * hold `limit` rows); otherwise `undefined`, and the engine calls `scan`.
+   */
+  scanNow(symbol: string, options: ScanOptions): Row[] | undefined {
+    const from = options.from ?? 0
+    const to = options.to ?? Number.MAX_SAFE_INTEGER
+    const lo = periodOf(from)
+    const hi = periodOf(to)
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    const whole = hi - lo + 1 <= PROBE_LIMIT
+    if (!whole && (!options.reverse || limit === Number.POSITIVE_INFINITY)) return undefined
+    const found: Row[] = []
+    const probes = whole ? hi - lo + 1 : PROBE_FIRST
+    for (let i = 0; i < probes && found.length < limit; i++) {
+      const period = options.reverse ? hi - i : lo + i
+      this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit, found)
+    }
+    return whole || found.length >= limit ? found : undefined
+  }
+
+  /** The rows of `symbol` in the window, a batch per hour, in order. */
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly Row[]> {
     const from = options.from ?? 0
     const to = options.to ?? Number.MAX_SAFE_INTEGER
-    let left = options.limit ?? Number.POSITIVE_INFINITY
-    // Small reads (as-of, latest-N) are worth caching; a long scan would only churn the cache.
-    const install = left !== Number.POSITIVE_INFINITY
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    let taken = 0
     for await (const period of this.#periods(symbol, periodOf(from), periodOf(to), options.reverse)) {
-      const rows = this.#periodRows(symbol, period, install)
-      const start = firstAtOrAfter(rows, from)
-      const end = firstAfter(rows, to)
-      if (start >= end) continue
-      let batch = rows.slice(start, end)
-      if (options.reverse) batch.reverse()
-      if (batch.length > left) batch = batch.slice(0, left)
-      left -= batch.length
+      // Small reads (as-of, latest-N) are worth caching; a long scan would only churn the cache.
+      const batch = this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit - taken, [])
+      if (batch.length === 0) continue
+      taken += batch.length
       yield batch
-      if (left <= 0) return
+      if (taken >= limit) return
     }
   }
 
@@ -258,11 +278,22 @@ export class ReadView implements ScanSource {
    * For intervals that are a multiple of ten minutes: the ten-minute heads
    * of the range from the chunks' heads entries and the open area, which the
    * engine samples further. The head of the bucket holding `to`, when it is
-   * after `to`, is replaced by the latest row up to `to`.
+   * after `to`, is replaced by the latest row up to `to`. At once when the
+   * range spans at most {@link PROBE_LIMIT} hours.
    */
-  bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | undefined {
+  bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | Row[] | undefined {
     if (range.interval % HEAD_MS !== 0) return undefined
-    return this.#sampleHeads(symbol, range)
+    const lo = periodOf(range.from)
+    const hi = periodOf(range.to)
+    if (hi - lo + 1 > PROBE_LIMIT) return this.#headsByIndex(symbol, range)
+    const rows: Row[] = []
+    for (let period = lo; period <= hi; period++) this.#headsIn(symbol, period, range, rows)
+    return rows
+  }
+
+  /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
+  periodRows(symbol: string, period: number): readonly Row[] {
+    return allRows(this.#periodRows(symbol, period, false))
   }
 
   /** Releases the snapshot. */
@@ -270,42 +301,48 @@ export class ReadView implements ScanSource {
     await this.#snapshot.close()
   }
 
-  async *#sampleHeads(symbol: string, { from, to }: SampleRange): AsyncGenerator<readonly Row[]> {
-    const edgeBucket = Math.floor(to / HEAD_MS)
-    for await (const period of this.#periods(symbol, periodOf(from), periodOf(to), false)) {
-      const rows: Row[] = []
-      for (const head of combineHeads(this.#headsOf(symbol, period) ?? [], this.#open.rows(symbol, period))) {
-        if (head.timestamp > to && Math.floor(head.timestamp / HEAD_MS) === edgeBucket) {
-          // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk.
-          const edge = this.#latestIn(symbol, period, Math.max(from, edgeBucket * HEAD_MS), to)
-          if (edge !== undefined) rows.push(edge)
-        } else if (head.timestamp >= from && head.timestamp <= to) {
-          // A head before `from` is its bucket's latest: nothing of that bucket is in range.
-          rows.push(head)
-        }
-      }
+  async *#headsByIndex(symbol: string, range: SampleRange): AsyncGenerator<readonly Row[]> {
+    for await (const period of this.#periods(symbol, periodOf(range.from), periodOf(range.to), false)) {
+      const rows = this.#headsIn(symbol, period, range, [])
       if (rows.length > 0) yield rows
     }
   }
 
-  /** The latest row of `symbol` in `lo..hi`, inside one period. */
-  #latestIn(symbol: string, period: number, lo: number, hi: number): Row | undefined {
-    const rows = this.#periodRows(symbol, period, true)
-    const row = rows[firstAfter(rows, hi) - 1]
-    return row !== undefined && row.timestamp >= lo ? row : undefined
+  /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
+  #headsIn(symbol: string, period: number, { from, to }: SampleRange, rows: Row[]): Row[] {
+    const sealed = this.#headsOf(symbol, period)
+    const open = this.#open.rows(symbol, period)
+    if (sealed === null && open.length === 0) return rows
+    const edgeBucket = Math.floor(to / HEAD_MS)
+    for (const head of combineHeads(sealed ?? [], open)) {
+      if (head.timestamp > to && Math.floor(head.timestamp / HEAD_MS) === edgeBucket) {
+        // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk.
+        const list = this.#periodRows(symbol, period, true)
+        const index = firstAfter(list, to) - 1
+        if (index >= 0 && list.timestampAt(index) >= Math.max(from, edgeBucket * HEAD_MS)) rows.push(list.rowAt(index))
+      } else if (head.timestamp >= from && head.timestamp <= to) {
+        // A head before `from` is its bucket's latest: nothing of that bucket is in range.
+        rows.push(head)
+      }
+    }
+    return rows
   }
 
-  /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
-  periodRows(symbol: string, period: number): readonly Row[] {
-    return this.#periodRows(symbol, period, false)
+  /** Appends the rows of `list` inside `from..to`, in the scan's direction, until `found` holds `limit`. */
+  #take(list: RowList, from: number, to: number, reverse: boolean, limit: number, found: Row[]): Row[] {
+    const start = firstAtOrAfter(list, from)
+    const end = firstAfter(list, to)
+    if (reverse) for (let i = end - 1; i >= start && found.length < limit; i--) found.push(list.rowAt(i))
+    else for (let i = start; i < end && found.length < limit; i++) found.push(list.rowAt(i))
+    return found
   }
 
   /** Every row of `symbol` in `period`, ascending: the chunk's, with open rows merged in (replacing equal keys). */
-  #periodRows(symbol: string, period: number, install: boolean): readonly Row[] {
+  #periodRows(symbol: string, period: number, install: boolean): RowList {
     const open = this.#open.rows(symbol, period)
-    const sealed = this.#headsOf(symbol, period) === null ? [] : this.#chunkRows(symbol, period, install)
-    if (open.length === 0) return sealed
-    return sealed.length === 0 ? open : mergeRows(sealed, open)
+    const sealed = this.#headsOf(symbol, period) === null ? undefined : this.#chunk(symbol, period, install)
+    if (sealed === undefined) return open.length === 0 ? RowArray.EMPTY : new RowArray(open)
+    return open.length === 0 ? sealed : new RowArray(mergeRows(allRows(sealed), open))
   }
 
   /** Periods in `lo..hi` holding rows of `symbol` (sealed or open), in order. */
@@ -366,36 +403,23 @@ export class ReadView implements ScanSource {
     return heads
   }
 
-  /** The rows of the chunk of `symbol` in `period`, all parts, ascending. */
-  #chunkRows(symbol: string, period: number, install: boolean): readonly Row[] {
+  /** The chunk of `symbol` in `period`, all parts. */
+  #chunk(symbol: string, period: number, install: boolean): SealedChunk {
     const key = cacheKey(symbol, period)
     const cached = this.#state.cachedChunk(key, this.#version)
     if (cached !== undefined) return cached
-    const rows: Row[] = []
     const first = this.#part(symbol, period, 0)
-    let parts: number
+    let chunk: SealedChunk
     try {
-      parts = readPartCount(first)
+      const parts = [first]
+      for (let part = 1, count = readPartCount(first); part < count; part++) parts.push(this.#part(symbol, period, part))
+      chunk = new SealedChunk(symbol, period, parts, this.#state.provider)
     } catch (err) {
+      if (err instanceof PriceStoreError) throw err
       throw corrupt(describeChunk(period, symbol, 0), err)
     }
-    for (let part = 0; part < parts; part++) {
-      const bytes = part === 0 ? first : this.#part(symbol, period, part)
-      const entry = describeChunk(period, symbol, part)
-      try {
-        readChunkPart(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, compactId, valueStart, valueEnd) => {
-          rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, this.#state.provider,
-            compactId ? readCompactId : undefined))
-        })
-      } catch (err) {
-        throw corrupt(entry, err)
-      }
-    }
-    for (let i = 1; i < rows.length; i++) {
-      if (compareRows(rows[i - 1] as Row, rows[i] as Row) >= 0) throw corrupt(describeChunk(period, symbol, 0), new MalformedBytes('records out of order'))
-    }
-    if (install) this.#state.installChunk(key, rows, this.#version, this.#sealing)
-    return rows
+    if (install) this.#state.installChunk(key, chunk, this.#version, this.#sealing)
+    return chunk
   }
 
   #part(symbol: string, period: number, part: number): Buffer {
@@ -412,8 +436,8 @@ export class ReadView implements ScanSource {
  * The latest row of each ten-minute bucket of one period, from the sealed
  * heads and the open rows (an open row wins a tie: it replaced the sealed one).
  */
-function combineHeads(sealed: readonly Row[], open: readonly Row[]): Row[] {
-  if (open.length === 0) return sealed as Row[]
+function combineHeads(sealed: readonly Row[], open: readonly Row[]): readonly Row[] {
+  if (open.length === 0) return sealed
   const byBucket = new Map<number, Row>()
   for (const head of sealed) byBucket.set(Math.floor(head.timestamp / HEAD_MS), head)
   for (const row of open) {
@@ -422,23 +446,6 @@ function combineHeads(sealed: readonly Row[], open: readonly Row[]): Row[] {
     if (held === undefined || compareRows(row, held) >= 0) byBucket.set(bucket, row)
   }
   return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
-}
-
-/** The index of the first row at or after `timestamp`, in ascending rows. */
-function firstAtOrAfter(rows: readonly Row[], timestamp: number): number {
-  let lo = 0
-  let hi = rows.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((rows[mid] as Row).timestamp < timestamp) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** The index of the first row after `timestamp`, in ascending rows. */
-function firstAfter(rows: readonly Row[], timestamp: number): number {
-  return firstAtOrAfter(rows, timestamp + 1)
 }
 
 function cacheKey(symbol: string, period: number): string {

@@ -65,6 +65,11 @@ export class Row implements ScanRow {
     return this.#readId === UTF8_ID
   }
 
+  /** The stored value's length in bytes. */
+  get valueLength(): number {
+    return this.#valueEnd - this.#valueStart
+  }
+
   /** The stored value bytes (a view). */
   get value(): Buffer {
     return this.#bytes.subarray(this.#valueStart, this.#valueEnd)
