@@ -2,7 +2,7 @@ import { PriceStoreError } from '../errors.js'
 import type {
   LatestQuery, Limits, PriceAnswer, PriceQuery, PriceRecord, RangeQuery, SampledRecord, SeveralQuery,
 } from '../types.js'
-import { BucketSampler, sampleRows, withMinutes } from './sample.js'
+import { BucketSampler, withMinutes } from './sample.js'
 import type { SampleRange, ScanOptions, ScanRow, ScanSource } from './scan-source.js'
 
 /** How many per-symbol reads of the several-tokens form are in flight at once. */
@@ -100,8 +100,17 @@ export async function* streamRange(
   range: SampleRange,
 ): AsyncGenerator<SampledRecord> {
   const rows = rowsToSample(source, symbol, range)
-  const batches = Array.isArray(rows) ? oneBatch(rows) : (rows as AsyncIterable<readonly ScanRow[]>)
-  for await (const row of sampleRows(batches, range.interval)) yield sampledRecord(row)
+  // One generator, so each record costs one promise hop, not one per layer.
+  let ready: ScanRow[] = []
+  const sampler = new BucketSampler(range.interval, (row) => ready.push(row) > 0)
+  for await (const batch of Array.isArray(rows) ? [rows as readonly ScanRow[]] : (rows as AsyncIterable<readonly ScanRow[]>)) {
+    for (const row of batch) sampler.push(row)
+    const out = ready
+    ready = []
+    for (const row of out) yield sampledRecord(row)
+  }
+  sampler.flush()
+  for (const row of ready) yield sampledRecord(row)
 }
 
 type Rows = readonly ScanRow[] | AsyncIterable<readonly ScanRow[]>
@@ -136,10 +145,6 @@ async function forEachBatchedRow(batches: AsyncIterable<readonly ScanRow[]>, tak
   for await (const batch of batches) {
     for (const row of batch) if (!take(row)) return
   }
-}
-
-async function* oneBatch(rows: readonly ScanRow[]): AsyncGenerator<readonly ScanRow[]> {
-  yield rows
 }
 
 function window(query: { readonly from?: number; readonly to?: number }): { from?: number; to?: number } {

@@ -68,20 +68,3 @@ export class BucketSampler {
     this.#pending = undefined
   }
 }
-
-/** The last row of each bucket, as a stream, from batches of rows in ascending (timestamp, id) order. */
-export async function* sampleRows(batches: AsyncIterable<readonly ScanRow[]>, interval: number): AsyncGenerator<ScanRow> {
-  let ready: ScanRow[] = []
-  const sampler = new BucketSampler(interval, (row) => ready.push(row) > 0)
-  for await (const batch of batches) {
-    for (const row of batch) sampler.push(row)
-    if (ready.length > 0) {
-      const out = ready
-      ready = []
-      yield* out
-    }
-  }
-  sampler.flush()
-  yield* ready
-}
-

@@ -68,10 +68,15 @@ export interface ReadStateOptions {
 /** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
 type PeriodHeads = readonly Row[] | null
 
-/** Rough memory of one cached row besides its bytes: the object, and its record once decoded. */
-const ROW_OVERHEAD = 1536
+/** Rough memory of one cached head besides the entry's bytes: the row object and its id (a decoded record adds about 1.5 KB). */
+const ROW_OVERHEAD = 256
 /** Up to this many periods, a scan looks each one up (a miss costs a few µs) instead of iterating the index. */
 const PROBE_LIMIT = 1024
+/**
+ * A scan without a limit is read at once only up to this many hours: past it
+ * the engine reads hour by hour, so a long stream never holds all its chunks.
+ */
+const DENSE_NOW_LIMIT = 48
 /** A scan over more periods first looks up this many from its starting end, then iterates the heads index. */
 const PROBE_FIRST = 48
 /** Heads keys per round trip when iterating the index. */
@@ -98,7 +103,7 @@ export class ReadState {
     this.provider = options.provider
     this.#recordsPerSymbol = options.recordsPerSymbol
     this.#tails = options.recordsPerSymbol > 0 ? new HotTails(options.recordsPerSymbol) : undefined
-    this.#heads = new Lru(options.headBytes, (heads) => 64 + (heads?.reduce((sum, row) => sum + row.valueLength + ROW_OVERHEAD, 0) ?? 0))
+    this.#heads = new Lru(options.headBytes, (heads) => 64 + (heads?.reduce((sum, row) => sum + row.valueLength + 64 + ROW_OVERHEAD, 0) ?? 0))
     this.#chunks = new Lru(options.chunkBytes, (chunk) => chunk.weight)
   }
 
@@ -247,8 +252,9 @@ export class ReadView implements ScanSource {
     const lo = periodOf(from)
     const hi = periodOf(to)
     const limit = options.limit ?? Number.POSITIVE_INFINITY
+    if (limit === Number.POSITIVE_INFINITY && hi - lo + 1 > DENSE_NOW_LIMIT) return undefined
     const whole = hi - lo + 1 <= PROBE_LIMIT
-    if (!whole && (!options.reverse || limit === Number.POSITIVE_INFINITY)) return undefined
+    if (!whole && !options.reverse) return undefined
     const found: Row[] = []
     const probes = whole ? hi - lo + 1 : PROBE_FIRST
     for (let i = 0; i < probes && found.length < limit; i++) {
