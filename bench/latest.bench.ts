@@ -25,7 +25,7 @@ function latestCase(ctx: FamilyContext, name: string, params: LatestParam[], ext
     store: (p) => ctx.store.latest(p.symbol, options(p)),
     sqlite: sqlitePlans(ctx, undefined, (db, p: LatestParam) => db.latest(p.symbol, options(p))),
     floor: (p) => ctx.floor.scan(p.symbol, undefined, p.to, true, p.limit),
-    floorCheck: 'equal',
+    floorCheck: 'at-least',
     count,
     ...extra,
   }
