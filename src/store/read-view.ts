@@ -32,16 +32,17 @@ import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
 import { readPartCount } from '../keys/chunk-codec.js'
-import { readHeads } from '../keys/heads-codec.js'
 import {
-  HEAD_MS, PERIOD_MS, chunkKey, describeChunk, describeHeads, headsKey, headsRange, periodOf, readHeadsPeriod,
+  HEAD_MS, chunkKey, describeChunk, headsKey, headsRange, periodOf, readHeadsPeriod,
 } from '../keys/key-layout.js'
 import type { Provider } from '../types.js'
 import { HotTails } from './hot-tails.js'
 import { Lru } from './lru.js'
 import { OpenArea, mergeRows } from './open-area.js'
 import type { OpenWrite } from './open-area.js'
-import { Row, compareRows } from './row.js'
+import { headRows } from './heads-index.js'
+import { compareRows } from './row.js'
+import type { Row } from './row.js'
 import { RowArray, SealedChunk, allRows, firstAfter, firstAtOrAfter } from './row-list.js'
 import type { RowList } from './row-list.js'
 
@@ -392,19 +393,7 @@ export class ReadView implements ScanSource {
     const cached = this.#state.cachedHeads(key, this.#version)
     if (cached !== undefined) return cached
     const stored = this.#levels.heads.getSync(headsKey(symbol, period), this.#pin) as Buffer | undefined
-    let heads: PeriodHeads = null
-    if (stored !== undefined) {
-      const found: Row[] = []
-      const entry = describeHeads(symbol, period)
-      try {
-        readHeads(stored, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
-          found.push(new Row(symbol, timestamp, stored, idStart, idEnd, valueStart, valueEnd, entry, this.#state.provider))
-        })
-      } catch (err) {
-        throw corrupt(entry, err)
-      }
-      heads = found
-    }
+    const heads = stored === undefined ? null : headRows(symbol, period, stored, this.#state.provider)
     this.#state.installHeads(key, heads, this.#version, this.#sealing)
     return heads
   }

@@ -1,12 +1,12 @@
 import { MAX_PART_RECORDS, encodeChunkPart } from '../keys/chunk-codec.js'
 import type { ChunkRecord } from '../keys/chunk-codec.js'
-import { encodeHeads, readHeads } from '../keys/heads-codec.js'
-import { HEAD_MS, PERIOD_MS, chunkKey, describeHeads, headsKey } from '../keys/key-layout.js'
+import { PERIOD_MS, chunkKey, headsKey } from '../keys/key-layout.js'
 import type { Provider } from '../types.js'
 import type { OpenArea } from './open-area.js'
 import type { ReadView } from './read-view.js'
+import { headRows, headsEntryOf } from './heads-index.js'
 import { RootBatch } from './root-batch.js'
-import { Row } from './row.js'
+import type { Row } from './row.js'
 
 /** A seal ready to commit: its atomic write, and the new heads of each chunk for the caches. */
 export interface Seal {
@@ -41,14 +41,9 @@ export function sealPeriod(
       const slice = records.slice(part * MAX_PART_RECORDS, (part + 1) * MAX_PART_RECORDS)
       batch.put(prefixes.chunks, chunkKey(period, symbol, part), encodeChunkPart(periodStart, parts, slice))
     }
-    const headsEntry = encodeHeads(periodStart, records.length, headsOf(records))
+    const headsEntry = headsEntryOf(period, records)
     batch.put(prefixes.heads, headsKey(symbol, period), headsEntry)
-    const name = describeHeads(symbol, period)
-    const rows: Row[] = []
-    readHeads(headsEntry, periodStart, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
-      rows.push(new Row(symbol, timestamp, headsEntry, idStart, idEnd, valueStart, valueEnd, name, provider))
-    })
-    heads.set(symbol, rows)
+    heads.set(symbol, headRows(symbol, period, headsEntry, provider))
   }
   for (const key of held.logKeys) batch.del(prefixes.log, key)
   return { batch, heads }
@@ -57,15 +52,4 @@ export function sealPeriod(
 /** A row's stored parts, with its id as UTF-8. */
 function toChunkRecord(row: Row): ChunkRecord {
   return { timestamp: row.timestamp, idBytes: row.idIsUtf8 ? row.idBytes : Buffer.from(row.id, 'utf8'), value: row.value }
-}
-
-/** The last record of each ten-minute bucket, from records in ascending order. */
-function headsOf(records: readonly ChunkRecord[]): ChunkRecord[] {
-  const heads: ChunkRecord[] = []
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i] as ChunkRecord
-    const next = records[i + 1]
-    if (next === undefined || Math.floor(next.timestamp / HEAD_MS) !== Math.floor(record.timestamp / HEAD_MS)) heads.push(record)
-  }
-  return heads
 }

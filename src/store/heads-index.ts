@@ -1,0 +1,42 @@
+/**
+ * The heads index, written and read here only: for each sealed hour of a
+ * symbol, the latest record of each ten-minute bucket (a copy of its value)
+ * and the hour's record count. Sealing writes an entry with each chunk;
+ * ranges sampled at ten minutes or a multiple read entries instead of chunks,
+ * and scans read them to learn which hours hold a chunk.
+ */
+import { PriceStoreError } from '../errors.js'
+import type { ChunkRecord } from '../keys/chunk-codec.js'
+import { encodeHeads, readHeads } from '../keys/heads-codec.js'
+import { HEAD_MS, PERIOD_MS, describeHeads } from '../keys/key-layout.js'
+import type { Provider } from '../types.js'
+import { Row } from './row.js'
+
+/** The heads entry of an hour's records (ascending, none repeated). */
+export function headsEntryOf(period: number, records: readonly ChunkRecord[]): Buffer {
+  const heads: ChunkRecord[] = []
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i] as ChunkRecord
+    const next = records[i + 1]
+    if (next === undefined || Math.floor(next.timestamp / HEAD_MS) !== Math.floor(record.timestamp / HEAD_MS)) heads.push(record)
+  }
+  return encodeHeads(period * PERIOD_MS, records.length, heads)
+}
+
+/**
+ * The heads of an entry as rows (views into `bytes`), ascending.
+ * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
+ */
+export function headRows(symbol: string, period: number, bytes: Buffer, provider: Provider): Row[] {
+  const rows: Row[] = []
+  const entry = describeHeads(symbol, period)
+  try {
+    readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
+      rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, provider))
+    })
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err)
+    throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} cannot be decoded: ${reason}`, { cause: err, details: { key: entry } })
+  }
+  return rows
+}
