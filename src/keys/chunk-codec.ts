@@ -18,7 +18,6 @@ import { STORE_FORMAT } from './value-codec.js'
 export const MAX_PART_RECORDS = 4096
 
 const UUID_TAG = 0
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** One record to seal: its timestamp, id bytes (UTF-8) and stored value. */
 export interface ChunkRecord {
@@ -99,8 +98,26 @@ export function readCompactId(bytes: Buffer, start: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** The 16 bytes of a lowercase canonical UUID given as UTF-8, or `undefined` for any other id. */
+/** The 16 bytes of a lowercase canonical UUID given as UTF-8, or `undefined` for any other id (read byte by byte: it runs for every sealed record). */
 function uuidBytes(idBytes: Uint8Array): Buffer | undefined {
-  const text = Buffer.from(idBytes.buffer, idBytes.byteOffset, idBytes.byteLength).toString('latin1')
-  return UUID_TEXT.test(text) ? Buffer.from(text.replaceAll('-', ''), 'hex') : undefined
+  const out = Buffer.allocUnsafe(16)
+  let at = 0
+  for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (idBytes[i] !== 0x2d) return undefined
+      continue
+    }
+    const high = hexValue(idBytes[i] as number)
+    const low = hexValue(idBytes[++i] as number)
+    if (i === 8 || i === 13 || i === 18 || i === 23 || high < 0 || low < 0) return undefined
+    out[at++] = high * 16 + low
+  }
+  return out
+}
+
+/** A lowercase hex digit's value, or -1. */
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57
+  return -1
 }

@@ -6,7 +6,7 @@ import { parseQuery } from '../engine/parse-query.js'
 import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-queries.js'
 import type { LatestOptions, RangeOptions, SeveralOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
-import { HEAD_MS, PERIOD_MS, describeLog, logKey, periodOf, readLogKey, symbolKey } from '../keys/key-layout.js'
+import { describeLog, logKey, periodOf, readLogKey, symbolKey } from '../keys/key-layout.js'
 import { encodeLogEntry, readLogEntry } from '../keys/log-codec.js'
 import type { LogRecord } from '../keys/log-codec.js'
 import { encodeValue } from '../keys/value-codec.js'
@@ -21,7 +21,7 @@ import { ReadState } from './read-view.js'
 import type { BytesSublevel, ReadSublevels, ReadView } from './read-view.js'
 import { RootBatch, prefixOf } from './root-batch.js'
 import { Row } from './row.js'
-import { sealPeriod } from './sealer.js'
+import { Sealer } from './sealer.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { toStorageError } from './storage-errors.js'
@@ -35,12 +35,6 @@ const EMPTY = Buffer.alloc(0)
 
 /** How many symbols' tails load from disk at once. */
 const TAIL_LOAD_CONCURRENCY = 64
-
-/**
- * An hour is sealed once records this far past its end have arrived, so a
- * feed's stragglers usually land before its chunks are written.
- */
-const SEAL_GRACE_MS = HEAD_MS
 
 /** Options for the on-disk database the store creates from a location. */
 const CLASSIC_LEVEL_OPTIONS = {
@@ -74,8 +68,8 @@ export class PriceStore {
   #writeQueue: Promise<unknown> = Promise.resolve()
   /** The next log entry's sequence number. */
   #sequence = 0
-  /** The newest timestamp written: hours that end well before it are sealed. */
-  #horizon = 0
+  /** Moves closed hours from the log into chunks, in the write queue. */
+  readonly #sealer: Sealer
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -110,6 +104,10 @@ export class PriceStore {
       recordsPerSymbol: this.#options.recordsPerSymbol,
       headBytes: this.#options.headBytes,
       chunkBytes: this.#options.chunkBytes,
+    })
+    this.#sealer = new Sealer({
+      db, levels: this.#levels, state: this.#state, provider: this.#options.provider, prefixes: this.#prefixes,
+      sync: this.#options.sync, openBytes: this.#options.openBytes,
     })
   }
 
@@ -186,7 +184,7 @@ export class PriceStore {
     try {
       await this.#writeQueue
       // A failed seal leaves its hours in the log, which the next open replays: nothing is lost.
-      await this.#sealAll().catch(() => {})
+      await this.#sealer.runAll().catch(() => {})
       await this.#db.close()
     } finally {
       this.#status = 'closed'
@@ -297,7 +295,7 @@ export class PriceStore {
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
     const byPeriod = new Map<number, LogRecord[]>()
     const newSymbols = new Set<string>()
-    let horizon = this.#horizon
+    let horizon = this.#sealer.horizon
     for (const record of records) {
       const period = periodOf(record.timestamp)
       let logRecords = byPeriod.get(period)
@@ -326,7 +324,7 @@ export class PriceStore {
     for (const symbol of newSymbols) this.#knownSymbols.add(symbol)
     const symbols = newSymbols.size > 0 ? [...this.#knownSymbols].sort(compareIds) : this.#state.symbols
     this.#state.applyBatch(writes, rowsBySymbol(writes), newSymbols, symbols)
-    this.#horizon = horizon
+    this.#sealer.horizon = horizon
     return records.length
   }
 
@@ -347,7 +345,7 @@ export class PriceStore {
   async #replayLog(): Promise<OpenArea> {
     let open = OpenArea.EMPTY
     this.#sequence = 0
-    this.#horizon = 0
+    this.#sealer.horizon = 0
     for await (const [key, entry] of this.#levels.log.iterator()) {
       const { period, sequence } = readLogKey(key)
       let write: OpenWrite
@@ -359,54 +357,19 @@ export class PriceStore {
       }
       open = open.withWrites([write])
       this.#sequence = Math.max(this.#sequence, sequence + 1)
-      for (const rows of write.rows.values()) for (const row of rows) this.#horizon = Math.max(this.#horizon, row.timestamp)
+      for (const rows of write.rows.values()) for (const row of rows) this.#sealer.horizon = Math.max(this.#sealer.horizon, row.timestamp)
     }
     return open
   }
 
-  /** Queues the sealing of every hour that is due, after the writes queued so far. */
+  /** Queues a turn of sealing after the writes queued so far. */
   #enqueueSeal(): void {
-    this.#writeQueue = this.#writeQueue.then(() => this.#sealDue()).catch(() => {})
-  }
-
-  /**
-   * Seals open hours into chunks, oldest first: every hour that ended
-   * {@link SEAL_GRACE_MS} before the newest record written, then more while
-   * the open area holds more than `openBytes`. A failed seal leaves its rows
-   * open (readers still see them) and is tried again after the next batch.
-   */
-  async #sealDue(): Promise<void> {
-    for (;;) {
-      const open = this.#state.open
-      const oldest = open.periods()[0]
-      if (oldest === undefined) return
-      const due = (oldest + 1) * PERIOD_MS + SEAL_GRACE_MS <= this.#horizon || open.bytes > this.#options.openBytes
-      if (!due || this.#status === 'closed') return
-      await this.#seal(oldest)
-    }
-  }
-
-  async #sealAll(): Promise<void> {
-    for (let period = this.#state.open.periods()[0]; period !== undefined; period = this.#state.open.periods()[0]) await this.#seal(period)
-  }
-
-  /** Moves one open hour into chunks: one atomic write, then memory follows. */
-  async #seal(period: number): Promise<void> {
-    const view = this.#state.view(this.#db, this.#levels)
-    let sealed: ReturnType<typeof sealPeriod>
-    try {
-      sealed = sealPeriod(view, this.#state.open, period, this.#options.provider, this.#prefixes)
-    } finally {
-      await view.close()
-    }
-    this.#state.beginSeal()
-    try {
-      await sealed.batch.write(this.#db, this.#options.sync)
-    } catch (err) {
-      this.#state.writeFailed()
-      throw toStorageError(err, 'seal an hour of records')
-    }
-    this.#state.applySeal(period, sealed.heads)
+    this.#writeQueue = this.#writeQueue
+      .then(async () => {
+        // A failed step leaves its rows open (readers still see them); it runs again after the next batch.
+        if (this.#status !== 'closed' && (await this.#sealer.runDue())) this.#enqueueSeal()
+      })
+      .catch(() => {})
   }
 
   /**

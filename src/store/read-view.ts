@@ -158,18 +158,23 @@ export class ReadState {
   }
 
   /**
-   * Takes in a committed seal of `period`: the open area drops it and the
-   * caches hold the new chunks' heads and drop their old chunks.
+   * Takes in a committed seal step of `period`: the caches hold the new
+   * chunks' heads and drop their old chunks. The open area keeps the hour's
+   * rows until {@link ReadState.applySealEnd}; readers merge both.
    */
-  applySeal(period: number, heads: ReadonlyMap<string, readonly Row[]>): void {
+  applySealStep(period: number, heads: ReadonlyMap<string, readonly Row[]>): void {
     for (const [symbol, rows] of heads) {
       const key = cacheKey(symbol, period)
       this.#chunks.delete(key)
       if (this.#heads.has(key)) this.#heads.set(key, rows)
     }
-    this.#open = this.#open.withoutPeriod(period)
     this.#version++
     this.#sealing = false
+  }
+
+  /** Takes in the committed end of a seal: the hour's log entries are gone, and so are its open rows. */
+  applySealEnd(period: number): void {
+    this.#open = this.#open.withoutPeriod(period)
   }
 
   /**
