@@ -110,6 +110,27 @@ export class ByteWriter {
     return this.varint(value.length).bytes(value)
   }
 
+  /** Forgets what was written, keeping the memory, so one writer can serve many values. */
+  reset(): this {
+    this.#length = 0
+    return this
+  }
+
+  /** The bytes written so far, as a view that the next write may change. */
+  view(): Buffer {
+    return this.#bytes.subarray(0, this.#length)
+  }
+
+  /** A string's bytes decoded from base64 (the caller has checked it is canonical), preceded by their length as a varint. */
+  base64(value: string): this {
+    const length = Buffer.byteLength(value, 'base64')
+    this.varint(length)
+    this.#room(length)
+    this.#bytes.write(value, this.#length, 'base64')
+    this.#length += length
+    return this
+  }
+
   /** The bytes written, as a buffer of their own. */
   finish(): Buffer {
     return Buffer.from(this.#bytes.subarray(0, this.#length))

@@ -18,6 +18,46 @@ export interface LogRecord {
   readonly value: Uint8Array
 }
 
+/** One record's place in a log entry written by {@link LogEntryWriter}. */
+export interface LogPlace {
+  readonly symbol: string
+  readonly timestamp: number
+  readonly idStart: number
+  readonly idEnd: number
+  readonly valueStart: number
+  readonly valueEnd: number
+}
+
+// One scratch writer for values: they are copied into the entry, so no buffer is allocated per record.
+const scratch = new ByteWriter(4096)
+
+/**
+ * Builds one log entry record by record, encoding each value straight into
+ * it, and remembers where each record's id and value sit so rows can be
+ * views into the entry without parsing it again.
+ */
+export class LogEntryWriter {
+  readonly #writer = new ByteWriter(64 * 1024).byte(STORE_FORMAT)
+  readonly #places: { symbol: string; timestamp: number; idStart: number; idEnd: number; valueStart: number; valueEnd: number }[] = []
+
+  /** Appends a record; `writeValue` writes its value into the writer it is given. */
+  add(symbol: string, timestamp: number, id: string, writeValue: (writer: ByteWriter) => void): void {
+    const writer = this.#writer.text(symbol).uint64(timestamp)
+    const idLength = Buffer.byteLength(id, 'utf8')
+    writer.text(id)
+    const idEnd = writer.length
+    writeValue(scratch.reset())
+    const value = scratch.view()
+    writer.sized(value)
+    this.#places.push({ symbol, timestamp, idStart: idEnd - idLength, idEnd, valueStart: writer.length - value.length, valueEnd: writer.length })
+  }
+
+  /** The entry's bytes and where each record sits in them. */
+  finish(): { readonly bytes: Buffer; readonly places: readonly LogPlace[] } {
+    return { bytes: this.#writer.finish(), places: this.#places }
+  }
+}
+
 /** Packs the records of one batch in one period. */
 export function encodeLogEntry(records: readonly LogRecord[]): Buffer {
   const writer = new ByteWriter(records.reduce((sum, record) => sum + record.value.length + 64, 1))

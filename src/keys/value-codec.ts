@@ -44,17 +44,16 @@ export interface ValuePlace {
 
 /** Packs the stored part of a validated record. */
 export function encodeValue(record: StoredRecord): Buffer {
-  const writer = new ByteWriter(512)
+  return writeValue(new ByteWriter(512), record).finish()
+}
+
+/** Appends the packed value of a validated record to `writer`. */
+export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter {
   const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
-  if (needsJsonBody(body)) {
-    return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8')).finish()
-  }
-  const signatureBytes = canonicalBase64(record.signature)
-  writer.byte(signatureBytes === undefined ? 0 : SIGNATURE_BYTES).float64(record.value)
-  if (signatureBytes === undefined) writer.text(record.signature)
-  else writer.sized(signatureBytes)
-  writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras]))
-  return writer.finish()
+  if (needsJsonBody(body)) return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8'))
+  if (isCanonicalBase64(record.signature)) writer.byte(SIGNATURE_BYTES).float64(record.value).base64(record.signature)
+  else writer.byte(0).float64(record.value).text(record.signature)
+  return writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras]))
 }
 
 /**
@@ -126,11 +125,21 @@ export function describePlace(place: ValuePlace): string {
   return `${place.symbol}@${place.timestamp}#${place.id} in ${place.entry}`
 }
 
-/** The bytes of a signature in canonical base64, or `undefined` when it would not re-encode to the same string. */
-function canonicalBase64(signature: string): Buffer | undefined {
-  if (signature.length % 4 !== 0 || signature.length === 0) return undefined
-  const bytes = Buffer.from(signature, 'base64')
-  return bytes.toString('base64') === signature ? bytes : undefined
+const BASE64_TEXT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+/**
+ * Whether a signature is canonical base64: it decodes and re-encodes to the
+ * same string (standard alphabet, padded, unused bits zero), so it can be
+ * stored as its bytes. Checked on the text, without decoding it twice.
+ */
+export function isCanonicalBase64(text: string): boolean {
+  if (text.length === 0 || !BASE64_TEXT.test(text)) return false
+  if (!text.endsWith('=')) return true
+  const padding = text.endsWith('==') ? 2 : 1
+  const last = BASE64_DIGITS.indexOf(text[text.length - padding - 1] as string)
+  // The last digit before the padding carries 4 (one '=') or 2 (two) unused low bits, zero in canonical text.
+  return last % (padding === 2 ? 16 : 4) === 0
 }
 
 // msgpackr allocates a DataView for every new source buffer and hangs it on the buffer; unpacking

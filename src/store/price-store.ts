@@ -7,9 +7,9 @@ import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-que
 import type { LatestOptions, RangeOptions, SeveralOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
 import { describeLog, logKey, periodOf, readLogKey, symbolKey } from '../keys/key-layout.js'
-import { encodeLogEntry, readLogEntry } from '../keys/log-codec.js'
-import type { LogRecord } from '../keys/log-codec.js'
-import { encodeValue } from '../keys/value-codec.js'
+import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
+import type { LogPlace } from '../keys/log-codec.js'
+import { writeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
 import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
@@ -293,24 +293,24 @@ export class PriceStore {
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
-    const byPeriod = new Map<number, LogRecord[]>()
+    const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
     let horizon = this.#sealer.horizon
     for (const record of records) {
       const period = periodOf(record.timestamp)
-      let logRecords = byPeriod.get(period)
-      if (logRecords === undefined) byPeriod.set(period, (logRecords = []))
-      logRecords.push({ symbol: record.symbol, timestamp: record.timestamp, id: record.id, value: encodeValue(record) })
+      let entry = entries.get(period)
+      if (entry === undefined) entries.set(period, (entry = new LogEntryWriter()))
+      entry.add(record.symbol, record.timestamp, record.id, (writer) => writeValue(writer, record))
       if (!this.#knownSymbols.has(record.symbol)) newSymbols.add(record.symbol)
       if (record.timestamp > horizon) horizon = record.timestamp
     }
     const batch = new RootBatch()
     const writes: OpenWrite[] = []
-    for (const [period, logRecords] of byPeriod) {
+    for (const [period, entry] of entries) {
       const key = logKey(period, this.#sequence++)
-      const entry = encodeLogEntry(logRecords)
-      batch.put(this.#prefixes.log, key, entry)
-      writes.push(this.#openWrite(period, key, entry))
+      const { bytes, places } = entry.finish()
+      batch.put(this.#prefixes.log, key, bytes)
+      writes.push(this.#openWrite(period, key, bytes, places))
     }
     for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, symbolKey(symbol), EMPTY)
     try {
@@ -328,16 +328,18 @@ export class PriceStore {
     return records.length
   }
 
-  /** One log entry's records as open rows (views into the entry's bytes), by symbol. */
-  #openWrite(period: number, key: Buffer, entry: Buffer): OpenWrite {
+  /** One log entry's records as open rows (views into the entry's bytes), by symbol; parsed when `places` are not known. */
+  #openWrite(period: number, key: Buffer, entry: Buffer, places?: readonly LogPlace[]): OpenWrite {
     const rows = new Map<string, Row[]>()
     const { sequence } = readLogKey(key)
     const name = (): string => describeLog(period, sequence)
-    readLogEntry(entry, (symbol, timestamp, idStart, idEnd, valueStart, valueEnd) => {
+    const add = (symbol: string, timestamp: number, idStart: number, idEnd: number, valueStart: number, valueEnd: number): void => {
       let list = rows.get(symbol)
       if (list === undefined) rows.set(symbol, (list = []))
       list.push(new Row(symbol, timestamp, entry, idStart, idEnd, valueStart, valueEnd, name, this.#options.provider))
-    })
+    }
+    if (places === undefined) readLogEntry(entry, add)
+    else for (const place of places) add(place.symbol, place.timestamp, place.idStart, place.idEnd, place.valueStart, place.valueEnd)
     return { period, logKey: key, bytes: entry.length, rows }
   }
 
