@@ -12,6 +12,10 @@ import type { AbstractLevel } from 'abstract-level'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore } from '../../src/index.js'
 import type { PriceStoreOptions } from '../../src/index.js'
+import { readChunkPart, readCompactId } from '../../src/keys/chunk-codec.js'
+import { readHeads } from '../../src/keys/heads-codec.js'
+import { PERIOD_MS } from '../../src/keys/key-layout.js'
+import { readLogEntry } from '../../src/keys/log-codec.js'
 import {
   PROVIDER, T0, byUtf8, difference, expected, expectExact, rec, rejectsCode, throwsCode, type Input,
 } from '../unit/helpers.js'
@@ -703,16 +707,56 @@ export function storeSuite({ name, factory, persistent = false }: StoreSuiteOpti
         const [newest] = model.latest('BTC')
         const target = newest as Input
         await store.close()
-        // Overwrite that record's value in the 'p' sublevel with garbage.
+        // Damage every stored copy of that record's value (the log, a chunk part, a heads entry: wherever
+        // sealing has put it), found with the codecs: the flags byte becomes 0xff, the length stays.
         const raw = newDb()
         await raw.open()
-        const prices = raw.sublevel<Uint8Array, Uint8Array>('p', { keyEncoding: 'view', valueEncoding: 'view' })
-        const prefix = Buffer.from('BTC\u0000', 'utf8')
-        const idBytes = Buffer.from(target.id as string, 'utf8')
-        const keys = (await prices.keys().all()).map((k) => Buffer.from(k))
-        const key = keys.find((k) => k.subarray(0, prefix.length).equals(prefix) && k.subarray(k.length - idBytes.length).equals(idBytes))
-        expect(key).toBeDefined()
-        await prices.put(key as Buffer, Buffer.from([0xde, 0xad, 0xbe, 0xef]))
+        const sublevel = (name: string) => raw.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
+        const symbolBytes = Buffer.from('BTC', 'utf8')
+        const isTarget = (symbol: string, timestamp: number, id: string) =>
+          symbol === 'BTC' && timestamp === target.timestamp && id === target.id
+        let damaged = 0
+        const damage = async (level: ReturnType<typeof sublevel>, key: Uint8Array, value: Buffer, at: number[]): Promise<void> => {
+          if (at.length === 0) return
+          for (const offset of at) value[offset] = 0xff
+          await level.put(key, value)
+          damaged += at.length
+        }
+        const log = sublevel('l')
+        for (const [key, stored] of await log.iterator().all()) {
+          const value = Buffer.from(stored)
+          const at: number[] = []
+          readLogEntry(value, (symbol, timestamp, idStart, idEnd, valueStart) => {
+            if (isTarget(symbol, timestamp, value.toString('utf8', idStart, idEnd))) at.push(valueStart)
+          })
+          await damage(log, key, value, at)
+        }
+        const chunks = sublevel('c')
+        for (const [stored, bytes] of await chunks.iterator().all()) {
+          // period (u32) · symbol · 0x00 · part (u16)
+          const key = Buffer.from(stored)
+          if (!key.subarray(4, key.length - 3).equals(symbolBytes)) continue
+          const value = Buffer.from(bytes)
+          const at: number[] = []
+          readChunkPart(value, key.readUInt32BE(0) * PERIOD_MS, (timestamp, idStart, idEnd, compact, valueStart) => {
+            const id = compact ? readCompactId(value, idStart) : value.toString('utf8', idStart, idEnd)
+            if (isTarget('BTC', timestamp, id)) at.push(valueStart)
+          })
+          await damage(chunks, key, value, at)
+        }
+        const heads = sublevel('h')
+        for (const [stored, bytes] of await heads.iterator().all()) {
+          // symbol · 0x00 · period (u32)
+          const key = Buffer.from(stored)
+          if (!key.subarray(0, key.length - 5).equals(symbolBytes)) continue
+          const value = Buffer.from(bytes)
+          const at: number[] = []
+          readHeads(value, key.readUInt32BE(key.length - 4) * PERIOD_MS, (timestamp, idStart, idEnd, valueStart) => {
+            if (isTarget('BTC', timestamp, value.toString('utf8', idStart, idEnd))) at.push(valueStart)
+          })
+          await damage(heads, key, value, at)
+        }
+        expect(damaged, 'the record was found in the log or in a chunk').toBeGreaterThan(0)
         await raw.close()
 
         const again = await openStore()
