@@ -92,10 +92,16 @@ export function readChunkPart(
   if (valueStart !== bytes.length) throw new MalformedBytes(`${bytes.length - valueStart} bytes after the last record`)
 }
 
-/** A 16-byte UUID as its lowercase canonical text. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
+
+/** A 16-byte UUID as its lowercase canonical text (from a table of hex pairs: it runs for every record read). */
 export function readCompactId(bytes: Buffer, start: number): string {
-  const hex = bytes.toString('hex', start, start + 16)
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  let text = ''
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) text += '-'
+    text += HEX_PAIRS[bytes[start + i] as number]
+  }
+  return text
 }
 
 /** The 16 bytes of a lowercase canonical UUID given as UTF-8, or `undefined` for any other id (read byte by byte: it runs for every sealed record). */
