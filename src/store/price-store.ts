@@ -1,6 +1,6 @@
 import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
-import { PriceStoreError } from '../errors.js'
+import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import { executeQuery, streamRange } from '../engine/execute.js'
 import { parseQuery } from '../engine/parse-query.js'
 import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-queries.js'
@@ -349,12 +349,14 @@ export class PriceStore {
     this.#sequence = 0
     this.#sealer.horizon = 0
     for await (const [key, entry] of this.#levels.log.iterator()) {
-      const { period, sequence } = readLogKey(key)
+      let period: number
+      let sequence: number
       let write: OpenWrite
       try {
+        ;({ period, sequence } = readLogKey(key))
         write = this.#openWrite(period, Buffer.from(key), Buffer.from(entry))
       } catch (err) {
-        const name = describeLog(period, sequence)
+        const name = key.length === 12 ? describeLog(readLogKey(key).period, readLogKey(key).sequence) : `log entry 0x${Buffer.from(key).toString('hex')}`
         throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${name} cannot be decoded: ${(err as Error).message}`, { cause: err, details: { key: name } })
       }
       open = open.withWrites([write])
@@ -400,7 +402,14 @@ export class PriceStore {
         await Promise.all(missing.slice(start, start + TAIL_LOAD_CONCURRENCY).map(async (symbol) => {
           const version = tails.version(symbol)
           const rows: Row[] = []
-          for await (const batch of view.scan(symbol, { reverse: true, limit: tails.perSymbol })) rows.push(...batch)
+          try {
+            for await (const batch of view.scan(symbol, { reverse: true, limit: tails.perSymbol })) rows.push(...batch)
+          } catch (err) {
+            // A damaged entry among a symbol's newest records: that symbol gets no tail, and its
+            // queries read the disk, where only those that need the damaged entry fail.
+            if (isPriceStoreError(err, 'PRICE_CORRUPT_VALUE')) return
+            throw err
+          }
           tails.install(symbol, version, rows)
         }))
       }
