@@ -6,7 +6,7 @@ import { parseQuery } from '../engine/parse-query.js'
 import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-queries.js'
 import type { LatestOptions, RangeOptions, SeveralOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
-import { describeLog, logKey, periodOf, readLogKey, symbolKey } from '../keys/key-layout.js'
+import { describeLog, logKey, periodOf, readChunkPeriod, readLogKey, symbolKey } from '../keys/key-layout.js'
 import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
 import type { LogPlace } from '../keys/log-codec.js'
 import { writeValue } from '../keys/value-codec.js'
@@ -18,7 +18,7 @@ import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
 import type { OpenWrite } from './open-area.js'
 import { ReadState } from './read-view.js'
-import type { BytesSublevel, ReadSublevels, ReadView } from './read-view.js'
+import type { BytesSublevel, HourSpan, ReadSublevels, ReadView } from './read-view.js'
 import { RootBatch, prefixOf } from './root-batch.js'
 import { Row } from './row.js'
 import { Sealer } from './sealer.js'
@@ -159,7 +159,7 @@ export class PriceStore {
       this.#knownSymbols.clear()
       for (const key of await this.#levels.symbols.keys().all()) this.#knownSymbols.add(Buffer.from(key).toString('utf8'))
       // The database may have changed while the store was closed: start from what it holds now.
-      this.#state.load(await this.#replayLog(), [...this.#knownSymbols].sort(compareIds))
+      this.#state.load(await this.#replayLog(), [...this.#knownSymbols].sort(compareIds), await this.#sealedHours())
       this.#status = 'open'
       // Hours a crash left unsealed are sealed in the background, as after a batch.
       this.#enqueueSeal()
@@ -343,6 +343,14 @@ export class PriceStore {
     return { period, logKey: key, bytes: entry.length, rows }
   }
 
+  /** The first and last hour with a chunk: chunk keys start with the hour, so these are the first and last keys. */
+  async #sealedHours(): Promise<HourSpan> {
+    const [first] = await this.#levels.chunks.keys({ limit: 1 }).all()
+    const [last] = await this.#levels.chunks.keys({ limit: 1, reverse: true }).all()
+    if (first === undefined || last === undefined) return { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY }
+    return { first: readChunkPeriod(first), last: readChunkPeriod(last) }
+  }
+
   /** Reads the log into a new open area: the records written and not yet sealed, in commit order. */
   async #replayLog(): Promise<OpenArea> {
     let open = OpenArea.EMPTY
@@ -397,10 +405,13 @@ export class PriceStore {
 
   async #loadTails(tails: HotTails, symbols: readonly string[]): Promise<void> {
     const missing = symbols.filter((symbol) => this.#knownSymbols.has(symbol) && !tails.has(symbol))
+    // Each tail's write version is taken with the view, in one synchronous step: a batch that
+    // lands while the loads run must make them stale, whichever symbol they reach last.
+    const versions = new Map(missing.map((symbol) => [symbol, tails.version(symbol)]))
     await this.#read('load the newest records', async (view) => {
       for (let start = 0; start < missing.length; start += TAIL_LOAD_CONCURRENCY) {
         await Promise.all(missing.slice(start, start + TAIL_LOAD_CONCURRENCY).map(async (symbol) => {
-          const version = tails.version(symbol)
+          const version = versions.get(symbol) as number
           const rows: Row[] = []
           try {
             for await (const batch of view.scan(symbol, { reverse: true, limit: tails.perSymbol })) rows.push(...batch)
