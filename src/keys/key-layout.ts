@@ -58,6 +58,12 @@ export function chunkKey(period: number, symbol: string, part: number): Buffer {
   return key
 }
 
+/** The period of a chunk key: its first four bytes. */
+export function readChunkPeriod(key: Uint8Array): number {
+  if (key.length < 4) throw new MalformedBytes(`a chunk key has at least 4 bytes, this one ${key.length}`)
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(0)
+}
+
 /** The key of the heads of the chunk of `symbol` in `period`. */
 export function headsKey(symbol: string, period: number): Buffer {
   const symbolBytes = Buffer.byteLength(symbol, 'utf8')

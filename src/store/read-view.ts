@@ -99,6 +99,8 @@ export class ReadState {
   /** True while a seal is between the database and memory. */
   #sealing = false
   #symbols: readonly string[] = []
+  /** The first and last hour holding any record (sealed or open); no query looks outside them. */
+  #hours: HourSpan = EMPTY_SPAN
 
   constructor(options: ReadStateOptions) {
     this.provider = options.provider
@@ -124,9 +126,11 @@ export class ReadState {
   }
 
   /** Starts from what the store found on disk when it opened: the replayed open area and the symbols. */
-  load(open: OpenArea, symbols: readonly string[]): void {
+  load(open: OpenArea, symbols: readonly string[], sealedHours: HourSpan): void {
     this.#open = open
     this.#symbols = symbols
+    const openHours = open.periods()
+    this.#hours = widen(widen(sealedHours, openHours[0]), openHours[openHours.length - 1])
     this.#reset()
   }
 
@@ -135,7 +139,7 @@ export class ReadState {
    * one synchronous step (rule 2).
    */
   view(db: AbstractLevel<any, any, any>, sublevels: ReadSublevels): ReadView {
-    return new ReadView(this, sublevels, db.snapshot(), this.#open, this.#symbols, this.#version, this.#sealing)
+    return new ReadView(this, sublevels, db.snapshot(), this.#open, this.#symbols, this.#hours, this.#version, this.#sealing)
   }
 
   /**
@@ -148,6 +152,7 @@ export class ReadState {
     symbols: readonly string[],
   ): void {
     this.#open = this.#open.withWrites(writes)
+    for (const write of writes) this.#hours = widen(this.#hours, write.period)
     this.#symbols = symbols
     this.#tails?.apply(rowsBySymbol, newSymbols)
   }
@@ -225,14 +230,16 @@ export class ReadView implements ScanSource {
   readonly #snapshot: AbstractSnapshot
   readonly #open: OpenArea
   readonly #symbols: readonly string[]
+  readonly #hours: HourSpan
   readonly #version: number
   readonly #sealing: boolean
   readonly #pin: { snapshot: AbstractSnapshot }
 
   constructor(
     state: ReadState, levels: ReadSublevels, snapshot: AbstractSnapshot, open: OpenArea,
-    symbols: readonly string[], version: number, sealing: boolean,
+    symbols: readonly string[], hours: HourSpan, version: number, sealing: boolean,
   ) {
+    this.#hours = hours
     this.#state = state
     this.#levels = levels
     this.#snapshot = snapshot
@@ -255,8 +262,7 @@ export class ReadView implements ScanSource {
   scanNow(symbol: string, options: ScanOptions): Row[] | undefined {
     const from = options.from ?? 0
     const to = options.to ?? Number.MAX_SAFE_INTEGER
-    const lo = periodOf(from)
-    const hi = periodOf(to)
+    const [lo, hi] = this.#clamp(from, to)
     const limit = options.limit ?? Number.POSITIVE_INFINITY
     if (limit === Number.POSITIVE_INFINITY && hi - lo + 1 > DENSE_NOW_LIMIT) return undefined
     const whole = hi - lo + 1 <= PROBE_LIMIT
@@ -276,7 +282,8 @@ export class ReadView implements ScanSource {
     const to = options.to ?? Number.MAX_SAFE_INTEGER
     const limit = options.limit ?? Number.POSITIVE_INFINITY
     let taken = 0
-    for await (const period of this.#periods(symbol, periodOf(from), periodOf(to), options.reverse)) {
+    const [lo, hi] = this.#clamp(from, to)
+    for await (const period of this.#periods(symbol, lo, hi, options.reverse)) {
       // Small reads (as-of, latest-N) are worth caching; a long scan would only churn the cache.
       const batch = this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit - taken, [])
       if (batch.length === 0) continue
@@ -295,9 +302,8 @@ export class ReadView implements ScanSource {
    */
   bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | Row[] | undefined {
     if (range.interval % HEAD_MS !== 0) return undefined
-    const lo = periodOf(range.from)
-    const hi = periodOf(range.to)
-    if (hi - lo + 1 > PROBE_LIMIT) return this.#headsByIndex(symbol, range)
+    const [lo, hi] = this.#clamp(range.from, range.to)
+    if (hi - lo + 1 > PROBE_LIMIT) return this.#headsByIndex(symbol, lo, hi, range)
     const rows: Row[] = []
     for (let period = lo; period <= hi; period++) this.#headsIn(symbol, period, range, rows)
     return rows
@@ -313,11 +319,16 @@ export class ReadView implements ScanSource {
     await this.#snapshot.close()
   }
 
-  async *#headsByIndex(symbol: string, range: SampleRange): AsyncGenerator<readonly Row[]> {
-    for await (const period of this.#periods(symbol, periodOf(range.from), periodOf(range.to), false)) {
+  async *#headsByIndex(symbol: string, lo: number, hi: number, range: SampleRange): AsyncGenerator<readonly Row[]> {
+    for await (const period of this.#periods(symbol, lo, hi, false)) {
       const rows = this.#headsIn(symbol, period, range, [])
       if (rows.length > 0) yield rows
     }
+  }
+
+  /** The hours of `from..to` that can hold records: those of the window inside the store's first and last hour (empty when `lo > hi`). */
+  #clamp(from: number, to: number): [number, number] {
+    return [Math.max(periodOf(from), this.#hours.first), Math.min(periodOf(to), this.#hours.last)]
   }
 
   /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
@@ -430,6 +441,20 @@ export class ReadView implements ScanSource {
     }
     return bytes
   }
+}
+
+/** The first and last hour holding records; `first > last` when there are none. */
+export interface HourSpan {
+  readonly first: number
+  readonly last: number
+}
+
+const EMPTY_SPAN: HourSpan = Object.freeze({ first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY })
+
+/** The span grown to hold `hour`. */
+function widen(span: HourSpan, hour: number | undefined): HourSpan {
+  if (hour === undefined || (hour >= span.first && hour <= span.last)) return span
+  return { first: Math.min(span.first, hour), last: Math.max(span.last, hour) }
 }
 
 /**
