@@ -1,7 +1,9 @@
 /**
  * Consistent reads under concurrent writes (SPEC §5): every answer reflects
  * all or none of any batch, on the real on-disk backend, with the hot tail on
- * and off.
+ * and off, and with `openBytes` 0, so the hour is sealed again after every
+ * batch while the readers run (their answers then mix sealed chunks, heads
+ * and open rows).
  *
  * Batch g writes one record per symbol, all at the same timestamp with value
  * g (and, from generation 3 on, introduces a new symbol as well). Readers
@@ -16,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
-import type { PriceRecord } from '../../src/index.js'
+import type { PriceRecord, PriceStoreOptions } from '../../src/index.js'
 
 const PROVIDER = Object.freeze({ name: 'redstone', id: 'consistency-provider', publicKey: 'consistency-key' })
 const BASE_SYMBOLS = ['BTC', 'BTC-USD', 'ETH', '__proto__', 'Ω€']
@@ -77,7 +79,7 @@ function checkRange(records: readonly PriceRecord[], context: string): void {
 }
 
 function checkMinutes(records: readonly PriceRecord[], context: string): void {
-  // Through the bucket index: each minute's latest is the main record of the last generation in that minute.
+  // At a minute interval: each minute's latest is the main record of the last generation in that minute.
   const minute = (g: number): number => Math.floor((T0 + g * 1000 + 500) / 60_000)
   records.forEach((record, i) => {
     expect(record.id, `${context}: a filler without its partner`).toBe(`g${record.value}`)
@@ -85,12 +87,22 @@ function checkMinutes(records: readonly PriceRecord[], context: string): void {
   })
 }
 
+/** The hot tail off, tiny and default; then sealing after every batch, with default and with small head and chunk caches. */
+const SETTINGS: readonly Partial<PriceStoreOptions>[] = [
+  { cache: { recordsPerSymbol: 0 } },
+  { cache: { recordsPerSymbol: 3 } },
+  { cache: { recordsPerSymbol: 128 } },
+  { cache: { recordsPerSymbol: 3 }, openBytes: 0 },
+  { cache: { recordsPerSymbol: 0, headBytes: 4_000, chunkBytes: 6_000 }, openBytes: 0 },
+]
+
 describe('reads during writes see whole batches only (classic-level)', () => {
-  for (const recordsPerSymbol of [0, 3, 128]) {
-    it(`cache recordsPerSymbol ${recordsPerSymbol}`, async () => {
+  for (const settings of SETTINGS) {
+    const label = JSON.stringify(settings)
+    it(`settings ${label}`, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'price-store-consistency-'))
       dirs.push(dir)
-      const store = await PriceStore.open(dir, { provider: PROVIDER, cache: { recordsPerSymbol } })
+      const store = await PriceStore.open(dir, { provider: PROVIDER, ...settings })
       try {
         let writing = true
         let reads = 0
@@ -98,7 +110,7 @@ describe('reads during writes see whole batches only (classic-level)', () => {
         const reader = async (kind: number): Promise<void> => {
           let lastSeen = 0
           while (writing) {
-            const context = `cache ${recordsPerSymbol}, reader ${kind}, read ${reads++}`
+            const context = `settings ${label}, reader ${kind}, read ${reads++}`
             if (kind === 0) {
               const g = checkSeveral(await store.several(), context)
               expect(g, `${context}: went back in time`).toBeGreaterThanOrEqual(lastSeen)

@@ -5,6 +5,10 @@
  * corruption: the holder keeps reading and writing, its data is intact, the
  * refused store is left closed, and once the holder closes (or dies) the
  * directory opens again.
+ *
+ * Opening is refused the same way, changing nothing, when the store was
+ * created for another provider (PRICE_PROVIDER_MISMATCH, SPEC §3) or holds an
+ * older format (PRICE_UNSUPPORTED_FORMAT).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -211,5 +215,101 @@ describe('locking within one process', () => {
     const [winner] = opened as [PriceStore]
     await winner.put(lockRecord(LOCK_T0))
     expect(await winner.latest('BTC')).toEqual(expectedBtc([LOCK_T0]))
+  })
+})
+
+describe('opening a store that is not this one\'s to open', () => {
+  const HOUR = 3_600_000
+  /** Records over three hours, so the store holds chunks and heads entries of sealed hours. */
+  const spread = [...written(30), ...written(20, 3_700), ...written(10, 7_300)]
+  /** Written by a process killed right after: left in the log, unsealed, for the next open to replay. */
+  const unsealed = LOCK_T0 + 7_400_000
+
+  /** Everything the directory holds, key by key, read without the store. */
+  async function contents(): Promise<string[]> {
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' })
+    try {
+      return (await db.iterator().all()).map(([key, value]) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`)
+    } finally {
+      await db.close()
+    }
+  }
+
+  async function refused(options: { provider: { name: string; id: string; publicKey: string } }, code: string): Promise<PriceStoreError> {
+    const err = await PriceStore.open(dir, options).then(
+      (store) => {
+        stores.push(store)
+        throw new Error(`expected ${code}, but it opened`)
+      },
+      (caught: unknown) => caught,
+    )
+    expect(isPriceStoreError(err, code as PriceStoreError['code']), `got ${String(err)}`).toBe(true)
+    return err as PriceStoreError
+  }
+
+  async function seed(): Promise<unknown[]> {
+    const store = await open()
+    await store.putMany(spread.map(lockRecord))
+    await store.close()
+    const holder = probe('hold')
+    await holder.waitForLine(/^OPENED \d+$/)
+    holder.send(`write ${unsealed}`)
+    await holder.waitForLine(new RegExp(`^WROTE ${unsealed}$`))
+    holder.kill()
+    expect(await holder.ended).toBe('SIGKILL')
+    return expectedBtc([...spread, unsealed])
+  }
+
+  it('another provider id or public key gets PRICE_PROVIDER_MISMATCH naming both, and changes nothing', async () => {
+    const before = await seed()
+    const stored = await contents()
+    const other = { name: LOCK_PROVIDER.name, id: 'another-provider-id', publicKey: 'another-provider-key' }
+    const cases = [
+      { provider: { ...LOCK_PROVIDER, id: other.id }, named: [LOCK_PROVIDER.id, other.id] },
+      { provider: { ...LOCK_PROVIDER, publicKey: other.publicKey }, named: [LOCK_PROVIDER.publicKey, other.publicKey] },
+      { provider: other, named: [LOCK_PROVIDER.id, other.id, LOCK_PROVIDER.publicKey, other.publicKey] },
+    ]
+    for (const { provider, named } of cases) {
+      const err = await refused({ provider }, 'PRICE_PROVIDER_MISMATCH')
+      // The message names what is stored and what was given.
+      for (const text of named) expect(err.message).toContain(JSON.stringify(text))
+      // The constructor path too: the refused store is left closed and refuses queries.
+      const store = new PriceStore(new ClassicLevel(dir), { provider })
+      await expect(store.open()).rejects.toSatisfy((caught: unknown) => isPriceStoreError(caught, 'PRICE_PROVIDER_MISMATCH'))
+      expect(store.status).toBe('closed')
+      expect(isPriceStoreError(await store.latest('BTC').catch((caught: unknown) => caught), 'PRICE_NOT_OPEN')).toBe(true)
+    }
+    // Nothing was written, and the directory is not left locked.
+    expect(await contents()).toEqual(stored)
+    const right = await open()
+    expect(await right.latest('BTC', { limit: 3000 })).toEqual(before)
+    expect(await right.range('BTC', { from: 0, to: LOCK_T0 + 3 * HOUR, interval: HOUR })).toHaveLength(3)
+    await right.put(lockRecord(LOCK_T0 + 9_000_000))
+    expect((await right.latest('BTC'))[0]).toEqual(expectedBtc([LOCK_T0 + 9_000_000])[0])
+  })
+
+  it('another provider name alone is not a mismatch: the store answers to the id and key it was created for', async () => {
+    const before = await seed()
+    const renamed = await PriceStore.open(dir, { provider: { ...LOCK_PROVIDER, name: 'renamed' } })
+    stores.push(renamed)
+    expect(await renamed.latest('BTC', { limit: 3000 })).toEqual(before)
+  })
+
+  it('a store whose meta says format "2" (or "1") gets PRICE_UNSUPPORTED_FORMAT, and changes nothing', async () => {
+    await seed()
+    for (const format of ['2', '1']) {
+      const db = new ClassicLevel(dir)
+      await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', format)
+      await db.close()
+      const stored = await contents()
+      const err = await refused(options, 'PRICE_UNSUPPORTED_FORMAT')
+      expect(err.message).toContain(`"${format}"`)
+      expect(err.message).toMatch(/import/)
+      expect(await contents()).toEqual(stored)
+    }
+    // Not locked afterwards: the directory opens (here without the store) as soon as it is refused.
+    const db = new ClassicLevel(dir)
+    await db.open()
+    await db.close()
   })
 })
