@@ -1,7 +1,8 @@
 /**
- * What every case family gets: the opened store, both SQLite layouts, the
- * LevelDB floor, the data set's shape, the time budget and a seeded random
- * source for the query parameters.
+ * What every case family gets: the opened store, the data set's shape, the
+ * time budget and a seeded random source for the query parameters
+ * ({@link QueryContext}, all a store-only run has), and in a full run both
+ * SQLite layouts and the LevelDB floor too.
  */
 import type { PriceStore } from '../src/index.js'
 import type { LevelFloor } from './floor.js'
@@ -10,16 +11,21 @@ import type { Budget, Strategy } from './measure.js'
 import type { SqliteBaseline, SqliteLayout } from './sqlite-baseline.js'
 import { SQLITE_LAYOUTS } from './sqlite-baseline.js'
 
-export interface FamilyContext {
+/** What a family's cases are built from, in full runs and store-only runs alike. */
+export interface QueryContext {
   readonly shape: DataShape
   readonly store: PriceStore
-  readonly sqlite: Readonly<Record<SqliteLayout, SqliteBaseline>>
-  readonly floor: LevelFloor
   readonly budget: Budget
   readonly random: Random
   readonly quick: boolean
   /** Printed under the results, e.g. why a case was skipped. */
   note(text: string): void
+}
+
+/** What a family gets in a full run: the store's context, SQLite and the floor. */
+export interface FamilyContext extends QueryContext {
+  readonly sqlite: Readonly<Record<SqliteLayout, SqliteBaseline>>
+  readonly floor: LevelFloor
 }
 
 /** One SQLite plan per layout (and per query strategy when given), named `layout` or `layout/strategy`. */
@@ -39,11 +45,11 @@ export function sqlitePlans<P, S extends string>(
 }
 
 /** A random symbol of the data set. */
-export function randomSymbol(ctx: FamilyContext): string {
+export function randomSymbol(ctx: QueryContext): string {
   return ctx.shape.symbols[ctx.random.int(ctx.shape.symbols.length)] as string
 }
 
 /** A random integer timestamp in [lo, hi]. */
-export function randomTime(ctx: FamilyContext, lo: number, hi: number): number {
+export function randomTime(ctx: QueryContext, lo: number, hi: number): number {
   return lo + Math.floor(ctx.random.next() * (hi - lo + 1))
 }

@@ -136,6 +136,26 @@ export function dataShape(days: number, symbolCount = SYMBOLS.length): DataShape
   })
 }
 
+/** Generated ticks (one record per symbol each) with a timestamp in [lo, hi]. */
+export function ticksIn(shape: DataShape, lo: number, hi: number): number {
+  const first = Math.ceil((Math.max(lo, shape.from) - shape.from) / STEP_MS)
+  const last = Math.floor((Math.min(hi, shape.to) - shape.from) / STEP_MS)
+  return Math.max(0, last - first + 1)
+}
+
+/**
+ * Records of one symbol a range of [from, to] at `interval` answers: one per
+ * non-empty epoch-aligned bucket. A bucket at least one tick wide always
+ * holds a tick; a narrower one holds at most one.
+ */
+export function recordsInRange(shape: DataShape, from: number, to: number, interval: number): number {
+  const ticks = ticksIn(shape, from, to)
+  if (ticks === 0 || interval < STEP_MS) return ticks
+  const first = shape.from + Math.ceil((Math.max(from, shape.from) - shape.from) / STEP_MS) * STEP_MS
+  const last = first + (ticks - 1) * STEP_MS
+  return Math.floor(last / interval) - Math.floor(first / interval) + 1
+}
+
 interface SymbolState {
   readonly symbol: string
   price: number

@@ -53,25 +53,41 @@ export interface Strategy<P> {
   run(param: P): unknown
 }
 
-export interface CaseDefinition<P> {
+/**
+ * A query case as the store sees it, defined once in its family's
+ * `*.bench.ts` file for full runs and store-only runs alike: the same name
+ * and, for the same seed and data size, the same parameters drawn in the
+ * same order, so the two kinds of run compare case by case.
+ */
+export interface QueryCase<P> {
   readonly name: string
   /** Random parameter sets; iteration i uses params[i % length]. */
   readonly params: readonly P[]
   store(param: P): Promise<unknown>
+  /** Records in an answer (for records/s and the checks). */
+  count(answer: unknown): number
+  /**
+   * Records the generated data holds for this call (one record per symbol
+   * every 10 s): what a store-only run, with no SQLite to compare answers
+   * with, checks the store's answers against.
+   */
+  expected(param: P): number
+  /** Overrides the budget's minimum iterations (for cases whose calls take seconds). */
+  readonly minIterations?: number
+  /** The issue's targets for this case (judged in full runs, against SQLite or the floor). */
+  readonly targets?: readonly Target[]
+  readonly note?: string
+}
+
+/** A case of a full run: the store's side and the other contenders. */
+export interface CaseDefinition<P> extends QueryCase<P> {
   /** Candidate SQLite plans (layout × query strategy); calibrated, fastest correct one kept. */
   readonly sqlite: readonly Strategy<P>[]
   floor?(param: P): Promise<number>
   /** What the floor must have counted, given the store's answer. */
   readonly floorCheck?: 'equal' | 'at-least'
-  /** Records in an answer (for records/s and the floor check). */
-  count(answer: unknown): number
   /** Whether the answer's key order matters (the several-tokens object). */
   readonly ordered?: boolean
-  /** Overrides the budget's minimum iterations (for cases whose calls take seconds). */
-  readonly minIterations?: number
-  /** The issue's targets for this case. */
-  readonly targets?: readonly Target[]
-  readonly note?: string
 }
 
 /** A target on a time ratio (store time / other time). */
@@ -167,7 +183,8 @@ function checkFloor(def: CaseDefinition<unknown>, storeAnswer: unknown, floorCou
   if (!ok) throw new Error(`${def.name}: the floor saw ${floorCount} entries, the store answered ${expected} records`)
 }
 
-async function timeCall(run: () => unknown): Promise<[number, unknown]> {
+/** Times one call (µs), with its answer. */
+export async function timeCall(run: () => unknown): Promise<[number, unknown]> {
   const start = nowUs()
   const answer = await run()
   return [nowUs() - start, answer]
@@ -220,9 +237,70 @@ async function calibrate<P>(def: CaseDefinition<P>, budget: Budget): Promise<{ c
   return { chosen: best.strategy, table }
 }
 
+/** One iteration of a case's loops, as {@link runLoops} hands it over. */
+export interface Iteration<P, T> {
+  /** The parameter set: iteration i uses params[i % length]. */
+  readonly param: P
+  /** The iteration's number in the warm-up or in its loop. */
+  readonly index: number
+  /** Idle time before each call (ms): 0 but in the spaced loop. */
+  readonly spacingMs: number
+  /** Where the call times go; absent in the warm-up. */
+  readonly times: T | undefined
+  /** Whether to check the answers: every call of the warm-up, then the first 8 of a loop and one in 16 after that. */
+  readonly check: boolean
+}
+
 /**
- * Runs one case: calibration, warm-up, the warm loop and the spaced loop.
- * Checks the first calls and one call in 16 after that.
+ * The loops of a case, whoever its contenders (a full run's and a
+ * store-only run's alike): the warm-up (`budget.warmup` iterations, then
+ * more until every parameter set was used once, up to `warmupMs`), the warm
+ * loop and the spaced loop, each of at least the minimum iterations and up
+ * to its time. `iterate` makes one iteration's calls and returns the
+ * records in the store's answer. Samples the resident set every 8
+ * iterations.
+ */
+export async function runLoops<P, T>(
+  def: Pick<QueryCase<P>, 'params' | 'minIterations'>,
+  budget: Budget,
+  newTimes: () => T,
+  iterate: (iteration: Iteration<P, T>) => Promise<number>,
+): Promise<{ readonly warm: T; readonly spaced: T; readonly recordsPerOp: number }> {
+  let recordsSeen = 0
+  let answersSeen = 0
+  const step = async (index: number, spacingMs: number, times: T | undefined): Promise<void> => {
+    const param = def.params[index % def.params.length] as P
+    recordsSeen += await iterate({ param, index, spacingMs, times, check: times === undefined || index < 8 || index % 16 === 0 })
+    answersSeen++
+    if (index % 8 === 0) sampleRss()
+  }
+
+  const warmupStart = Date.now()
+  for (let i = 0; i < budget.warmup || (i < def.params.length && Date.now() - warmupStart < budget.warmupMs); i++) await step(i, 0, undefined)
+
+  const minimum = Math.min(def.minIterations ?? budget.minIterations, budget.minIterations)
+  const loop = async (ms: number, spacingMs: number): Promise<T> => {
+    const times = newTimes()
+    const start = Date.now()
+    let i = 0
+    while (i < budget.maxIterations && (i < minimum || Date.now() - start < ms)) await step(i++, spacingMs, times)
+    return times
+  }
+  const warm = await loop(budget.warmMs, 0)
+  const spaced = await loop(budget.spacedMs, budget.spacingMs)
+  return { warm, spaced, recordsPerOp: recordsSeen / Math.max(1, answersSeen) }
+}
+
+/** Runs a family's cases one after the other, each made a full run's case by `definition` (the other contenders added). */
+export async function runCases<C, P>(family: string, cases: readonly C[], budget: Budget, definition: (base: C) => CaseDefinition<P>): Promise<CaseResult[]> {
+  const results: CaseResult[] = []
+  for (const base of cases) results.push(await runCase(family, definition(base), budget))
+  return results
+}
+
+/**
+ * Runs one case: calibration, then {@link runLoops} with the contenders
+ * taking turns at going first.
  */
 export async function runCase<P>(family: string, def: CaseDefinition<P>, budget: Budget): Promise<CaseResult> {
   resetRssPeak()
@@ -236,49 +314,34 @@ export async function runCase<P>(family: string, def: CaseDefinition<P>, budget:
   if (floor !== undefined) contenders.push({ name: 'floor', run: (param) => floor.call(def, param) })
 
   let checked = 0
-  let recordsSeen = 0
-  let answersSeen = 0
-  const iterate = async (iteration: number, spacingMs: number, times: Map<ContenderName, number[]> | undefined): Promise<void> => {
-    const param = def.params[iteration % def.params.length] as P
+  const newTimes = (): Map<ContenderName, number[]> => new Map(contenders.map((c) => [c.name, []]))
+  const loops = await runLoops(def, budget, newTimes, async ({ param, index, spacingMs, times, check }) => {
     const answers = new Map<ContenderName, unknown>()
     for (let k = 0; k < contenders.length; k++) {
-      const contender = contenders[(iteration + k) % contenders.length] as (typeof contenders)[number]
+      const contender = contenders[(index + k) % contenders.length] as (typeof contenders)[number]
       if (spacingMs > 0) await sleep(spacingMs)
       const [time, answer] = await timeCall(() => contender.run(param))
       times?.get(contender.name)?.push(time)
       answers.set(contender.name, answer)
     }
     const storeAnswer = answers.get('store')
-    recordsSeen += def.count(storeAnswer)
-    answersSeen++
-    if (times === undefined || iteration < 8 || iteration % 16 === 0) {
+    if (check) {
       checkSame(def.name, 'SQLite', storeAnswer, answers.get('sqlite'), def.ordered ?? false)
       if (floor !== undefined) checkFloor(def as CaseDefinition<unknown>, storeAnswer, answers.get('floor') as number)
       checked++
     }
-    if (iteration % 8 === 0) sampleRss()
-  }
-
-  const warmupStart = Date.now()
-  for (let i = 0; i < budget.warmup || (i < def.params.length && Date.now() - warmupStart < budget.warmupMs); i++) await iterate(i, 0, undefined)
-
-  const loop = async (ms: number, spacingMs: number): Promise<LoopResult> => {
-    const times = new Map<ContenderName, number[]>(contenders.map((c) => [c.name, []]))
-    const start = Date.now()
-    let i = 0
-    const minimum = Math.min(def.minIterations ?? budget.minIterations, budget.minIterations)
-    while (i < budget.maxIterations && (i < minimum || Date.now() - start < ms)) await iterate(i++, spacingMs, times)
+    return def.count(storeAnswer)
+  })
+  const loopResult = (times: Map<ContenderName, number[]>): LoopResult => {
     const of = (name: ContenderName): Stats => stats(times.get(name) ?? [])
     return { store: of('store'), sqlite: of('sqlite'), ...(floor === undefined ? {} : { floor: of('floor') }) }
   }
-  const warm = await loop(budget.warmMs, 0)
-  const spaced = await loop(budget.spacedMs, budget.spacingMs)
   return {
     family,
     name: def.name,
-    recordsPerOp: recordsSeen / Math.max(1, answersSeen),
-    warm,
-    spaced,
+    recordsPerOp: loops.recordsPerOp,
+    warm: loopResult(loops.warm),
+    spaced: loopResult(loops.spaced),
     sqlitePlan: chosen.name,
     calibration: table,
     checkedCalls: checked,

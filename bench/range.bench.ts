@@ -8,23 +8,33 @@
  */
 import type { SampledRecord } from '../src/index.js'
 import { randomSymbol, randomTime, sqlitePlans } from './context.js'
-import type { FamilyContext } from './context.js'
-import { DAY_MS, HOUR_MS, STEP_MS } from './generate.js'
-import { runCase } from './measure.js'
-import type { CaseDefinition, CaseResult, Target } from './measure.js'
+import type { FamilyContext, QueryContext } from './context.js'
+import { DAY_MS, HOUR_MS, STEP_MS, recordsInRange } from './generate.js'
+import { runCases } from './measure.js'
+import type { CaseDefinition, CaseResult, QueryCase, Target } from './measure.js'
 import { RANGE_STRATEGIES, SqliteBaseline } from './sqlite-baseline.js'
 
-interface RangeParam {
+export interface RangeParam {
   readonly symbol: string
   readonly from: number
   readonly to: number
   readonly interval: number
 }
 
+/** A range case: its parameters all share one interval. */
+export interface RangeCase extends QueryCase<RangeParam> {
+  readonly interval: number
+}
+
 const MINUTE_MS = 60_000
 const faster = (times: number): Target => ({ against: 'sqlite', maxRatio: 1 / times, text: `≥ ${times}× faster than SQLite` })
 
-export async function runRange(ctx: FamilyContext): Promise<CaseResult[]> {
+/**
+ * The range cases, store side (full runs and store-only runs). A span
+ * longer than the data is clamped to it in a quick run; otherwise a case
+ * over more than a day is skipped, with a note.
+ */
+export function rangeCases(ctx: QueryContext): RangeCase[] {
   const dataSpan = ctx.shape.to - ctx.shape.from + STEP_MS
   const shapes: { label: string; span: number; interval: number; targets: Target[] }[] = [
     { label: '24 h at 1 ms', span: DAY_MS, interval: 1, targets: [faster(1.2), { against: 'floor', maxRatio: 2, text: 'within 2× of the floor' }] },
@@ -32,7 +42,7 @@ export async function runRange(ctx: FamilyContext): Promise<CaseResult[]> {
     { label: '24 h at 1 h', span: DAY_MS, interval: HOUR_MS, targets: [faster(2)] },
     { label: '7 d at 1 h', span: 7 * DAY_MS, interval: HOUR_MS, targets: [faster(2)] },
   ]
-  const results: CaseResult[] = []
+  const cases: RangeCase[] = []
   for (const shape of shapes) {
     let span = shape.span
     let label = `range ${shape.label}`
@@ -48,11 +58,24 @@ export async function runRange(ctx: FamilyContext): Promise<CaseResult[]> {
       const from = randomTime(ctx, ctx.shape.from, ctx.shape.to + STEP_MS - span)
       return { symbol: randomSymbol(ctx), from, to: from + span - 1, interval: shape.interval }
     })
-    const dense = shape.interval <= STEP_MS
-    const definition: CaseDefinition<RangeParam> = {
+    cases.push({
       name: label,
       params,
+      interval: shape.interval,
       store: (p) => ctx.store.range(p.symbol, { from: p.from, to: p.to, interval: p.interval }),
+      count: (answer) => (answer as SampledRecord[]).length,
+      expected: (p) => recordsInRange(ctx.shape, p.from, p.to, p.interval),
+      targets: shape.targets,
+    })
+  }
+  return cases
+}
+
+export function runRange(ctx: FamilyContext): Promise<CaseResult[]> {
+  return runCases('range', rangeCases(ctx), ctx.budget, (base): CaseDefinition<RangeParam> => {
+    const dense = base.interval <= STEP_MS
+    return {
+      ...base,
       sqlite: sqlitePlans(
         ctx,
         RANGE_STRATEGIES,
@@ -63,11 +86,7 @@ export async function runRange(ctx: FamilyContext): Promise<CaseResult[]> {
         ? (p) => ctx.floor.scan(p.symbol, p.from, p.to, false)
         : (p) => ctx.floor.seekPerBucket(p.symbol, p.from, p.to, p.interval),
       floorCheck: 'at-least',
-      count: (answer) => (answer as SampledRecord[]).length,
-      targets: shape.targets,
       note: dense ? 'floor: iterate the range' : 'floor: one concurrent limit-1 seek per bucket',
     }
-    results.push(await runCase('range', definition, ctx.budget))
-  }
-  return results
+  })
 }

@@ -6,40 +6,47 @@
  */
 import type { PriceRecord } from '../src/index.js'
 import { sqlitePlans } from './context.js'
-import type { FamilyContext } from './context.js'
-import { runCase } from './measure.js'
-import type { CaseDefinition, CaseResult } from './measure.js'
+import type { FamilyContext, QueryContext } from './context.js'
+import { runCases } from './measure.js'
+import type { CaseDefinition, CaseResult, QueryCase, Target } from './measure.js'
 import { SEVERAL_STRATEGIES } from './sqlite-baseline.js'
 
-const count = (answer: unknown): number => Object.keys(answer as Record<string, PriceRecord>).length
+/** The symbols named, or null for every symbol (`store.several()` with no list). */
+export type SeveralParam = readonly string[] | null
 
-export async function runSeveral(ctx: FamilyContext): Promise<CaseResult[]> {
-  const named = (n: number): CaseDefinition<readonly string[]> => ({
+const count = (answer: unknown): number => Object.keys(answer as Record<string, PriceRecord>).length
+const fiveTimes: Target = { against: 'sqlite', maxRatio: 1 / 5, text: '≥ 5× faster than SQLite' }
+
+/** The several-tokens cases, store side (full runs and store-only runs). */
+export function severalCases(ctx: QueryContext): QueryCase<SeveralParam>[] {
+  const named = (n: number): QueryCase<SeveralParam> => ({
     name: `several ×${n}`,
     params: Array.from({ length: 128 }, () => ctx.random.shuffled(ctx.shape.symbols).slice(0, n)),
-    store: (symbols) => ctx.store.several(symbols),
-    sqlite: sqlitePlans(ctx, SEVERAL_STRATEGIES, (db, symbols: readonly string[], strategy) => db.several(symbols, strategy)),
-    floor: (symbols) => ctx.floor.newestOfEach(symbols),
-    floorCheck: 'at-least',
+    store: (symbols) => ctx.store.several(symbols ?? undefined),
     count,
-    ordered: true,
-    ...(n >= 100 ? { targets: [{ against: 'sqlite', maxRatio: 1 / 5, text: '≥ 5× faster than SQLite' }] } : {}),
+    expected: (symbols) => symbols?.length ?? 0,
+    ...(n >= 100 ? { targets: [fiveTimes] } : {}),
   })
-  const sortedSymbols = [...ctx.shape.symbols].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
-  const all: CaseDefinition<null> = {
+  const all: QueryCase<SeveralParam> = {
     name: 'all symbols',
     params: [null],
     store: () => ctx.store.several(),
-    sqlite: sqlitePlans(ctx, SEVERAL_STRATEGIES, (db, _: null, strategy) => db.all(strategy)),
-    floor: () => ctx.floor.newestOfEach(sortedSymbols),
-    floorCheck: 'at-least',
     count,
+    expected: () => ctx.shape.symbols.length,
+    targets: [fiveTimes],
+  }
+  return [named(20), named(ctx.shape.symbols.length), all]
+}
+
+export function runSeveral(ctx: FamilyContext): Promise<CaseResult[]> {
+  const sortedSymbols = [...ctx.shape.symbols].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+  return runCases('several', severalCases(ctx), ctx.budget, (base): CaseDefinition<SeveralParam> => ({
+    ...base,
+    sqlite: sqlitePlans(ctx, SEVERAL_STRATEGIES, (db, symbols: SeveralParam, strategy) =>
+      symbols === null ? db.all(strategy) : db.several(symbols, strategy),
+    ),
+    floor: (symbols) => ctx.floor.newestOfEach(symbols ?? sortedSymbols),
+    floorCheck: 'at-least',
     ordered: true,
-    targets: [{ against: 'sqlite', maxRatio: 1 / 5, text: '≥ 5× faster than SQLite' }],
-  }
-  const results: CaseResult[] = []
-  for (const definition of [named(20), named(ctx.shape.symbols.length), all]) {
-    results.push(await runCase('several', definition as CaseDefinition<unknown>, ctx.budget))
-  }
-  return results
+  }))
 }

@@ -5,12 +5,12 @@
  */
 import type { SampledRecord } from '../src/index.js'
 import { randomSymbol, sqlitePlans } from './context.js'
-import type { FamilyContext } from './context.js'
-import { DAY_MS, HOUR_MS, STEP_MS } from './generate.js'
-import { runCase } from './measure.js'
-import type { CaseResult } from './measure.js'
+import type { FamilyContext, QueryContext } from './context.js'
+import { DAY_MS, HOUR_MS, STEP_MS, ticksIn } from './generate.js'
+import { runCases } from './measure.js'
+import type { CaseDefinition, CaseResult, QueryCase } from './measure.js'
 
-interface StreamParam {
+export interface StreamParam {
   readonly symbol: string
   readonly from: number
   readonly to: number
@@ -29,11 +29,11 @@ function summarise(summary: StreamSummary, record: SampledRecord): void {
   summary.count++
 }
 
-export async function runStream(ctx: FamilyContext): Promise<CaseResult[]> {
+/** The stream case, store side (full runs and store-only runs): up to 7 days from the data's start. */
+export function streamCases(ctx: QueryContext): QueryCase<StreamParam>[] {
   const span = Math.min(7 * DAY_MS, ctx.shape.to - ctx.shape.from + STEP_MS)
   const params: StreamParam[] = Array.from({ length: 16 }, () => ({ symbol: randomSymbol(ctx), from: ctx.shape.from, to: ctx.shape.from + span - 1 }))
-  const result = await runCase(
-    'stream',
+  return [
     {
       name: `stream ${(span / HOUR_MS).toFixed(0)} h of one symbol, interval 1`,
       params,
@@ -42,18 +42,23 @@ export async function runStream(ctx: FamilyContext): Promise<CaseResult[]> {
         for await (const record of ctx.store.rangeStream(p.symbol, { from: p.from, to: p.to, interval: 1 })) summarise(summary, record)
         return summary
       },
-      sqlite: sqlitePlans(ctx, undefined, (db, p: StreamParam) => {
-        const summary: StreamSummary = { count: 0 }
-        for (const record of db.rangeStream(p.symbol, p.from, p.to, 1)) summarise(summary, record)
-        return summary
-      }),
-      floor: (p) => ctx.floor.scan(p.symbol, p.from, p.to, false),
-      floorCheck: 'at-least',
       count: (answer) => (answer as StreamSummary).count,
+      expected: (p) => ticksIn(ctx.shape, p.from, p.to),
       minIterations: 8,
       note: 'records/s = records per call / median time',
     },
-    ctx.budget,
-  )
-  return [result]
+  ]
+}
+
+export function runStream(ctx: FamilyContext): Promise<CaseResult[]> {
+  return runCases('stream', streamCases(ctx), ctx.budget, (base): CaseDefinition<StreamParam> => ({
+    ...base,
+    sqlite: sqlitePlans(ctx, undefined, (db, p: StreamParam) => {
+      const summary: StreamSummary = { count: 0 }
+      for (const record of db.rangeStream(p.symbol, p.from, p.to, 1)) summarise(summary, record)
+      return summary
+    }),
+    floor: (p) => ctx.floor.scan(p.symbol, p.from, p.to, false),
+    floorCheck: 'at-least',
+  }))
 }
