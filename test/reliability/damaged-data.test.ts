@@ -225,6 +225,28 @@ function chunkRecords(part: Buffer, period: number): (ChunkRecord & { id: string
   return out
 }
 
+/**
+ * The bytes of an entry (a chunk part or a log entry) holding `records`,
+ * with the value of `records[index]` damaged: in place when the damage keeps
+ * its length, else re-encoded by `repack` from the records.
+ */
+function withDamagedValue<R extends { value: Uint8Array; valueStart: number }>(
+  bytes: Buffer,
+  records: R[],
+  index: number,
+  damage: ValueDamage,
+  repack: (records: R[]) => Buffer,
+): Buffer {
+  const record = records[index] as R
+  const damaged = damage(Buffer.from(record.value))
+  if (damaged.length === record.value.length) {
+    damaged.copy(bytes, record.valueStart)
+    return bytes
+  }
+  records[index] = { ...record, value: damaged }
+  return repack(records)
+}
+
 /** Damages a record's value in its chunk part and, when it is a 10-minute head, in its heads entry: it is damaged wherever stored. */
 async function damageChunkValue(levels: Levels, target: Written, damage: ValueDamage): Promise<void> {
   const period = periodOf(target.timestamp)
@@ -237,15 +259,8 @@ async function damageChunkValue(levels: Levels, target: Written, damage: ValueDa
     const index = records.findIndex((r) => r.timestamp === target.timestamp && r.id === target.id)
     if (index < 0) continue
     found++
-    const record = records[index] as (typeof records)[number]
-    const damaged = damage(Buffer.from(record.value))
-    if (damaged.length === record.value.length) {
-      damaged.copy(bytes, record.valueStart)
-      await levels.chunks.put(chunkKey(period, target.symbol, part), bytes)
-    } else {
-      records[index] = { ...record, value: damaged }
-      await levels.chunks.put(chunkKey(period, target.symbol, part), encodeChunkPart(period * HOUR, bytes.readUInt16BE(1), records))
-    }
+    const repack = (all: typeof records): Buffer => encodeChunkPart(period * HOUR, bytes.readUInt16BE(1), all)
+    await levels.chunks.put(chunkKey(period, target.symbol, part), withDamagedValue(bytes, records, index, damage, repack))
   }
   if (found !== 1) throw new Error(`the documented layout found ${describeKey(target)} in ${found} chunk parts`)
   const storedHeads = await levels.heads.get(headsKey(target.symbol, period))
@@ -275,15 +290,7 @@ async function damageLogValue(levels: Levels, target: Written, damage: ValueDama
     const index = records.findIndex((r) => r.symbol === target.symbol && r.timestamp === target.timestamp && r.id === target.id)
     if (index < 0) continue
     found++
-    const record = records[index] as (typeof records)[number]
-    const damaged = damage(Buffer.from(record.value))
-    if (damaged.length === record.value.length) {
-      damaged.copy(bytes, record.valueStart)
-      await levels.log.put(key, bytes)
-    } else {
-      records[index] = { ...record, value: damaged }
-      await levels.log.put(key, encodeLogEntry(records))
-    }
+    await levels.log.put(key, withDamagedValue(bytes, records, index, damage, encodeLogEntry))
   }
   if (found !== 1) throw new Error(`the documented layout found ${describeKey(target)} in ${found} log entries`)
 }

@@ -1,11 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ByteWriter, MalformedBytes } from '../../src/keys/bytes.js'
+import { ByteWriter } from '../../src/keys/bytes.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
 import { HEAD_MS, HEADS_PER_PERIOD, PERIOD_MS } from '../../src/keys/key-layout.js'
 import { STORE_FORMAT } from '../../src/keys/value-codec.js'
 import { idArb } from '../fixtures/arbitraries.js'
+import { OTHER_VERSIONS, expectEveryCutMalformed, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
 
 /** An hour boundary (UTC). */
 const H = 1_699_999_200_000
@@ -37,16 +38,6 @@ const headsArb = fc
         value: fc.uint8Array({ maxLength: 200 }),
       }))))
 
-function malformed(run: () => unknown, context: string): void {
-  let caught: unknown
-  try {
-    run()
-  } catch (err) {
-    caught = err
-  }
-  expect(caught, `${context}: expected MalformedBytes`).toBeInstanceOf(MalformedBytes)
-}
-
 describe('heads entries', () => {
   it('round-trip the heads (ids as UTF-8 text, values as bytes) and the chunk\'s record count (property)', () => {
     fc.assert(
@@ -74,30 +65,20 @@ describe('heads entries', () => {
   it(`more than ${HEADS_PER_PERIOD} heads is MalformedBytes`, () => {
     const seven = new ByteWriter().byte(STORE_FORMAT).varint(7).byte(HEADS_PER_PERIOD + 1)
     for (let i = 0; i <= HEADS_PER_PERIOD; i++) seven.varint(i).text(`id${i}`).sized(Buffer.from([i]))
-    malformed(() => read(seven.finish()), 'seven heads')
+    expectMalformed(() => read(seven.finish()), 'seven heads')
   })
 
   it('a version other than 3, every truncation, and trailing bytes are MalformedBytes', () => {
     const good = encodeHeads(H, 12, [head(H + 5, 'a', Buffer.from('one')), head(H + HEAD_MS, 'b', Buffer.from('two'))])
-    for (const version of [0, 1, 2, 4, 0xff]) {
-      const damaged = Buffer.from(good)
-      damaged[0] = version
-      malformed(() => read(damaged), `version ${version}`)
-    }
-    for (let cut = 0; cut < good.length; cut++) malformed(() => read(good.subarray(0, cut)), `cut at ${cut}`)
-    malformed(() => read(Buffer.concat([good, Buffer.from([0])])), 'one byte more')
+    for (const version of OTHER_VERSIONS) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
+    expectEveryCutMalformed(good, read)
+    expectMalformed(() => read(Buffer.concat([good, Buffer.from([0])])), 'one byte more')
   })
 
   it('random bytes: heads or MalformedBytes, never another error (property)', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 60 }), fc.boolean(), (bytes, withVersion) => {
-        try {
-          read(Buffer.concat([Buffer.from(withVersion ? [STORE_FORMAT] : []), bytes]))
-        } catch (err) {
-          expect(err).toBeInstanceOf(MalformedBytes)
-        }
-      }),
-      { numRuns: 500 },
-    )
+    const bytes = fc
+      .tuple(fc.uint8Array({ maxLength: 60 }), fc.boolean())
+      .map(([tail, versioned]) => Buffer.concat([Buffer.from(versioned ? [STORE_FORMAT] : []), tail]))
+    expectOnlyMalformed(bytes, read, 500)
   })
 })

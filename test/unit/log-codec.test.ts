@@ -1,10 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ByteWriter, MalformedBytes } from '../../src/keys/bytes.js'
+import { ByteWriter } from '../../src/keys/bytes.js'
 import { encodeLogEntry, readLogEntry } from '../../src/keys/log-codec.js'
 import type { LogRecord } from '../../src/keys/log-codec.js'
 import { STORE_FORMAT } from '../../src/keys/value-codec.js'
 import { idArb, symbolArb } from '../fixtures/arbitraries.js'
+import { OTHER_VERSIONS, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
 
 interface Read {
   readonly symbol: string
@@ -29,16 +30,6 @@ const recordArb: fc.Arbitrary<LogRecord> = fc.record({
   id: fc.oneof(idArb, fc.uuid()),
   value: fc.uint8Array({ maxLength: 300 }),
 })
-
-function malformed(run: () => unknown, context: string): void {
-  let caught: unknown
-  try {
-    run()
-  } catch (err) {
-    caught = err
-  }
-  expect(caught, `${context}: expected MalformedBytes`).toBeInstanceOf(MalformedBytes)
-}
 
 describe('log entries', () => {
   it('round-trip any records, in the order written, repeats and mixed symbols included (property)', () => {
@@ -85,31 +76,19 @@ describe('log entries', () => {
       { symbol: 'BTC-USD', timestamp: 1_700_000_000_001, id: 'bb', value: Buffer.from('two') },
     ]
     const good = encodeLogEntry(records)
-    for (const version of [0, 1, 2, 4, 0xff]) {
-      const damaged = Buffer.from(good)
-      damaged[0] = version
-      malformed(() => read(damaged), `version ${version}`)
-    }
-    malformed(() => read(Buffer.alloc(0)), 'empty')
+    for (const version of OTHER_VERSIONS) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
+    expectMalformed(() => read(Buffer.alloc(0)), 'empty')
     // An entry holds no record count: a cut exactly between records reads as the records before it.
     const boundary = encodeLogEntry(records.slice(0, 1)).length
     for (let cut = 1; cut < good.length; cut++) {
       if (cut === 1) expect(read(good.subarray(0, cut))).toEqual([])
       else if (cut === boundary) expect(read(good.subarray(0, cut))).toEqual([plain(records[0] as LogRecord)])
-      else malformed(() => read(good.subarray(0, cut)), `cut at ${cut}`)
+      else expectMalformed(() => read(good.subarray(0, cut)), `cut at ${cut}`)
     }
   })
 
   it('random bytes after the version: records or MalformedBytes, never another error (property)', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 60 }), (tail) => {
-        try {
-          read(Buffer.concat([Buffer.from([STORE_FORMAT]), tail]))
-        } catch (err) {
-          expect(err).toBeInstanceOf(MalformedBytes)
-        }
-      }),
-      { numRuns: 500 },
-    )
+    const bytes = fc.uint8Array({ maxLength: 60 }).map((tail) => Buffer.concat([Buffer.from([STORE_FORMAT]), tail]))
+    expectOnlyMalformed(bytes, read, 500)
   })
 })
