@@ -125,21 +125,29 @@ export function describePlace(place: ValuePlace): string {
   return `${place.symbol}@${place.timestamp}#${place.id} in ${place.entry}`
 }
 
-const BASE64_TEXT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+/** Each ASCII code's base64 digit value, or -1. */
+const DIGIT_VALUE = new Int8Array(128).fill(-1)
+for (let i = 0; i < BASE64_DIGITS.length; i++) DIGIT_VALUE[BASE64_DIGITS.charCodeAt(i)] = i
+const PAD = 0x3d
 
 /**
  * Whether a signature is canonical base64: it decodes and re-encodes to the
  * same string (standard alphabet, padded, unused bits zero), so it can be
- * stored as its bytes. Checked on the text, without decoding it twice.
+ * stored as its bytes. Checked on the text in one pass (a regular
+ * expression took longer than packing the whole record).
  */
 export function isCanonicalBase64(text: string): boolean {
-  if (text.length === 0 || !BASE64_TEXT.test(text)) return false
-  if (!text.endsWith('=')) return true
-  const padding = text.endsWith('==') ? 2 : 1
-  const last = BASE64_DIGITS.indexOf(text[text.length - padding - 1] as string)
+  const length = text.length
+  if (length === 0 || length % 4 !== 0) return false
+  const padding = text.charCodeAt(length - 1) !== PAD ? 0 : text.charCodeAt(length - 2) !== PAD ? 1 : 2
+  for (let i = 0; i < length - padding; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 128 || (DIGIT_VALUE[code] as number) < 0) return false
+  }
+  if (padding === 0) return true
   // The last digit before the padding carries 4 (one '=') or 2 (two) unused low bits, zero in canonical text.
-  return last % (padding === 2 ? 16 : 4) === 0
+  return (DIGIT_VALUE[text.charCodeAt(length - padding - 1)] as number) % (padding === 2 ? 16 : 4) === 0
 }
 
 // msgpackr allocates a DataView for every new source buffer and hangs it on the buffer; unpacking

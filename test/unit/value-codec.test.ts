@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { Packr } from 'msgpackr'
 import { describe, expect, it } from 'vitest'
 import { ByteWriter } from '../../src/keys/bytes.js'
-import { STORE_FORMAT, decodeValue, describePlace, encodeValue } from '../../src/keys/value-codec.js'
+import { STORE_FORMAT, decodeValue, describePlace, encodeValue, isCanonicalBase64 } from '../../src/keys/value-codec.js'
 import type { ValuePlace } from '../../src/keys/value-codec.js'
 import type { StoredRecord } from '../../src/records/stored-record.js'
 import { validateRecord } from '../../src/records/validate-record.js'
@@ -357,5 +357,29 @@ describe('value codec: damaged bytes → PRICE_CORRUPT_VALUE naming the record',
       }),
       { numRuns: 1000 },
     )
+  })
+})
+
+describe('value codec: the canonical base64 check', () => {
+  // The oracle: a string is canonical when Node decodes and re-encodes it to the same text.
+  const reencodes = (text: string): boolean => text.length > 0 && Buffer.from(text, 'base64').toString('base64') === text
+
+  it('agrees with decoding and re-encoding, for base64 of any bytes and for near misses', () => {
+    const nearBase64 = fc.stringMatching(/^[A-Za-z0-9+/=_\- ]{0,24}$/)
+    const encoded = fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString('base64'))
+    const tweaked = fc.tuple(encoded, fc.nat(), fc.constantFrom('A', 'B', '=', '-', '_', 'é', ' '))
+      .map(([text, at, digit]) => (text.length === 0 ? text : text.slice(0, at % text.length) + digit + text.slice((at % text.length) + 1)))
+    fc.assert(fc.property(fc.oneof(nearBase64, encoded, tweaked), (text) => {
+      expect(isCanonicalBase64(text)).toBe(reencodes(text))
+    }), { numRuns: 2000 })
+  })
+
+  it('refuses padding over non-zero bits and text without padding', () => {
+    expect(isCanonicalBase64('QQ==')).toBe(true)
+    expect(isCanonicalBase64('QR==')).toBe(false)
+    expect(isCanonicalBase64('QUI=')).toBe(true)
+    expect(isCanonicalBase64('QUJ=')).toBe(false)
+    expect(isCanonicalBase64('QQ')).toBe(false)
+    expect(isCanonicalBase64('')).toBe(false)
   })
 })
