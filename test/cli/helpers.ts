@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
+import { ClassicLevel } from 'classic-level'
 import type { CliIo } from '../../src/cli/io.js'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { runCli } from '../../src/cli/run-cli.js'
@@ -98,4 +99,24 @@ export async function writeLines(dir: string, name: string, lines: readonly stri
   const path = join(dir, name)
   await writeFile(path, `${lines.join('\n')}\n`)
   return path
+}
+
+/** Marks a store directory (closed) as being of another format, as an older release would have left it. */
+export async function setStoredFormat(location: string, format: string): Promise<void> {
+  const db = new ClassicLevel(location)
+  try {
+    await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', format)
+  } finally {
+    await db.close()
+  }
+}
+
+/** Every key and value a store directory holds (closed), read without the store: to show nothing changed. */
+export async function rawContents(location: string): Promise<string[]> {
+  const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view', createIfMissing: false })
+  try {
+    return (await db.iterator().all()).map(([key, value]) => `${Buffer.from(key).toString('hex')}=${Buffer.from(value).toString('hex')}`)
+  } finally {
+    await db.close()
+  }
 }

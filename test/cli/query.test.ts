@@ -1,16 +1,19 @@
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toExactJson } from '../../src/engine/exact-json.js'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { PriceStore } from '../../src/index.js'
-import { run, tempDir } from './helpers.js'
+import { rawContents, run, setStoredFormat, tempDir } from './helpers.js'
 
 let db: string
+let tmp: string
 let cleanup: () => Promise<void>
 
 beforeAll(async () => {
   const temp = await tempDir()
   cleanup = temp.cleanup
+  tmp = temp.dir
   db = join(temp.dir, 'db')
   expect((await run(['demo', '--db', db, '--days', '0.01'])).code).toBe(0)
 })
@@ -89,5 +92,54 @@ describe('price-store query', () => {
     const { code, stdout } = await run(['query', '--help'])
     expect(code).toBe(0)
     expect(stdout).toContain('fromTimestamp')
+  })
+})
+
+describe('price-store query on a store it cannot open as asked', () => {
+  const KEY = DEFAULT_PROVIDER.publicKey
+
+  it('another provider id: exit 1 and plain words naming the stored and the given provider, what differs and the flags to use', async () => {
+    const before = await rawContents(db)
+    const { code, stdout, stderr } = await run(['query', '--db', db, '--provider-id', 'my-own-node', 'symbol=BTC'])
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' })
+    expect(stderr).toContain(`price-store query: the database at ${db} was created for another provider`)
+    expect(stderr).toContain(`provider id ${JSON.stringify(DEFAULT_PROVIDER.id)}`)
+    expect(stderr).toContain('was given provider id "my-own-node"')
+    expect(stderr).toContain('the id differs')
+    expect(stderr).toContain('--provider-id and --provider-public-key')
+    expect(stderr).toContain('[PRICE_PROVIDER_MISMATCH]')
+    // The long default key is shortened to its ends and length, and the message is one line.
+    expect(stderr).toContain(`with public key "${KEY.slice(0, 16)}…${KEY.slice(-8)}" (${KEY.length} characters)`)
+    expect(stderr).not.toContain(KEY)
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1)
+    // Nothing changed: the right provider still reads it.
+    expect(await rawContents(db)).toEqual(before)
+    expect((await run(['query', '--db', db, 'symbol=BTC'])).stdout).toBe(await expected('symbol=BTC'))
+  })
+
+  it('another public key, from --config, and both at once', async () => {
+    const onlyKey = await run(['query', '--db', db, '--provider-public-key', 'short-key', 'symbol=BTC'])
+    expect(onlyKey.code).toBe(1)
+    expect(onlyKey.stderr).toContain('was given provider id')
+    expect(onlyKey.stderr).toContain('with public key "short-key"; the public key differs')
+    expect(onlyKey.stderr).toContain('the public key differs')
+    const config = join(tmp, 'other-provider.json')
+    await writeFile(config, JSON.stringify({ provider: { name: 'mine', id: 'mine-id', publicKey: 'mine-key' } }))
+    const both = await run(['query', '--db', db, '--config', config, 'symbol=BTC'])
+    expect(both.code).toBe(1)
+    expect(both.stderr).toContain('was given provider id "mine-id" with public key "mine-key"; the id and public key differ')
+  })
+
+  it('a store of an older format: exit 1 and plain words on how to rebuild it, the store untouched', async () => {
+    const old = join(tmp, 'old-format')
+    expect((await run(['import', '--db', old, '-'], { stdin: '' })).code).toBe(0)
+    await setStoredFormat(old, '2')
+    const before = await rawContents(old)
+    const { code, stderr } = await run(['query', '--db', old, 'symbol=BTC'])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`the database at ${old} is in format "2", written by another version of price-store`)
+    expect(stderr).toContain(`price-store import --db ${old} FILE...`)
+    expect(stderr).toContain('[PRICE_UNSUPPORTED_FORMAT]')
+    expect(await rawContents(old)).toEqual(before)
   })
 })
