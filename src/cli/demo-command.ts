@@ -1,6 +1,7 @@
 import { DEMO_END, DEMO_TOKENS } from '../demo/demo-data.js'
 import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import { markDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { writeDemoData } from './load-demo.js'
 import { openStore } from './open-store.js'
@@ -37,10 +38,14 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   const days = values.days === undefined ? 2 : parseDays(values.days)
   const end = values.end === undefined ? DEMO_END : parseTimeOption('end', values.end)
   if (end - Math.round(days * DAY_MS) < 0) throw new UsageError(`--end must be at least --days after 1970 (got ${JSON.stringify(values.end)})`)
-  const store = await openStore(await resolveStoreConfig(values), { mustExist: false })
+  const config = await resolveStoreConfig(values)
+  const store = await openStore(config, { mustExist: false })
   try {
     const demo = { durationMs: Math.round(days * DAY_MS), end, ...(values.seed === undefined ? {} : { seed: values.seed }) }
+    const empty = (await store.symbols()).length === 0
     const { count, seconds, rate } = await writeDemoData(store, io, demo)
+    // Demo data alone, so a later release may rebuild it; demo data added to someone's records stays theirs.
+    if (empty) await markDemo(config.location, 'price-store demo')
     io.stdout.write(
       `wrote ${formatCount(count)} demo records (${DEMO_TOKENS.length} tokens, ${days} days up to ${new Date(end).toISOString()}) in ${seconds.toFixed(1)} s (${rate})\n`,
     )

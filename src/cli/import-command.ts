@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { BatchWriter } from './batch-writer.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import { unmarkDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
 import { Progress, formatCount } from './progress.js'
@@ -39,6 +40,8 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
     for (const name of positionals) handles.push(name === '-' ? undefined : await openInput(name))
     const store = await openStore(config, { mustExist: false })
     try {
+      // The store holds the user's own records from now on: it is no longer a demo to rebuild at will.
+      await unmarkDemo(config.location)
       const progress = new Progress(io, 'importing')
       const importer = new BatchWriter(store, batchSize, progress)
       for (const [index, name] of positionals.entries()) {

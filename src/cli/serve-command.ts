@@ -8,12 +8,16 @@ import {
   isQueryLimitError,
   type QueryLimitOptions,
 } from '../adapters/http/query-gate.js'
-import type { PriceStore } from '../index.js'
+import { rename, rm, stat } from 'node:fs/promises'
+import { isPriceStoreError } from '../index.js'
+import type { PriceStore, PriceStoreError } from '../index.js'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
-import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import { DEFAULT_DB, STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import type { StoreConfig } from './config.js'
+import { DEMO_MARKER, isDefaultLocation, isMarkedDemo, markDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { writeDemoData } from './load-demo.js'
-import { openStore } from './open-store.js'
+import { openStore, storedFormat, unreadable } from './open-store.js'
 import { formatCount } from './progress.js'
 
 const DEFAULT_PORT = 9000
@@ -28,7 +32,9 @@ finishes the requests in flight, closes the database and exits with 0.
 Options:
   --port N                    port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --host HOST                 interface to listen on (default ${DEFAULT_HOST}; 0.0.0.0 for all)
-  --demo-if-empty             write the demo data set first when the database holds no records
+  --demo-if-empty             write the demo data set first when the database holds no records; a demo
+                              database of another format (at ${DEFAULT_DB}, or one written by --demo-if-empty
+                              or "price-store demo") is rebuilt (the one at ${DEFAULT_DB} is kept aside)
 
 Limits (so one client cannot starve the others; see docs/reliability.md):
   --max-concurrent-queries N  heavy queries run at once (default ${DEFAULT_MAX_CONCURRENT_QUERIES}): ranges, all tokens, over
@@ -67,12 +73,15 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const host = values.host ?? DEFAULT_HOST
   const limits = parseLimits(values)
   const config = await resolveStoreConfig(values)
-  const store = await openStore(config, { mustExist: false })
+  const demoIfEmpty = values['demo-if-empty'] === true
+  const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
   try {
-    if (values['demo-if-empty'] === true && (await store.symbols()).length === 0) {
+    if (demoIfEmpty && (await store.symbols()).length === 0) {
       io.stderr.write(`the database at ${config.location} is empty: writing the demo data set (run once)...\n`)
       const { count, seconds } = await writeDemoData(store, io)
+      // Known as a demo from now on: a later release may rebuild it rather than ask.
+      await markDemo(config.location, 'price-store serve --demo-if-empty')
       io.stderr.write(`wrote ${formatCount(count)} demo records in ${seconds.toFixed(1)} s\n`)
     }
     running = await listen(store, host, port, limits, io)
@@ -105,6 +114,58 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     // Reached with a server or an open store only on failure; close both quietly.
     await running?.close().catch(() => {})
     await store.close().catch(() => {})
+  }
+}
+
+/**
+ * Opens the store to serve. With `--demo-if-empty`, a demo database another
+ * version of price-store wrote (a format this one cannot read) is rebuilt:
+ * one marked as a demo is deleted, the one at the default location (which
+ * older releases did not mark) is moved aside, and the empty store that
+ * replaces it gets the demo data. Any other database is left untouched.
+ */
+async function openServedStore(config: StoreConfig, demoIfEmpty: boolean, io: CliIo): Promise<PriceStore> {
+  try {
+    return await openStore(config, { mustExist: false })
+  } catch (err) {
+    const refused = err instanceof CliError ? err.cause : undefined
+    if (!demoIfEmpty || !isPriceStoreError(refused, 'PRICE_UNSUPPORTED_FORMAT')) throw err
+    await clearOldDemo(config.location, refused, io)
+    return openStore(config, { mustExist: false })
+  }
+}
+
+/** Deletes or moves aside an unreadable demo database; refuses (untouched) anything else. */
+async function clearOldDemo(location: string, refused: PriceStoreError, io: CliIo): Promise<void> {
+  if (await isMarkedDemo(location)) {
+    io.stderr.write(`the demo database at ${location} ${unreadable(refused)}: deleting it to write the demo data again\n`)
+    await rm(location, { recursive: true, force: true })
+    return
+  }
+  if (isDefaultLocation(location)) {
+    // Older releases did not mark their demo database, and someone may have imported records here: keep a copy.
+    const aside = await unusedPath(`${location}.${storedFormat(refused) === undefined ? 'unreadable' : `format-${storedFormat(refused)}`}`)
+    await rename(location, aside)
+    io.stderr.write(
+      `the database at ${location} (where "npm start" keeps the demo data) ${unreadable(refused)}: ` +
+        `moved it to ${aside} (delete that copy once you no longer need it) to write the demo data again\n`,
+    )
+    return
+  }
+  throw new CliError(
+    `the database at ${location} ${unreadable(refused)}. It is not the demo database (that one is at ${DEFAULT_DB}, or carries the ` +
+      `${DEMO_MARKER} mark of "serve --demo-if-empty" and "price-store demo"), so --demo-if-empty left it untouched. To rebuild it, ` +
+      `move it away (or delete it) and import your records again: price-store import --db ${location} FILE... [${refused.code}]`,
+    1,
+    { cause: refused },
+  )
+}
+
+/** `base`, or `base-2`, `base-3`, ... whichever does not exist yet. */
+async function unusedPath(base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const path = n === 1 ? base : `${base}-${n}`
+    if ((await stat(path).catch(() => undefined)) === undefined) return path
   }
 }
 

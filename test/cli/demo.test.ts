@@ -1,10 +1,12 @@
+import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
+import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { DEMO_END, DEMO_TOKENS, countDemoRecords, generateDemoRecords } from '../../src/demo/demo-data.js'
 import { PriceStore } from '../../src/index.js'
-import { run, tempDir } from './helpers.js'
+import { record, run, tempDir, writeLines } from './helpers.js'
 
 const providerId = DEFAULT_PROVIDER.id
 const HOUR = 3_600_000
@@ -137,6 +139,20 @@ describe('price-store demo', () => {
     const { code, stderr } = await run(['demo', '--db', join(dir, 'db'), ...args])
     expect(code).toBe(2)
     expect(stderr).toContain('price-store demo')
+  })
+
+  it('marks a database it wrote into while empty as a demo; not one that held records, and importing removes the mark', async () => {
+    const fresh = join(dir, 'fresh')
+    expect((await run(['demo', '--db', fresh, '--days', '0.001'])).code).toBe(0)
+    expect(JSON.parse(await readFile(join(fresh, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true, writtenBy: 'price-store demo' })
+    const file = await writeLines(dir, 'mine.ndjson', [JSON.stringify(record('MINE', 1_700_000_000_000))])
+    expect((await run(['import', '--db', fresh, file])).code).toBe(0)
+    await expect(stat(join(fresh, DEMO_MARKER))).rejects.toThrow()
+    // Demo data added to someone's records is not a demo database.
+    const owned = join(dir, 'owned')
+    expect((await run(['import', '--db', owned, file])).code).toBe(0)
+    expect((await run(['demo', '--db', owned, '--days', '0.001'])).code).toBe(0)
+    await expect(stat(join(owned, DEMO_MARKER))).rejects.toThrow()
   })
 
   it('--help', async () => {

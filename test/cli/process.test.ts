@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { DEMO_END } from '../../src/demo/demo-data.js'
-import { tempDir } from './helpers.js'
+import { rawContents, setStoredFormat, tempDir } from './helpers.js'
 
 // The real bin in real processes: built from source with tsup (about a
 // second, no type declarations) next to node_modules so its imports resolve,
@@ -123,6 +124,27 @@ describe('the price-store process', () => {
     }
     expect(await serve.exited).toBe(0)
   })
+
+  it('npm start on a default database of an older format (from an older release, unmarked) moves it aside and serves a new demo', async () => {
+    const location = join(dir, 'data', 'prices')
+    await rm(join(location, DEMO_MARKER))
+    await setStoredFormat(location, '2')
+    const before = await rawContents(location)
+    const serve = start(['serve', '--port', '0', '--demo-if-empty'])
+    try {
+      const text = await banner(serve)
+      expect(serve.stderr()).toContain(`the database at ${location} (where "npm start" keeps the demo data) is in format "2"`)
+      expect(serve.stderr()).toContain(`moved it to ${location}.format-2 (delete that copy once you no longer need it)`)
+      expect(serve.stderr()).toContain('is empty: writing the demo data set')
+      expect(text).toContain(`price-store is serving 20 symbols from ${location}`)
+    } finally {
+      serve.child.kill('SIGTERM')
+    }
+    expect(await serve.exited).toBe(0)
+    // The old database is kept, byte for byte; the new one is marked as a demo.
+    expect(await rawContents(`${location}.format-2`)).toEqual(before)
+    expect(JSON.parse(await readFile(join(location, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true })
+  }, 240_000)
 
   it('query prints JSON; an invalid query exits 2; --help exits 0', async () => {
     const ok = await runToEnd(['query', 'symbols=BTC,ETH'])

@@ -1,11 +1,12 @@
-import { writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
+import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { runCli } from '../../src/cli/run-cli.js'
 import { PriceStore } from '../../src/index.js'
-import { memoryIo, run, tempDir } from './helpers.js'
+import { memoryIo, rawContents, record, run, setStoredFormat, tempDir } from './helpers.js'
 
 let dir: string
 let db: string
@@ -70,7 +71,10 @@ describe('price-store serve', () => {
   it('takes the provider from --config, flags overriding it', async () => {
     const config = join(dir, 'config.json')
     await writeFile(config, JSON.stringify({ provider: { name: 'my-node', id: DEFAULT_PROVIDER.id, publicKey: 'from-config' }, limits: { maxLimit: 5 } }))
-    const { memory, exit, endpoint } = await startServe(['--db', db, '--config', config, '--provider-public-key', 'from-flag'])
+    // A store belongs to the provider it was created for: this one is written with the key the flag will give.
+    const own = join(dir, 'own-key')
+    expect((await run(['demo', '--db', own, '--days', '0.01', '--provider-public-key', 'from-flag'])).code).toBe(0)
+    const { memory, exit, endpoint } = await startServe(['--db', own, '--config', config, '--provider-public-key', 'from-flag'])
     try {
       const ok = await fetch(`${endpoint}?symbol=BTC&provider=my-node&limit=5`)
       expect(ok.status).toBe(200)
@@ -82,6 +86,16 @@ describe('price-store serve', () => {
       memory.signal()
       expect(await exit).toBe(0)
     }
+  })
+
+  it('a store created for another provider is refused in plain words, and left as it was', async () => {
+    const before = await rawContents(db)
+    const { code, stderr } = await run(['serve', '--db', db, '--port', '0', '--provider-public-key', 'from-flag'])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`price-store serve: the database at ${db} was created for another provider`)
+    expect(stderr).toContain('with public key "from-flag"; the public key differs')
+    expect(stderr).toContain('[PRICE_PROVIDER_MISMATCH]')
+    expect(await rawContents(db)).toEqual(before)
   })
 
   it('a bad config file exits 2', async () => {
@@ -139,5 +153,64 @@ describe('price-store serve', () => {
     const unknown = await run(['frobnicate'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('unknown command "frobnicate"')
+  })
+})
+
+describe('price-store serve --demo-if-empty on a database of another format', () => {
+  it('a demo database (marked by "price-store demo") is deleted and the demo data written again', async () => {
+    const demo = join(dir, 'marked-demo')
+    expect((await run(['demo', '--db', demo, '--days', '0.01'])).code).toBe(0)
+    expect(JSON.parse(await readFile(join(demo, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true, writtenBy: 'price-store demo' })
+    await setStoredFormat(demo, '2')
+    const { memory, exit, banner } = await startServe(['--db', demo, '--demo-if-empty'])
+    try {
+      expect(memory.stderr()).toContain(`the demo database at ${demo} is in format "2", written by another version of price-store`)
+      expect(memory.stderr()).toContain('deleting it to write the demo data again')
+      expect(memory.stderr()).toContain('is empty: writing the demo data set')
+      expect(banner).toContain(`price-store is serving 20 symbols from ${demo}`)
+    } finally {
+      memory.signal()
+      expect(await exit).toBe(0)
+    }
+    // Rebuilt in this format, with the whole default demo set, and still known as a demo.
+    const store = await PriceStore.open(demo, { provider: DEFAULT_PROVIDER })
+    try {
+      expect(await store.latest('USDC.e', { limit: 3000 })).toHaveLength(3000)
+    } finally {
+      await store.close()
+    }
+    expect(JSON.parse(await readFile(join(demo, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true, writtenBy: 'price-store serve --demo-if-empty' })
+  }, 120_000)
+
+  it('a database holding someone\'s records is left untouched, with plain words on how to rebuild it', async () => {
+    const own = join(dir, 'own-records')
+    expect((await run(['demo', '--db', own, '--days', '0.001'])).code).toBe(0)
+    // Importing records makes it the user's: no longer a demo to rebuild.
+    const file = join(dir, 'one.ndjson')
+    await writeFile(file, `${JSON.stringify(record('MINE', 1_700_000_000_000))}\n`)
+    expect((await run(['import', '--db', own, file])).code).toBe(0)
+    await expect(stat(join(own, DEMO_MARKER))).rejects.toThrow()
+    await setStoredFormat(own, '2')
+    const before = await rawContents(own)
+    const { code, stdout, stderr } = await run(['serve', '--db', own, '--port', '0', '--demo-if-empty'])
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' })
+    expect(stderr).toContain(`price-store serve: the database at ${own} is in format "2"`)
+    expect(stderr).toContain('It is not the demo database')
+    expect(stderr).toContain('so --demo-if-empty left it untouched')
+    expect(stderr).toContain(`price-store import --db ${own} FILE...`)
+    expect(stderr).toContain('[PRICE_UNSUPPORTED_FORMAT]')
+    expect(await rawContents(own)).toEqual(before)
+  })
+
+  it('without --demo-if-empty even a demo database is only reported, not rebuilt', async () => {
+    const demo = join(dir, 'kept-demo')
+    expect((await run(['demo', '--db', demo, '--days', '0.001'])).code).toBe(0)
+    await setStoredFormat(demo, '2')
+    const before = await rawContents(demo)
+    const { code, stderr } = await run(['serve', '--db', demo, '--port', '0'])
+    expect(code).toBe(1)
+    expect(stderr).toContain(`the database at ${demo} is in format "2"`)
+    expect(stderr).toContain('"npm start" ("price-store serve --demo-if-empty") rebuilds it by itself')
+    expect(await rawContents(demo)).toEqual(before)
   })
 })
