@@ -110,6 +110,13 @@ export class ByteWriter {
     return this.varint(value.length).bytes(value)
   }
 
+  /** Overwrites one byte already written. */
+  patch(offset: number, value: number): this {
+    if (offset >= this.#length) throw new RangeError(`offset ${offset} is past the ${this.#length} bytes written`)
+    this.#bytes[offset] = value
+    return this
+  }
+
   /** Forgets what was written, keeping the memory, so one writer can serve many values. */
   reset(): this {
     this.#length = 0
@@ -121,14 +128,23 @@ export class ByteWriter {
     return this.#bytes.subarray(0, this.#length)
   }
 
-  /** A string's bytes decoded from base64 (the caller has checked it is canonical), preceded by their length as a varint. */
-  base64(value: string): this {
+  /**
+   * A string's bytes decoded from base64, preceded by their length as a
+   * varint, when the string is canonical base64 (it decodes and re-encodes
+   * to the same text): then true. Otherwise writes nothing and returns false.
+   */
+  base64(value: string): boolean {
+    const start = this.#length
     const length = Buffer.byteLength(value, 'base64')
     this.varint(length)
     this.#room(length)
-    this.#bytes.write(value, this.#length, 'base64')
-    this.#length += length
-    return this
+    const written = this.#bytes.write(value, this.#length, 'base64')
+    if (written !== length || this.#bytes.toString('base64', this.#length, this.#length + written) !== value) {
+      this.#length = start
+      return false
+    }
+    this.#length += written
+    return true
   }
 
   /** The bytes written, as a buffer of their own. */

@@ -51,8 +51,11 @@ export function encodeValue(record: StoredRecord): Buffer {
 export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter {
   const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
   if (needsJsonBody(body)) return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8'))
-  if (isCanonicalBase64(record.signature)) writer.byte(SIGNATURE_BYTES).float64(record.value).base64(record.signature)
-  else writer.byte(0).float64(record.value).text(record.signature)
+  // The flags byte is patched once the signature is known to be canonical base64 (decoded once, re-encoded once).
+  const flagsAt = writer.length
+  writer.byte(0).float64(record.value)
+  if (record.signature.length > 0 && writer.base64(record.signature)) writer.patch(flagsAt, SIGNATURE_BYTES)
+  else writer.text(record.signature)
   return writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras]))
 }
 
@@ -123,31 +126,6 @@ export function decodeValue(
 /** Names a record and its entry in an error message and `details.key`. */
 export function describePlace(place: ValuePlace): string {
   return `${place.symbol}@${place.timestamp}#${place.id} in ${place.entry}`
-}
-
-const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-/** Each ASCII code's base64 digit value, or -1. */
-const DIGIT_VALUE = new Int8Array(128).fill(-1)
-for (let i = 0; i < BASE64_DIGITS.length; i++) DIGIT_VALUE[BASE64_DIGITS.charCodeAt(i)] = i
-const PAD = 0x3d
-
-/**
- * Whether a signature is canonical base64: it decodes and re-encodes to the
- * same string (standard alphabet, padded, unused bits zero), so it can be
- * stored as its bytes. Checked on the text in one pass (a regular
- * expression took longer than packing the whole record).
- */
-export function isCanonicalBase64(text: string): boolean {
-  const length = text.length
-  if (length === 0 || length % 4 !== 0) return false
-  const padding = text.charCodeAt(length - 1) !== PAD ? 0 : text.charCodeAt(length - 2) !== PAD ? 1 : 2
-  for (let i = 0; i < length - padding; i++) {
-    const code = text.charCodeAt(i)
-    if (code >= 128 || (DIGIT_VALUE[code] as number) < 0) return false
-  }
-  if (padding === 0) return true
-  // The last digit before the padding carries 4 (one '=') or 2 (two) unused low bits, zero in canonical text.
-  return (DIGIT_VALUE[text.charCodeAt(length - padding - 1)] as number) % (padding === 2 ? 16 : 4) === 0
 }
 
 // msgpackr allocates a DataView for every new source buffer and hangs it on the buffer; unpacking
