@@ -302,11 +302,10 @@ describe.each(BACKENDS)('sealing on $name', (backend) => {
 })
 
 describe('sealing: the hot tails of many symbols', () => {
-  // Fails today: PriceStore#loadTails (src/store/price-store.ts) loads missing tails 64 symbols at a time
-  // from one view, but reads each symbol's write version when its group starts, after awaiting the groups
-  // before it. A batch that commits meanwhile bumps the version of a later symbol, whose tail is then
-  // installed from the older view without that batch: its acknowledged records stay invisible to every
-  // later query the tail answers, until the store is reopened.
+  // Missing tails load 64 symbols at a time from one view. Each symbol's write version must be taken with
+  // that view, not when its group starts after awaiting the groups before it: a batch committing meanwhile
+  // would then leave a later symbol's tail installed from the older view without that batch, and its
+  // acknowledged records invisible to every later query the tail answers, until the store is reopened.
   it('a several-tokens query over more than 64 symbols racing a batch leaves every tail with the batch in it', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 65, max: 160 }), fc.integer({ min: 0, max: 40 }), fc.constantFrom(1, 4, 128), async (count, ticks, recordsPerSymbol) => {
