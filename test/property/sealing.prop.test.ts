@@ -11,6 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { AbstractSnapshot } from 'abstract-level'
 import fc from 'fast-check'
 import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -518,5 +519,92 @@ describe('sealing: a crash at any moment', () => {
     if (process.env["SHOW_COVERAGE"]) console.log({ halfSealed, images })
     // Not vacuous: some copies caught an hour with both log entries and a chunk.
     expect(halfSealed, `${halfSealed} of ${images} copies`).toBeGreaterThan(0)
+  }, SHRINK_TIMEOUT)
+})
+
+describe('sealing: a crash after any atomic write of a seal in steps', () => {
+  /** A database that keeps a snapshot after each atomic write: every state a crash could leave. */
+  class RecordingLevel extends MemoryLevel<string, string> {
+    readonly images: AbstractSnapshot[] = []
+
+    async _batch(operations: unknown, options: unknown): Promise<void> {
+      await (MemoryLevel.prototype as unknown as { _batch(o: unknown, p: unknown): Promise<void> })._batch.call(this, operations, options)
+      this.images.push(this.snapshot())
+    }
+  }
+
+  async function copyOf(db: RecordingLevel, snapshot: AbstractSnapshot): Promise<MemoryLevel<string, string>> {
+    const entries = await db.iterator({ snapshot, keyEncoding: 'view', valueEncoding: 'view' }).all()
+    const copy = new MemoryLevel<string, string>()
+    await copy.batch(entries.map(([key, value]) => ({ type: 'put' as const, key: key as unknown as string, value: value as unknown as string, keyEncoding: 'view', valueEncoding: 'view' })))
+    return copy
+  }
+
+  /** Per hour: the symbols with a heads entry, and whether log entries remain. */
+  async function hourLayout(db: MemoryLevel<string, string>, hour: number): Promise<{ sealed: number; logged: boolean }> {
+    const bytes = (name: string) => db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
+    const logged = (await bytes('l').keys().all()).some((key) => readLogKey(key).period === hour)
+    const sealed = (await bytes('h').keys().all()).filter((key) => readHeadsPeriod(key) === hour).length
+    return { sealed, logged }
+  }
+
+  it('a large hour sealed in several writes, then merged with late records and rewrites: every state after a write reopens to whole batches', async () => {
+    const symbols = ['A', 'B', 'C', 'D', 'E', 'F']
+    const hour = Math.floor(BASE / HOUR)
+    // About 6 MB of chunks in one hour (1 MB a symbol), more than one seal step holds: the hour is sealed in several atomic writes.
+    const fat = (symbol: string, timestamp: number, id: string, value: number) => ({ ...toRecord({ symbol, timestamp, id, value }), source: { blob: `${value}`.padEnd(1_000, '.') } })
+    const big = symbols.flatMap((symbol, s) => Array.from({ length: 1_000 }, (_, i) => fat(symbol, BASE + i * 3_500 + s, `r${i}`, s * 10_000 + i)))
+    const ahead = symbols.map((symbol) => fat(symbol, BASE + 2 * HOUR, 'a', -1))
+    const late = [...symbols.map((symbol, s) => fat(symbol, BASE + 1_234 + s, 'late', -2)), ...big.filter((_, i) => i % 97 === 0).map((r) => ({ ...r, value: r.value + 0.5 }))]
+    const after = symbols.map((symbol) => fat(symbol, BASE + 4 * HOUR, 'z', -3))
+    const batches = [big, ahead, late, after]
+    const db = new RecordingLevel()
+    const store = await PriceStore.open(db, { provider, limits: LIMITS })
+    const opened = db.images.length
+    for (const batch of batches) await store.putMany(batch)
+    // Let the seals finish (only the last hour stays open), then copy every state while the database is open.
+    const lastHour = Math.floor((BASE + 4 * HOUR) / HOUR)
+    const logHours = async () => new Set((await db.sublevel<Uint8Array, Uint8Array>('l', { keyEncoding: 'view', valueEncoding: 'view' }).keys().all()).map((key) => readLogKey(key).period))
+    for (let wait = 0; wait < 500 && [...(await logHours())].some((h) => h !== lastHour); wait++) await new Promise((resolve) => setTimeout(resolve, 10))
+    // One state per write since the store opened (the first ones are the open's own).
+    const images = db.images.splice(0)
+    for (const image of images.slice(0, opened)) await image.close()
+    const copies: MemoryLevel<string, string>[] = []
+    for (const image of images.slice(opened)) {
+      copies.push(await copyOf(db, image))
+      await image.close()
+    }
+    await store.close()
+    const wholeState = symbols.map((symbol): { name: string; run: (s: PriceStore) => Promise<unknown> } => ({
+      name: symbol,
+      run: async (s) => (await collect(s.rangeStream(symbol, { from: 0, to: MAX, interval: 1 }))).map((r) => `${r.timestamp} ${r.id} ${r.value} ${(r.source as { blob: string }).blob.length}`),
+    }))
+    const expected = (n: number) => {
+      const stored = storedRecords(batches.slice(0, n).flat(), provider)
+      return symbols.map((symbol) => stored.filter((r) => r.symbol === symbol).sort((a, b) => a.timestamp - b.timestamp || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)))
+        .map((r) => `${r.timestamp} ${r.id} ${r.value} ${(r.source as { blob: string }).blob.length}`))
+    }
+    const states = [0, 1, 2, 3, 4].map(expected)
+    let last = 0
+    let partlySealed = 0
+    for (const [i, copy] of copies.entries()) {
+      const layout = await hourLayout(copy, hour)
+      if (process.env["SHOW_COVERAGE"]) console.log(i, layout)
+      if (layout.logged && layout.sealed > 0 && layout.sealed < symbols.length) partlySealed++
+      await copy.close()
+      const crashed = await PriceStore.open(copy, { provider, limits: LIMITS, cache: { recordsPerSymbol: i % 2 === 0 ? 0 : 4 } })
+      try {
+        const got = await Promise.all(wholeState.map((query) => query.run(crashed)))
+        const state = states.findIndex((model) => JSON.stringify(model) === JSON.stringify(got))
+        expect(state, `the state after write ${i + 1} since opening is no whole number of batches (${got.map((rows) => (rows as unknown[]).length)})`).toBeGreaterThanOrEqual(last)
+        last = state
+      } finally {
+        await crashed.close()
+      }
+    }
+    expect(last).toBe(batches.length)
+    // Not vacuous: some writes left the big hour with some symbols' chunks written and its log still there
+    // (a seal step holds 4 MB of chunks, src/store/sealer.ts STEP_BYTES: the hour must stay larger than one step).
+    expect(partlySealed, `${copies.length} writes`).toBeGreaterThan(0)
   }, SHRINK_TIMEOUT)
 })
