@@ -516,7 +516,6 @@ describe('sealing: a crash at any moment', () => {
       }),
       { numRuns: Math.ceil(30 * scale) },
     )
-    if (process.env["SHOW_COVERAGE"]) console.log({ halfSealed, images })
     // Not vacuous: some copies caught an hour with both log entries and a chunk.
     expect(halfSealed, `${halfSealed} of ${images} copies`).toBeGreaterThan(0)
   }, SHRINK_TIMEOUT)
@@ -589,7 +588,6 @@ describe('sealing: a crash after any atomic write of a seal in steps', () => {
     let partlySealed = 0
     for (const [i, copy] of copies.entries()) {
       const layout = await hourLayout(copy, hour)
-      if (process.env["SHOW_COVERAGE"]) console.log(i, layout)
       if (layout.logged && layout.sealed > 0 && layout.sealed < symbols.length) partlySealed++
       await copy.close()
       const crashed = await PriceStore.open(copy, { provider, limits: LIMITS, cache: { recordsPerSymbol: i % 2 === 0 ? 0 : 4 } })

@@ -516,7 +516,6 @@ describe.each(BACKENDS)('PriceStore on $name over several hours (sealing, chunk 
       }),
       { numRuns: Math.ceil(backend.numRuns * scale) },
     )
-    if (process.env["SHOW_COVERAGE"]) console.log(backend.name, JSON.stringify(seen))
     // Not vacuous: hours were sealed, open and sealed hours were read together, and late records waited for a merge.
     if (backend.name === 'memory-level') {
       expect(seen.sealed, JSON.stringify(seen)).toBeGreaterThan(seen.runs / 3)

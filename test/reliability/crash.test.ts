@@ -432,7 +432,6 @@ describe('crash safety: SIGKILL during ingest', () => {
   })
 
   it('the sealing trials killed the writer with hours half sealed on disk (log entries and chunks of one hour)', () => {
-    if (process.env["SHOW_COVERAGE"]) console.log(halfSealed)
     // Not vacuous: at least one kill landed between a batch and the end of the seal it made due.
     expect(halfSealed.kills).toBe(TRIALS.filter((trial) => trial.sealing).length * CYCLES_PER_TRIAL)
     expect(halfSealed.found, JSON.stringify(halfSealed)).toBeGreaterThan(0)
