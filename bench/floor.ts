@@ -18,8 +18,6 @@ import { chunkKey, periodOf } from '../src/keys/key-layout.js'
 
 /** The store's sublevel of chunks (see src/store/price-store.ts). */
 const CHUNKS_SUBLEVEL = 'c'
-/** A walk back with no `from` gives up after this many hours without a chunk. */
-const MAX_EMPTY_HOURS = 24 * 366
 
 type RawLevel = ClassicLevel<Buffer, Buffer>
 
@@ -27,6 +25,8 @@ export class LevelFloor {
   readonly #db: RawLevel
   readonly #dir: string
   readonly #prefix: Buffer
+  /** The first and last hour with a chunk: no read looks outside them (as the store's own reads do not). */
+  #hours = { first: 0, last: -1 }
 
   private constructor(db: RawLevel, dir: string) {
     this.#db = db
@@ -45,7 +45,18 @@ export class LevelFloor {
     }
     const db = new ClassicLevel<Buffer, Buffer>(twinDir, { keyEncoding: 'buffer', valueEncoding: 'buffer' })
     await db.open()
-    return new LevelFloor(db, twinDir)
+    const floor = new LevelFloor(db, twinDir)
+    await floor.#findHours()
+    return floor
+  }
+
+  async #findHours(): Promise<void> {
+    const bounds = { gte: this.#prefix, lt: Buffer.concat([this.#prefix.subarray(0, -1), Buffer.from([this.#prefix[this.#prefix.length - 1] as number + 1])]) }
+    const [first] = await this.#db.keys({ ...bounds, limit: 1 }).all()
+    const [last] = await this.#db.keys({ ...bounds, limit: 1, reverse: true }).all()
+    if (first !== undefined && last !== undefined) {
+      this.#hours = { first: first.readUInt32BE(this.#prefix.length), last: last.readUInt32BE(this.#prefix.length) }
+    }
   }
 
   /** The raw chunk part, or undefined. */
@@ -59,8 +70,8 @@ export class LevelFloor {
    * buffers, and returns how many records they hold.
    */
   async scan(symbol: string, from: number | undefined, to: number | undefined, reverse: boolean, limit = -1): Promise<number> {
-    const last = periodOf(to ?? Date.now())
-    const first = from === undefined ? last - MAX_EMPTY_HOURS : periodOf(from)
+    const last = Math.min(periodOf(to ?? Number.MAX_SAFE_INTEGER), this.#hours.last)
+    const first = Math.max(from === undefined ? 0 : periodOf(from), this.#hours.first)
     let count = 0
     for (let i = 0; i <= last - first; i++) {
       const period = reverse ? last - i : first + i

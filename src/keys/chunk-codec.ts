@@ -44,6 +44,15 @@ export function encodeChunkPart(periodStart: number, partCount: number, records:
   return writer.finish()
 }
 
+/** How many records a chunk part holds, from its header. @throws MalformedBytes */
+export function readPartRecords(bytes: Buffer): number {
+  const reader = new ByteReader(bytes)
+  const version = reader.byte()
+  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  reader.uint16()
+  return reader.varint()
+}
+
 /** How many parts the chunk has, from any of its parts. @throws MalformedBytes */
 export function readPartCount(bytes: Buffer): number {
   const reader = new ByteReader(bytes)

@@ -1,5 +1,5 @@
 import { MalformedBytes } from '../keys/bytes.js'
-import { readChunkPart, readCompactId } from '../keys/chunk-codec.js'
+import { MAX_PART_RECORDS, readChunkPart, readCompactId, readPartRecords } from '../keys/chunk-codec.js'
 import { PERIOD_MS, describeChunk } from '../keys/key-layout.js'
 import type { Provider } from '../types.js'
 import { Row } from './row.js'
@@ -63,18 +63,16 @@ export class SealedChunk implements RowList {
     this.#provider = provider
     this.#parts = parts
     this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part))
+    // Sized from the parts' headers: a chunk is parsed on every uncached read, so no slack and no growing.
     let capacity = 0
-    for (const part of parts) capacity += Math.ceil(part.length / 16)
-    let timestamps = new Float64Array(Math.min(capacity, 4096 * parts.length))
-    let fields = new Float64Array(timestamps.length * FIELDS)
+    for (const part of parts) capacity += Math.min(readPartRecords(part), MAX_PART_RECORDS)
+    const timestamps = new Float64Array(capacity)
+    const fields = new Float64Array(capacity * FIELDS)
     let count = 0
     parts.forEach((bytes, part) => {
       readChunkPart(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, compactId, valueStart, valueEnd) => {
         if (count > 0 && timestamp < (timestamps[count - 1] as number)) throw new MalformedBytes(`record ${count} is older than the one before`)
-        if (count === timestamps.length) {
-          timestamps = grow(timestamps, count * 2 + 16)
-          fields = grow(fields, (count * 2 + 16) * FIELDS)
-        }
+        if (count === capacity) throw new MalformedBytes('more records than the part headers say')
         timestamps[count] = timestamp
         const at = count * FIELDS
         fields[at] = part
@@ -133,10 +131,4 @@ export function firstAtOrAfter(list: RowList, timestamp: number): number {
 /** The index of the first row after `timestamp`. */
 export function firstAfter(list: RowList, timestamp: number): number {
   return firstAtOrAfter(list, timestamp + 1)
-}
-
-function grow(array: Float64Array<ArrayBuffer>, length: number): Float64Array<ArrayBuffer> {
-  const grown = new Float64Array(length)
-  grown.set(array)
-  return grown
 }
