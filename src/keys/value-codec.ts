@@ -38,8 +38,8 @@ export interface ValuePlace {
   readonly symbol: string
   readonly timestamp: number
   readonly id: string
-  /** The stored entry holding the value (e.g. `chunk BTC@... part 0`). */
-  readonly entry: string
+  /** The stored entry holding the value (e.g. `chunk BTC@... part 0`), or how to name it: only an error needs it. */
+  readonly entry: string | (() => string)
 }
 
 /** Packs the stored part of a validated record. */
@@ -125,7 +125,7 @@ export function decodeValue(
 
 /** Names a record and its entry in an error message and `details.key`. */
 export function describePlace(place: ValuePlace): string {
-  return `${place.symbol}@${place.timestamp}#${place.id} in ${place.entry}`
+  return `${place.symbol}@${place.timestamp}#${place.id} in ${typeof place.entry === 'string' ? place.entry : place.entry()}`
 }
 
 // msgpackr allocates a DataView for every new source buffer and hangs it on the buffer; unpacking

@@ -87,8 +87,7 @@ export class Row implements ScanRow {
   }
 
   #decode(minutes: number | undefined): PriceRecord {
-    const entry = typeof this.#entry === 'string' ? this.#entry : this.#entry()
-    const place = { symbol: this.symbol, timestamp: this.timestamp, id: this.id, entry }
+    const place = { symbol: this.symbol, timestamp: this.timestamp, id: this.id, entry: this.#entry }
     return freezeRecord(decodeValue(this.#bytes, this.#valueStart, this.#valueEnd, place, this.#provider, minutes))
   }
 }
