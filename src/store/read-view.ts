@@ -33,7 +33,7 @@ import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
 import { readPartCount } from '../keys/chunk-codec.js'
 import {
-  HEAD_MS, chunkKey, describeChunk, headsKey, headsRange, periodOf, readHeadsPeriod,
+  HEAD_MS, PERIOD_MS, chunkKey, describeChunk, headsKey, headsRange, periodOf, readHeadsPeriod,
 } from '../keys/key-layout.js'
 import type { Provider } from '../types.js'
 import { HotTails } from './hot-tails.js'
@@ -332,11 +332,12 @@ export class ReadView implements ScanSource {
   }
 
   /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
-  #headsIn(symbol: string, period: number, { from, to }: SampleRange, rows: Row[]): Row[] {
+  #headsIn(symbol: string, period: number, { from, to, interval }: SampleRange, rows: Row[]): Row[] {
     const sealed = this.#headsOf(symbol, period)
     const open = this.#open.rows(symbol, period)
     if (sealed === null && open.length === 0) return rows
     const edgeBucket = Math.floor(to / HEAD_MS)
+    const before = rows.length
     for (const head of combineHeads(sealed ?? [], open)) {
       if (head.timestamp > to && Math.floor(head.timestamp / HEAD_MS) === edgeBucket) {
         // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk.
@@ -348,6 +349,8 @@ export class ReadView implements ScanSource {
         rows.push(head)
       }
     }
+    // At an hour or a multiple, the whole hour falls in one interval bucket: only its last head can be chosen.
+    if (interval % PERIOD_MS === 0 && rows.length - before > 1) rows.splice(before, rows.length - before - 1)
     return rows
   }
 

@@ -1,5 +1,6 @@
 import { MalformedBytes } from '../keys/bytes.js'
-import { MAX_PART_RECORDS, readChunkPart, readCompactId, readPartRecords } from '../keys/chunk-codec.js'
+import { COLUMN_FIELDS, parseChunkPart, readCompactId } from '../keys/chunk-codec.js'
+import type { ChunkColumn } from '../keys/chunk-codec.js'
 import { PERIOD_MS, describeChunk } from '../keys/key-layout.js'
 import type { Provider } from '../types.js'
 import { Row } from './row.js'
@@ -33,14 +34,12 @@ export class RowArray implements RowList {
   }
 }
 
-/** Fields of the column kept per record, besides the timestamp. */
-const FIELDS = 6
 const MIN_ROW_WEIGHT = 64
 
 /**
- * A sealed chunk (all its parts) as read: its column parsed into typed
- * arrays, each row built on first use. Reading one record of an hour (an
- * as-of query, a range's edge) costs one row, not the hour's.
+ * A sealed chunk (all its parts) as read: each part's column parsed into
+ * typed arrays, each row built on first use. Reading one record of an hour
+ * (an as-of query, a range's edge) costs one row, not the hour's.
  */
 export class SealedChunk implements RowList {
   readonly length: number
@@ -49,10 +48,10 @@ export class SealedChunk implements RowList {
   readonly #symbol: string
   readonly #provider: Provider
   readonly #parts: readonly Buffer[]
+  readonly #columns: readonly ChunkColumn[]
   readonly #entries: readonly (() => string)[]
+  /** Every record's timestamp, all parts in order (the one part's own array when there is one). */
   readonly #timestamps: Float64Array
-  /** Per record: part, id start, id end, compact id (1/0), value start, value end. */
-  readonly #fields: Float64Array
   readonly #rows: (Row | undefined)[]
 
   /**
@@ -63,30 +62,22 @@ export class SealedChunk implements RowList {
     this.#provider = provider
     this.#parts = parts
     this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part))
-    // Sized from the parts' headers: a chunk is parsed on every uncached read, so no slack and no growing.
-    let capacity = 0
-    for (const part of parts) capacity += Math.min(readPartRecords(part), MAX_PART_RECORDS)
-    const timestamps = new Float64Array(capacity)
-    const fields = new Float64Array(capacity * FIELDS)
-    let count = 0
-    parts.forEach((bytes, part) => {
-      readChunkPart(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, compactId, valueStart, valueEnd) => {
-        if (count > 0 && timestamp < (timestamps[count - 1] as number)) throw new MalformedBytes(`record ${count} is older than the one before`)
-        if (count === capacity) throw new MalformedBytes('more records than the part headers say')
-        timestamps[count] = timestamp
-        const at = count * FIELDS
-        fields[at] = part
-        fields[at + 1] = idStart
-        fields[at + 2] = idEnd
-        fields[at + 3] = compactId ? 1 : 0
-        fields[at + 4] = valueStart
-        fields[at + 5] = valueEnd
-        count++
-      })
-    })
+    this.#columns = parts.map((bytes) => parseChunkPart(bytes, period * PERIOD_MS))
+    const count = this.#columns.reduce((sum, column) => sum + column.count, 0)
+    let timestamps = (this.#columns[0] as ChunkColumn).timestamps
+    if (this.#columns.length > 1) {
+      timestamps = new Float64Array(count)
+      let at = 0
+      for (const column of this.#columns) {
+        timestamps.set(column.timestamps, at)
+        at += column.count
+      }
+    }
+    for (let i = 1; i < count; i++) {
+      if ((timestamps[i] as number) < (timestamps[i - 1] as number)) throw new MalformedBytes(`record ${i} is older than the one before`)
+    }
     this.length = count
     this.#timestamps = timestamps
-    this.#fields = fields
     this.#rows = new Array(count)
     this.weight = parts.reduce((sum, part) => sum + part.length, 0) + count * MIN_ROW_WEIGHT
   }
@@ -98,11 +89,14 @@ export class SealedChunk implements RowList {
   rowAt(index: number): Row {
     let row = this.#rows[index]
     if (row === undefined) {
-      const at = index * FIELDS
-      const part = this.#fields[at] as number
-      row = new Row(this.#symbol, this.#timestamps[index] as number, this.#parts[part] as Buffer, this.#fields[at + 1] as number,
-        this.#fields[at + 2] as number, this.#fields[at + 4] as number, this.#fields[at + 5] as number, this.#entries[part] as () => string,
-        this.#provider, this.#fields[at + 3] === 1 ? readCompactId : undefined)
+      let part = 0
+      let local = index
+      while (local >= (this.#columns[part] as ChunkColumn).count) local -= (this.#columns[part++] as ChunkColumn).count
+      const { fields } = this.#columns[part] as ChunkColumn
+      const at = local * COLUMN_FIELDS
+      row = new Row(this.#symbol, this.#timestamps[index] as number, this.#parts[part] as Buffer, fields[at] as number,
+        fields[at + 1] as number, fields[at + 3] as number, fields[at + 4] as number, this.#entries[part] as () => string,
+        this.#provider, fields[at + 2] === 1 ? readCompactId : undefined)
       this.#rows[index] = row
     }
     return row
