@@ -60,10 +60,9 @@ export class LogEntryWriter {
 
 /** Packs the records of one batch in one period. */
 export function encodeLogEntry(records: readonly LogRecord[]): Buffer {
-  const writer = new ByteWriter(records.reduce((sum, record) => sum + record.value.length + 64, 1))
-  writer.byte(STORE_FORMAT)
-  for (const record of records) writer.text(record.symbol).uint64(record.timestamp).text(record.id).sized(record.value)
-  return writer.finish()
+  const entry = new LogEntryWriter()
+  for (const record of records) entry.add(record.symbol, record.timestamp, record.id, (writer) => writer.bytes(record.value))
+  return entry.finish().bytes
 }
 
 /**

@@ -307,10 +307,11 @@ export class PriceStore {
     const batch = new RootBatch()
     const writes: OpenWrite[] = []
     for (const [period, entry] of entries) {
-      const key = logKey(period, this.#sequence++)
+      const sequence = this.#sequence++
+      const key = logKey(period, sequence)
       const { bytes, places } = entry.finish()
       batch.put(this.#prefixes.log, key, bytes)
-      writes.push(this.#openWrite(period, key, bytes, places))
+      writes.push(this.#openWrite(period, sequence, key, bytes, places))
     }
     for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, symbolKey(symbol), EMPTY)
     try {
@@ -329,9 +330,8 @@ export class PriceStore {
   }
 
   /** One log entry's records as open rows (views into the entry's bytes), by symbol; parsed when `places` are not known. */
-  #openWrite(period: number, key: Buffer, entry: Buffer, places?: readonly LogPlace[]): OpenWrite {
+  #openWrite(period: number, sequence: number, key: Buffer, entry: Buffer, places?: readonly LogPlace[]): OpenWrite {
     const rows = new Map<string, Row[]>()
-    const { sequence } = readLogKey(key)
     const name = (): string => describeLog(period, sequence)
     const add = (symbol: string, timestamp: number, idStart: number, idEnd: number, valueStart: number, valueEnd: number): void => {
       let list = rows.get(symbol)
@@ -353,25 +353,24 @@ export class PriceStore {
 
   /** Reads the log into a new open area: the records written and not yet sealed, in commit order. */
   async #replayLog(): Promise<OpenArea> {
-    let open = OpenArea.EMPTY
+    const writes: OpenWrite[] = []
     this.#sequence = 0
     this.#sealer.horizon = 0
     for await (const [key, entry] of this.#levels.log.iterator()) {
-      let period: number
-      let sequence: number
       let write: OpenWrite
       try {
-        ;({ period, sequence } = readLogKey(key))
-        write = this.#openWrite(period, Buffer.from(key), Buffer.from(entry))
+        const { period, sequence } = readLogKey(key)
+        write = this.#openWrite(period, sequence, Buffer.from(key), Buffer.from(entry))
+        this.#sequence = Math.max(this.#sequence, sequence + 1)
       } catch (err) {
         const name = key.length === 12 ? describeLog(readLogKey(key).period, readLogKey(key).sequence) : `log entry 0x${Buffer.from(key).toString('hex')}`
         throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${name} cannot be decoded: ${(err as Error).message}`, { cause: err, details: { key: name } })
       }
-      open = open.withWrites([write])
-      this.#sequence = Math.max(this.#sequence, sequence + 1)
+      writes.push(write)
       for (const rows of write.rows.values()) for (const row of rows) this.#sealer.horizon = Math.max(this.#sealer.horizon, row.timestamp)
     }
-    return open
+    // One new area for the whole log: entries are taken in key order, which within an hour is commit order.
+    return OpenArea.EMPTY.withWrites(writes)
   }
 
   /** Queues a turn of sealing after the writes queued so far. */
