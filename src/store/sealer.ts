@@ -104,7 +104,7 @@ export class Sealer {
 
   /** One atomic write: chunks of some symbols of the hour, or, once all are written, the deletion of its log entries. */
   async #step(): Promise<void> {
-    const { state, db, levels, prefixes, provider, sync } = this.#context
+    const { state, db, levels, prefixes, provider } = this.#context
     const task = this.#task ?? this.#begin(this.#duePeriod() as number)
     const held = state.open.period(task.period)
     if (held === undefined) {
@@ -135,12 +135,12 @@ export class Sealer {
       await view.close()
     }
     state.beginSeal()
-    await this.#commit(batch, () => state.applySealStep(task.period, heads), sync)
+    await this.#commit(batch, () => state.applySealStep(task.period, heads))
   }
 
-  async #commit(batch: RootBatch, apply: () => void, sync = this.#context.sync): Promise<void> {
+  async #commit(batch: RootBatch, apply: () => void): Promise<void> {
     try {
-      await batch.write(this.#context.db, sync)
+      await batch.write(this.#context.db, this.#context.sync)
     } catch (err) {
       // The hour's rows stay open, so nothing is lost; the step runs again on a later turn.
       this.#task = undefined
