@@ -141,7 +141,7 @@ describe('paths and methods', () => {
     expect(await missing.text()).toBe('')
   })
 
-  it.each(['/', '/price', '/pricesx', '/prices/x', '//prices', '/PRICES', '/%70rices'])('404 with a JSON error for %s', async (path) => {
+  it.each(['/price', '/pricesx', '/prices/x', '//prices', '/PRICES', '/%70rices', '/udf', '/udf/', '/udf/nope', '/UDF/config', '/index.html', '/page/'])('404 with a JSON error for %s', async (path) => {
     const { status, body, headers } = await getJson('', path)
     expect(status).toBe(404)
     expect(headers.get('content-type')).toBe('application/json; charset=utf-8')

@@ -132,8 +132,12 @@ describe('odd request lines and methods', () => {
     expect(JSON.parse(body)).toHaveLength(1)
     const other = await raw('GET http://example.com/other HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n')
     expect(other.status).toBe(404)
+    // No path is the root path: the chart page (503 until it is built), as for `GET /`.
     const bare = await raw('GET http://example.com HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n')
-    expect(bare.status).toBe(404)
+    const root = await raw('GET / HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n')
+    expect([200, 503]).toContain(bare.status)
+    expect(bare.status).toBe(root.status)
+    expect(bare.headers['content-type']).toBe(root.headers['content-type'])
   })
 
   it('a fragment is not part of the query', async () => {

@@ -11,26 +11,32 @@ import {
   type HttpErrorCode,
   type PricesQueryable,
 } from './answer.js'
+import { CHART_SCRIPT_PATH, ChartPage, type ChartPageOptions } from './chart-page.js'
 import { MAX_TIMER_MS, QueryGate, checkIntegerOption, type GateRequest, type QueryLimitOptions, type QueryLoad } from './query-gate.js'
+import { answerUdf, udfEndpoint, type UdfEndpoint, type UdfSource } from './udf.js'
+import { historyThroughGate } from './udf-gate.js'
 
 /**
  * Options of {@link createPricesListener}: `onError` for logging what clients
- * are not shown, and the limits on queries (a cap on heavy queries at once,
+ * are not shown, the limits on queries (a cap on heavy queries at once,
  * a bounded line of waiting ones, a time budget per query; see
- * {@link QueryLimitOptions}).
+ * {@link QueryLimitOptions}), and where the chart page's script is.
  */
-export interface PricesListenerOptions extends AnswerOptions, QueryLimitOptions {}
+export interface PricesListenerOptions extends AnswerOptions, QueryLimitOptions, ChartPageOptions {}
 
 const ALLOW = 'GET, HEAD'
 
 /**
  * A `node:http` request listener serving `GET`/`HEAD /prices` (and `/prices/`)
- * from `store`. Mount it in any Node host; every other path answers 404 and
- * every other method on `/prices` answers 405 with `Allow: GET, HEAD`. It
- * never throws: unexpected failures become a 500 without internals. Heavy
- * queries are capped, wait in a bounded line, and every query has a time
- * budget (503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT` past them; see
- * {@link QueryLimitOptions}); each listener has its own limits.
+ * from `store` and, when the store can also answer candles (a `PriceStore`
+ * can; see {@link UdfSource}), TradingView's UDF endpoints under `/udf/` and
+ * a chart page at `/`. Mount it in any Node host; every other path answers
+ * 404 and every other method on those paths answers 405 with
+ * `Allow: GET, HEAD`. It never throws: unexpected failures become a 500
+ * without internals. Heavy queries (UDF history included) are capped, wait
+ * in a bounded line, and every query has a time budget (503 `HTTP_BUSY` /
+ * `HTTP_QUERY_TIMEOUT` past them; see {@link QueryLimitOptions}); each
+ * listener has its own limits.
  *
  * @example
  * http.createServer(createPricesListener(store)).listen(9000)
@@ -40,15 +46,29 @@ export function createPricesListener(store: PricesQueryable, options: PricesList
 }
 
 function listenerWithGate(store: PricesQueryable, options: PricesListenerOptions, gate: QueryGate): RequestListener {
+  const charts = chartSource(store)
+  const page = new ChartPage(options)
   return (req, res) => {
     const head = req.method === 'HEAD'
     try {
       const arrivedAt = performance.now()
       // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
       req.resume()
-      const routed = routeRequest(req.method, req.url ?? '')
+      const routed = routeRequest(req.method, req.url ?? '', charts !== undefined)
       if ('answer' in routed) {
         sendAnswer(res, routed.answer, head)
+        return
+      }
+      if ('page' in routed) {
+        sendAnswer(res, routed.page === 'html' ? page.page() : page.script(), head)
+        return
+      }
+      if ('udf' in routed) {
+        const runHistory = historyThroughGate(gate, options, new ListenerRequest(arrivedAt, res))
+        answerUdf(charts as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
+          (ready) => sendOrFail(options, res, ready, head),
+          (err: unknown) => failRequest(options, res, err, head),
+        )
         return
       }
       // No async function and no named closure per request (tsx names each with a
@@ -101,21 +121,48 @@ function failRequest(options: PricesListenerOptions, res: ServerResponse, err: u
   }
 }
 
+/** Where a request goes (see {@link routeRequest}). */
+type Route =
+  | { readonly answer: HttpAnswer }
+  | { readonly params: URLSearchParams }
+  | { readonly udf: UdfEndpoint; readonly params: URLSearchParams }
+  | { readonly page: 'html' | 'script' }
+
 /**
- * Where a request goes: a query on `/prices` (GET or HEAD), or a ready
- * answer (404 for other paths, 405 for other methods on `/prices`).
+ * Where a request goes: a query on `/prices`, a UDF endpoint or the chart
+ * page and its script (those only when `charts` are served), each for GET
+ * or HEAD; or a ready answer (404 for other paths, 405 for other methods).
  */
-function routeRequest(method: string | undefined, url: string): { answer: HttpAnswer } | { params: URLSearchParams } {
+function routeRequest(method: string | undefined, url: string, charts: boolean): Route {
   const target = splitTarget(url)
-  if (target === undefined || (target.path !== '/prices' && target.path !== '/prices/')) {
-    return { answer: httpError(404, 'HTTP_NOT_FOUND', 'not found: the only endpoint is GET /prices') }
+  const path = target?.path
+  const prices = path === '/prices' || path === '/prices/'
+  const udf = charts && path !== undefined ? udfEndpoint(path) : undefined
+  const page = charts && path === '/' ? 'html' : charts && path === CHART_SCRIPT_PATH ? 'script' : undefined
+  if (target === undefined || (!prices && udf === undefined && page === undefined)) {
+    const served = charts ? 'GET /prices, /udf/{config,symbols,search,history,time} and the chart page at /' : 'GET /prices'
+    return { answer: httpError(404, 'HTTP_NOT_FOUND', `not found: the endpoints are ${served}`) }
   }
   if (method !== 'GET' && method !== 'HEAD') {
-    const message = `method ${JSON.stringify(method)} is not allowed on /prices; use GET or HEAD`
+    const message = `method ${JSON.stringify(method)} is not allowed on ${target.path}; use GET or HEAD`
     return { answer: httpError(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow: ALLOW }) }
   }
+  if (page !== undefined) return { page }
   // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
-  return { params: new URLSearchParams(target.query) }
+  const params = new URLSearchParams(target.query)
+  return udf === undefined ? { params } : { udf, params }
+}
+
+/**
+ * The store as a source of charts, when it is one. Checked once per
+ * listener: a host may serve `/prices` from anything with `query` (a stub,
+ * a proxy); charts need candles, symbols and the latest records too.
+ */
+function chartSource(store: PricesQueryable): UdfSource | undefined {
+  const candidate = store as Partial<UdfSource>
+  const methods = [candidate.candles, candidate.symbols, candidate.latest]
+  const charts = methods.every((method) => typeof method === 'function') && candidate.limits !== undefined && candidate.provider !== undefined
+  return charts ? (store as unknown as UdfSource) : undefined
 }
 
 /**
@@ -185,10 +232,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
 /**
  * A `connect` handler for `node:http` servers. Without one, Node drops
  * `CONNECT` requests without a word; this answers them like any other
- * method (405 on `/prices`, 404 elsewhere) and closes the connection.
+ * method (405 on the paths served, 404 elsewhere) and closes the connection.
  */
 export function answerConnect(req: IncomingMessage, socket: Duplex): void {
-  const routed = routeRequest(req.method, req.url ?? '')
+  const routed = routeRequest(req.method, req.url ?? '', true)
   if ('answer' in routed) writeRawAnswer(socket, routed.answer)
   else socket.destroy()
 }
