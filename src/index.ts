@@ -30,6 +30,9 @@ export {
   createPricesListener, answerClientError, answerConnect, startServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS,
 } from './adapters/http/node.js'
 export type { PricesListenerOptions, StartServerOptions, RunningServer } from './adapters/http/node.js'
+export { answerUdf, udfEndpoint } from './adapters/http/udf.js'
+export type { UdfEndpoint, UdfOptions, UdfSource } from './adapters/http/udf.js'
+export type { ChartPageOptions } from './adapters/http/chart-page.js'
 export {
   QueryGate, isHeavyQuery, isQueryLimitError, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
 } from './adapters/http/query-gate.js'

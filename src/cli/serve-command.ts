@@ -25,9 +25,10 @@ const DEFAULT_HOST = '127.0.0.1'
 
 const HELP = `Usage: price-store serve [options]
 
-Serves GET /prices (see docs/http.md) from the database until SIGINT
-(Ctrl+C) or SIGTERM, then stops gracefully: it stops accepting connections,
-finishes the requests in flight, closes the database and exits with 0.
+Serves GET /prices, TradingView UDF under /udf/ and a chart page at /
+(see docs/http.md) from the database until SIGINT (Ctrl+C) or SIGTERM, then
+stops gracefully: it stops accepting connections, finishes the requests in
+flight, closes the database and exits with 0.
 
 Options:
   --port N                    port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
@@ -90,6 +91,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     const lines = [
       `price-store is serving ${formatCount(symbols.length)} symbols from ${config.location}`,
       `  ${endpoint}`,
+      `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
       '',
       symbols.length === 0 ? 'The database is empty: add records with "price-store import FILE". Then try:' : 'Try:',
       ...(await exampleQueries(store, symbols, endpoint)).map((url) => `  curl '${url}'`),

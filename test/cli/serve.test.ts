@@ -41,6 +41,7 @@ describe('price-store serve', () => {
   it('prints the URL and three example queries that answer; SIGINT stops it cleanly with exit 0', async () => {
     const { memory, exit, banner, endpoint, examples } = await startServe(['--db', db, '--demo-if-empty'])
     expect(banner).toContain(`price-store is serving 20 symbols from ${db}`)
+    expect(banner).toContain(`\n  ${endpoint.slice(0, -'prices'.length)} shows charts (TradingView UDF at /udf/)\n`)
     expect(memory.stderr()).not.toContain('demo data') // not empty: nothing written
     expect(examples).toHaveLength(3)
     const [latest, several, range] = await Promise.all(examples.map(async (url) => {

@@ -20,6 +20,23 @@ for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
   await assert.rejects(store.query({ limit: 'x' }), (err) => other.isPriceStoreError(err, 'PRICE_INVALID_QUERY'), `${name}: coded error`)
   await store.close()
 }
+// The chart page's script is found in dist/ from the built code, whichever format loaded it.
+for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
+  const store = await api.PriceStore.open(new MemoryLevel(), { provider })
+  const running = await api.startServer({ store })
+  try {
+    const page = await fetch(`${running.url}/`)
+    assert.equal(page.status, 200, `${name}: the chart page`)
+    assert.match(await page.text(), /<script src="\/page\/chart.js"/, `${name}: the page loads its script`)
+    const script = await fetch(`${running.url}/page/chart.js`)
+    assert.equal(script.status, 200, `${name}: the page's script`)
+    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8')
+    assert.ok((await script.text()).length > 10_000, `${name}: the script holds lightweight-charts`)
+  } finally {
+    await running.close()
+    await store.close()
+  }
+}
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs and bin OK')
+console.log('dist: esm, cjs, the chart page and bin OK')
