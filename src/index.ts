@@ -6,14 +6,19 @@
 export { PriceStore } from './store/price-store.js'
 export type { StoreStatus } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/store-options.js'
-export type { LatestOptions, RangeOptions, SeveralOptions } from './engine/typed-queries.js'
+export type {
+  AsOfOptions, CandleOptions, FillOptions, LatestOptions, RangeOptions, SeveralOptions, TwapOptions,
+} from './engine/typed-queries.js'
+export type { StreamOptions } from './store/price-store.js'
 
 export { PriceStoreError, isPriceStoreError } from './errors.js'
 export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'
 
 export { parseQuery } from './engine/parse-query.js'
 export type { QueryConfig } from './engine/parse-query.js'
-export { executeQuery } from './engine/execute.js'
+export { executeQuery, executePlan, streamBuckets } from './engine/execute.js'
+export { planQuery, LIGHT_QUERY_RECORDS } from './engine/plan.js'
+export type { QueryPlan, PlannedRead, ReadRole } from './engine/plan.js'
 export { sampleByInterval, minuteOfHour } from './engine/sample.js'
 export { answerToJson } from './engine/answer-json.js'
 export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
@@ -21,11 +26,11 @@ export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
 export { DEFAULT_LIMITS } from './types.js'
 export type {
   PriceRecord, NewPriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
-  PriceAnswer, QueryParams,
+  CandlesQuery, TwapQuery, AsOf, AsOfDirection, BucketGrid, Fill, RecordRef, FilledPoint, Candle, Twap, PriceAnswer, QueryParams,
 } from './types.js'
 
-export { answerPrices, answerToJsonInSlices } from './adapters/http/answer.js'
-export type { AnswerOptions, HttpAnswer, HttpErrorCode, PricesQueryable } from './adapters/http/answer.js'
+export { answerPrices, answerPlanned, planRequest, answerToJsonInSlices } from './adapters/http/answer.js'
+export type { AnswerOptions, HttpAnswer, HttpErrorCode, PlannedRequest, PricesQueryable } from './adapters/http/answer.js'
 export {
   createPricesListener, answerClientError, answerConnect, startServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS,
 } from './adapters/http/node.js'
@@ -34,7 +39,7 @@ export { answerUdf, udfEndpoint } from './adapters/http/udf.js'
 export type { UdfEndpoint, UdfOptions, UdfSource } from './adapters/http/udf.js'
 export type { ChartPageOptions } from './adapters/http/chart-page.js'
 export {
-  QueryGate, isHeavyQuery, isQueryLimitError, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
+  QueryGate, isQueryLimitError, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
 } from './adapters/http/query-gate.js'
 export type { QueryLimitOptions, QueryLoad, QueryLimitError, GateRequest } from './adapters/http/query-gate.js'
 export { statusForError } from './adapters/http/status.js'

@@ -58,6 +58,21 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxRangePoints: 10000,
 })
 
+/**
+ * Which side of the as-of time (`to`) an as-of answer may come from:
+ * `before` (at or before it, the default and RedStone's meaning), `after`
+ * (at or after it) or `nearest` (the closer of the two; an equal distance
+ * goes to `before`).
+ */
+export type AsOfDirection = 'before' | 'after' | 'nearest'
+
+/** An as-of lookup other than RedStone's default: a direction and/or a tolerance around `to`. */
+export interface AsOf {
+  readonly direction: AsOfDirection
+  /** The most ms the chosen record may lie from `to`; absent means any distance. */
+  readonly tolerance?: number
+}
+
 /** The latest-N form and its as-of/history variant: newest first. */
 export interface LatestQuery {
   readonly kind: 'latest'
@@ -66,6 +81,8 @@ export interface LatestQuery {
   readonly offset: number
   readonly from?: number
   readonly to?: number
+  /** Present only for a directed or bounded as-of lookup (then `limit` is 1, `offset` 0, `to` given, `from` absent). */
+  readonly asOf?: AsOf
 }
 
 /** The several-tokens form: the latest record of each symbol in the window, keyed by symbol. */
@@ -75,24 +92,136 @@ export interface SeveralQuery {
   readonly symbols: readonly string[] | 'all'
   readonly from?: number
   readonly to?: number
+  /** Present only for a directed or bounded as-of lookup (then `to` is given and `from` absent). */
+  readonly asOf?: AsOf
 }
 
-/** The range form: one record per epoch-aligned bucket of `interval` ms, oldest first. */
-export interface RangeQuery {
-  readonly kind: 'range'
-  readonly symbol: string
+/**
+ * The bucket grid of the bucketed forms (range and candles): bucket `k`
+ * covers `origin + k·interval` to `origin + (k+1)·interval − 1`, clipped
+ * to `from..to`. `origin` is kept in `0..interval−1` (a shift by whole
+ * intervals changes nothing).
+ */
+export interface BucketGrid {
   readonly from: number
   readonly to: number
   readonly interval: number
+  /** Shift of the grid from the Unix epoch, in ms, normalised into `0..interval−1`. */
+  readonly origin: number
+}
+
+/** Gap filling: every bucket carries the latest record at or before its end, unless older than `maxAge`. */
+export interface Fill {
+  readonly mode: 'prev'
+  /** The oldest a carried record may be (bucket end minus its timestamp, in ms); absent means no bound. */
+  readonly maxAge?: number
+}
+
+/** The range form: one record per bucket of `interval` ms, oldest first. */
+export interface RangeQuery extends BucketGrid {
+  readonly kind: 'range'
+  readonly symbol: string
   readonly offset: number
   readonly limit?: number
+  /** With gap filling, the answer is one {@link FilledPoint} per bucket instead of records. */
+  readonly fill?: Fill
+}
+
+/** Candles: open, high, low, close and count per bucket of `interval` ms, oldest first. */
+export interface CandlesQuery extends BucketGrid {
+  readonly kind: 'candles'
+  readonly symbol: string
+  readonly offset: number
+  readonly limit?: number
+  readonly fill?: Fill
+}
+
+/** The time-weighted average of each symbol's value over `from..to`. */
+export interface TwapQuery {
+  readonly kind: 'twap'
+  /** Distinct symbols in request order, or `'all'` for every symbol in the store. */
+  readonly symbols: readonly string[] | 'all'
+  readonly from: number
+  readonly to: number
 }
 
 /** A validated query: the single result of parsing a `GET /prices` parameter set. */
-export type PriceQuery = LatestQuery | SeveralQuery | RangeQuery
+export type PriceQuery = LatestQuery | SeveralQuery | RangeQuery | CandlesQuery | TwapQuery
 
-/** The answer to a query: an array for single-symbol forms, an object keyed by symbol for several. */
-export type PriceAnswer = PriceRecord[] | SampledRecord[] | Record<string, PriceRecord>
+/** A record named by a derived answer: enough to fetch it and check its signature. */
+export interface RecordRef {
+  readonly id: string
+  readonly timestamp: number
+  readonly value: number
+}
+
+/**
+ * One bucket of a gap-filled range: its record (the bucket's latest, or
+ * carried from an earlier time when the bucket has none).
+ */
+export interface FilledPoint {
+  /** First millisecond of the bucket (on the grid, so it may be before `from` for the first bucket). */
+  readonly bucket: number
+  /** True when the record is from before the bucket (carried forward). */
+  readonly carried: boolean
+  /** How old the record is at the bucket's end (clipped to `to`): end minus its timestamp, in ms. */
+  readonly age: number
+  readonly record: SampledRecord
+}
+
+/**
+ * One bucket of the candles form. Each price names the record it comes
+ * from. A bucket with no records appears only when gap filling carries a
+ * record into it: then all four are that record, `count` is 0 and
+ * `carried` is true.
+ */
+export interface Candle {
+  /** First millisecond of the bucket (on the grid). */
+  readonly bucket: number
+  /** The bucket's first record in (timestamp, id) order. */
+  readonly open: RecordRef
+  /** The greatest value; among equal values, the latest record. */
+  readonly high: RecordRef
+  /** The least value; among equal values, the latest record. */
+  readonly low: RecordRef
+  /** The bucket's latest record, the one the range form returns. */
+  readonly close: RecordRef
+  /** Records in the bucket (inside `from..to`). */
+  readonly count: number
+  /** Present (true) only on a bucket filled from an earlier record. */
+  readonly carried?: true
+  /** With `carried`: how old the carried record is at the bucket's end, in ms. */
+  readonly age?: number
+}
+
+/**
+ * The time-weighted average of one symbol over `from..to`: each record's
+ * value weighs the time from its timestamp (or `from`, for the record in
+ * force at `from`) until the next record's timestamp, the last until `to`.
+ */
+export interface Twap {
+  /** The average; when the weighted time is zero, the value in force at `to`. */
+  readonly twap: number
+  readonly from: number
+  readonly to: number
+  /** Where the average starts: `from` when a record was in force then, else the first record's timestamp. */
+  readonly start: number
+  /** Records with a positive weight (1 when the weighted time is zero). */
+  readonly count: number
+  /** The record in force at `start`. */
+  readonly first: RecordRef
+  /** The record in force at `to`. */
+  readonly last: RecordRef
+}
+
+/** The answer to a query: an array for single-symbol forms, an object keyed by symbol for several and TWAP. */
+export type PriceAnswer =
+  | PriceRecord[]
+  | SampledRecord[]
+  | FilledPoint[]
+  | Candle[]
+  | Record<string, PriceRecord>
+  | Record<string, Twap>
 
 /**
  * Raw query parameters, as from a URL. A plain object may give a parameter

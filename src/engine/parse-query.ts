@@ -1,6 +1,8 @@
 import { PriceStoreError, describeValue } from '../errors.js'
 import type { PriceStoreErrorCode } from '../errors.js'
 import type { Limits, PriceQuery, Provider, QueryParams } from '../types.js'
+import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
+import { fail } from './query-errors.js'
 import { symbolProblem } from './text-rules.js'
 
 /** What `parseQuery` needs to know about the store it parses for. */
@@ -12,19 +14,22 @@ export interface QueryConfig {
 /** The known parameters, in the order their errors take precedence. */
 const KNOWN_PARAMETERS = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance',
 ] as const
 type KnownParameter = (typeof KNOWN_PARAMETERS)[number]
 /** The known parameters given, each once; a value may be a non-string when it came from a plain object. */
 type RawParameters = Partial<Record<KnownParameter, unknown>>
 
 const PLAIN_INTEGER = /^[0-9]+$/
+const SIGNED_INTEGER = /^-?[0-9]+$/
+const NAMES = { from: 'fromTimestamp', to: 'toTimestamp' } as const
 
 /**
- * Turns raw `GET /prices` parameters into a validated, frozen query (SPEC §2).
- * Unknown parameters are ignored. When several rules fail, the first in this
- * order wins: a repeated parameter; each parameter's own rules, in the order
- * symbol, symbols, provider, limit, offset, fromTimestamp, toTimestamp,
- * interval; then the rules between parameters.
+ * Turns raw `GET /prices` parameters into a validated, frozen query (SPEC §2,
+ * and the forms of docs/semantics.md beyond it). Unknown parameters are
+ * ignored. When several rules fail, the first in this order wins: a
+ * repeated parameter; each parameter's own rules, in the order of
+ * {@link KNOWN_PARAMETERS}; then the rules between parameters.
  *
  * @throws PriceStoreError with a `PRICE_INVALID_*` or `PRICE_UNSUPPORTED_PROVIDER` code
  * @example
@@ -46,30 +51,72 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   if (interval === 0) {
     throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval must be at least 1 (got ${describeValue(raw.interval)})`)
   }
+  const aggregate = 'aggregate' in raw ? checkChoice('aggregate', raw.aggregate, AGGREGATES, 'PRICE_INVALID_QUERY') : undefined
+  const fill = 'fill' in raw ? checkChoice('fill', raw.fill, FILLS, 'PRICE_INVALID_QUERY') : undefined
+  const maxAge = 'maxAge' in raw ? parseInteger('maxAge', raw.maxAge, 'PRICE_INVALID_QUERY') : undefined
+  const origin = 'origin' in raw ? parseInteger('origin', raw.origin, 'PRICE_INVALID_INTERVAL', SIGNED_INTEGER) : undefined
+  const direction = 'direction' in raw ? checkChoice('direction', raw.direction, DIRECTIONS, 'PRICE_INVALID_QUERY') : undefined
+  const tolerance = 'tolerance' in raw ? parseInteger('tolerance', raw.tolerance, 'PRICE_INVALID_QUERY') : undefined
 
   if ('symbol' in raw && symbols !== undefined) {
     throw fail('PRICE_INVALID_QUERY', 'symbols', `give either symbol or symbols, not both (got symbol=${describeValue(raw.symbol)} and symbols=${describeValue(raw.symbols)})`)
   }
+  if (aggregate === 'twap') {
+    if (interval !== undefined) throw fail('PRICE_INVALID_INTERVAL', 'interval', `aggregate=twap averages the whole window: leave out interval (got interval=${interval})`)
+    if (from === undefined || to === undefined) throw missingWindow('aggregate=twap', 'aggregate=twap', from)
+  }
+  if (aggregate === 'candles' && !('symbol' in raw)) {
+    throw fail('PRICE_INVALID_QUERY', 'aggregate', 'aggregate=candles needs a symbol: candles answer one symbol')
+  }
+  if (aggregate === 'candles' && interval === undefined) {
+    throw fail('PRICE_INVALID_INTERVAL', 'interval', 'aggregate=candles needs interval, the width of each candle in ms')
+  }
   if (interval !== undefined && !('symbol' in raw)) {
     throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval needs a symbol: the range form answers one symbol (got interval=${describeValue(raw.interval)} without symbol)`)
   }
-  if (interval !== undefined && (from === undefined || to === undefined)) {
-    const missing = from === undefined ? 'fromTimestamp' : 'toTimestamp'
-    throw fail('PRICE_INVALID_RANGE', missing, `interval needs both fromTimestamp and toTimestamp (got interval=${describeValue(raw.interval)} without ${missing})`)
+  if (interval !== undefined && (from === undefined || to === undefined)) throw missingWindow('interval', `interval=${describeValue(raw.interval)}`, from)
+  if (fill !== undefined && interval === undefined) {
+    throw fail('PRICE_INVALID_QUERY', 'fill', `fill=${fill} fills the buckets of a range: give it with interval (got fill without interval)`)
   }
+  if (origin !== undefined && interval === undefined) {
+    throw fail('PRICE_INVALID_INTERVAL', 'origin', `origin shifts the buckets of a range: give it with interval (got origin=${origin} without interval)`)
+  }
+  if ((direction !== undefined || tolerance !== undefined) && (interval !== undefined || aggregate !== undefined)) {
+    const given = direction === undefined ? 'tolerance' : 'direction'
+    throw fail('PRICE_INVALID_QUERY', given, `${given} applies to the as-of lookups, not to ${aggregate === undefined ? 'the range form' : `aggregate=${aggregate}`}`)
+  }
+  const fillMode = toFill(fill, maxAge)
   checkOrder(from, to)
 
   const window = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
+  if (aggregate === 'twap') {
+    const list = 'symbol' in raw ? Object.freeze([raw.symbol as string]) : symbols ?? 'all'
+    return Object.freeze({ kind: 'twap', symbols: list, from: from as number, to: to as number })
+  }
+  const asOf = toAsOf(direction, tolerance, { from, to, limit, offset }, NAMES)
   if (!('symbol' in raw)) {
-    return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window })
+    return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window, ...(asOf === undefined ? {} : { asOf }) })
   }
   if (interval !== undefined) {
     return Object.freeze({
-      kind: 'range', symbol: raw.symbol as string, from: from as number, to: to as number, interval, offset,
+      kind: aggregate === 'candles' ? 'candles' : 'range',
+      symbol: raw.symbol as string,
+      ...toGrid(from as number, to as number, interval, origin),
+      offset,
       ...(limit === undefined ? {} : { limit }),
+      ...(fillMode === undefined ? {} : { fill: fillMode }),
     })
   }
-  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window })
+  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window, ...(asOf === undefined ? {} : { asOf }) })
+}
+
+const AGGREGATES = ['candles', 'twap'] as const
+const FILLS = ['prev'] as const
+
+/** The error for a form that needs both ends of its window. */
+function missingWindow(form: string, given: string, from: number | undefined): PriceStoreError {
+  const missing = from === undefined ? 'fromTimestamp' : 'toTimestamp'
+  return fail('PRICE_INVALID_RANGE', missing, `${form} needs both fromTimestamp and toTimestamp (got ${given} without ${missing})`)
 }
 
 /**
@@ -97,10 +144,7 @@ export function checkOrder(from: number | undefined, to: number | undefined): vo
   }
 }
 
-/** Builds a coded query error naming the parameter. */
-export function fail(code: PriceStoreErrorCode, parameter: string, message: string): PriceStoreError {
-  return new PriceStoreError(code, message, { details: { parameter } })
-}
+export { fail }
 
 function readKnownParameters(params: QueryParams): RawParameters {
   const raw: RawParameters = Object.create(null) as RawParameters
@@ -150,17 +194,18 @@ function checkProvider(value: unknown, provider: Provider): void {
   }
 }
 
-function parseInteger(parameter: string, value: unknown, code: PriceStoreErrorCode): number {
+function parseInteger(parameter: string, value: unknown, code: PriceStoreErrorCode, pattern = PLAIN_INTEGER): number {
   checkString(parameter, value, code)
-  if (!PLAIN_INTEGER.test(value)) {
-    throw fail(code, parameter, `${parameter} must be a plain decimal integer (got ${describeValue(value)})`)
+  if (!pattern.test(value)) {
+    const kind = pattern === PLAIN_INTEGER ? 'a plain decimal integer' : 'a decimal integer, optionally negative'
+    throw fail(code, parameter, `${parameter} must be ${kind} (got ${describeValue(value)})`)
   }
-  const digits = value.replace(/^0+(?=.)/, '')
+  const digits = value.replace(/^(-?)0+(?=.)/, '$1')
   const number = Number(digits)
-  if (digits.length > 16 || !Number.isSafeInteger(number)) {
-    throw fail(code, parameter, `${parameter} must be at most ${Number.MAX_SAFE_INTEGER} (got ${describeValue(value)})`)
+  if (digits.replace('-', '').length > 16 || !Number.isSafeInteger(number)) {
+    throw fail(code, parameter, `${parameter} must be at most ${Number.MAX_SAFE_INTEGER} in size (got ${describeValue(value)})`)
   }
-  return number
+  return number === 0 ? 0 : number // never -0
 }
 
 function checkString(parameter: string, value: unknown, code: PriceStoreErrorCode): asserts value is string {

@@ -1,6 +1,9 @@
-import type { PriceRecord, SampledRecord } from '../types.js'
+import type { BucketGrid, PriceRecord, SampledRecord } from '../types.js'
 import { compareTimeAndId } from './compare-ids.js'
+import { bucketOf } from './plan.js'
 import type { ScanRow } from './scan-source.js'
+
+type Grid = Pick<BucketGrid, 'interval' | 'origin'>
 
 /** The UTC minute of the hour of a timestamp: `Math.floor(timestamp / 60000) % 60`. */
 export function minuteOfHour(timestamp: number): number {
@@ -39,20 +42,21 @@ export function sampleByInterval(records: Iterable<PriceRecord>, interval: numbe
  * starts (or on `flush`) and returns false to stop the sampling.
  */
 export class BucketSampler {
-  readonly #interval: number
+  readonly #grid: Grid
   readonly #emit: (row: ScanRow) => boolean
   #pending: ScanRow | undefined
   #pendingBucket = 0
   #stopped = false
 
-  constructor(interval: number, emit: (row: ScanRow) => boolean) {
-    this.#interval = interval
+  /** @param grid the buckets: `interval` ms wide, starting at `origin` (0: the epoch) */
+  constructor(grid: Grid, emit: (row: ScanRow) => boolean) {
+    this.#grid = grid
     this.#emit = emit
   }
 
   /** Takes the next row; false once sampling has stopped. */
   push(row: ScanRow): boolean {
-    const bucket = Math.floor(row.timestamp / this.#interval)
+    const bucket = bucketOf(this.#grid, row.timestamp)
     if (this.#pending !== undefined && bucket !== this.#pendingBucket && !this.#emit(this.#pending)) {
       this.#stopped = true
       return false

@@ -1,4 +1,4 @@
-import type { PriceRecord, SampledRecord } from '../types.js'
+import type { PriceRecord, RecordRef, SampledRecord } from '../types.js'
 
 /**
  * One stored record as a scan yields it. The timestamp is known without
@@ -14,6 +14,12 @@ export interface ScanRow {
    * in one step (otherwise the engine copies `record()` to add `minutes`).
    */
   sampled?(): SampledRecord
+  /**
+   * Optional: the record's id, timestamp and value without decoding the
+   * rest (candles and TWAP read the value of every row). May throw
+   * `PRICE_CORRUPT_VALUE`.
+   */
+  ref?(): RecordRef
 }
 
 /** Bounds of a scan over one symbol's records; both ends inclusive, each optional. */
@@ -46,17 +52,21 @@ export interface ScanSource {
   /**
    * Optional shortcut for interval sampling: rows of `symbol` inside
    * `from..to`, ascending, such that the last row yielded in each
-   * epoch-aligned `interval` bucket is that bucket's latest record. A source
+   * bucket of the range's grid is that bucket's latest record. A source
    * with an index of bucket heads yields far fewer rows than `scan`. The
    * rows come at once (an array) or in batches. Returns `undefined` when it
-   * cannot serve this interval; the engine then scans.
+   * cannot serve this grid; the engine then scans.
    */
   bucketHeads?(symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> | readonly ScanRow[] | undefined
 }
 
-/** A range to sample: both ends inclusive, `interval` ms buckets aligned to the epoch. */
+/**
+ * A range to sample: both ends inclusive, buckets of `interval` ms starting
+ * at `origin` (0: aligned to the epoch; always below `interval`).
+ */
 export interface SampleRange {
   readonly from: number
   readonly to: number
   readonly interval: number
+  readonly origin: number
 }

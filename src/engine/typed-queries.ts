@@ -1,10 +1,26 @@
 import type { PriceStoreErrorCode } from '../errors.js'
 import { describeValue } from '../errors.js'
-import type { LatestQuery, Limits, RangeQuery, SeveralQuery } from '../types.js'
-import { checkLimit, checkOrder, checkSymbol, fail } from './parse-query.js'
+import type { AsOfDirection, CandlesQuery, LatestQuery, Limits, RangeQuery, SeveralQuery, TwapQuery } from '../types.js'
+import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
+import { checkLimit, checkOrder, checkSymbol } from './parse-query.js'
+import { fail } from './query-errors.js'
+
+const NAMES = { from: 'from', to: 'to' } as const
+
+/** A directed or bounded as-of lookup (with `to`, without `from`, `limit` and `offset`). */
+export interface AsOfOptions {
+  /**
+   * Which side of `to` the record may come from: `before` (at or before,
+   * the default), `after` (at or after: the first in (timestamp, id) order)
+   * or `nearest` (the closer; an equal distance goes to `before`).
+   */
+  readonly direction?: AsOfDirection
+  /** The most ms the record may lie from `to`; none within it gives no record. */
+  readonly tolerance?: number
+}
 
 /** Options of the latest-N and history forms. */
-export interface LatestOptions {
+export interface LatestOptions extends AsOfOptions {
   /** How many records, newest first (default 1, at most `maxLimit`). */
   readonly limit?: number
   /** How many of the newest records to skip first (default 0). */
@@ -16,7 +32,7 @@ export interface LatestOptions {
 }
 
 /** Options of the several-tokens form. */
-export interface SeveralOptions {
+export interface SeveralOptions extends AsOfOptions {
   readonly from?: number
   readonly to?: number
 }
@@ -27,12 +43,36 @@ export interface RangeOptions {
   readonly from: number
   /** Last millisecond of the range (inclusive). */
   readonly to: number
-  /** Bucket width in ms; buckets are aligned to the Unix epoch. */
+  /** Bucket width in ms; buckets start at `origin` (default: the Unix epoch). */
   readonly interval: number
-  /** Most records to return, after `offset` (no default). */
+  /**
+   * Shift of the bucket grid in ms, any integer (e.g. `-7_200_000` makes day
+   * buckets start at midnight UTC+2). Not the pagination `offset`.
+   */
+  readonly origin?: number
+  /** Most buckets to return, after `offset` (no default). */
   readonly limit?: number
-  /** Sampled records to skip first (default 0). */
+  /** Buckets to skip first (default 0). */
   readonly offset?: number
+}
+
+/** Gap filling of a bucketed form. */
+export interface FillOptions {
+  /** `'prev'`: every bucket appears, an empty one carrying the latest record before it. */
+  readonly fill?: 'prev'
+  /** With `fill`: the oldest (in ms, at the bucket's end) a carried record may be; older ones are not carried. */
+  readonly maxAge?: number
+}
+
+/** Options of the candles form. */
+export interface CandleOptions extends RangeOptions, FillOptions {}
+
+/** Options of the TWAP form. */
+export interface TwapOptions {
+  /** First millisecond of the window (inclusive). */
+  readonly from: number
+  /** Last millisecond of the window (inclusive). */
+  readonly to: number
 }
 
 /** Validates the typed latest-N options into a query, with the same rules as `parseQuery`. */
@@ -42,32 +82,42 @@ export function toLatestQuery(symbol: unknown, rawOptions: unknown, limits: Limi
   const limit = optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY') ?? 1
   checkLimit(limit, limits.maxLimit)
   const offset = optionalInteger('offset', options.offset, 'PRICE_INVALID_QUERY') ?? 0
-  return Object.freeze({ kind: 'latest', symbol, limit, offset, ...toWindow(options) })
+  const window = toWindow(options)
+  const asOf = typedAsOf(options, window, optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY'), offset)
+  return Object.freeze({ kind: 'latest', symbol, limit, offset, ...window, ...(asOf === undefined ? {} : { asOf }) })
 }
 
 /** Validates the typed several-tokens arguments into a query; `undefined` symbols means every symbol. */
 export function toSeveralQuery(symbols: unknown, rawOptions: unknown, limits: Limits): SeveralQuery {
   const options = optionsObject<SeveralOptions>(rawOptions)
-  let list: readonly string[] | 'all' = 'all'
-  if (symbols !== undefined) {
-    if (!Array.isArray(symbols)) throw fail('PRICE_INVALID_SYMBOL', 'symbols', `symbols must be an array (got ${describeValue(symbols)})`)
-    const distinct = new Set<string>()
-    for (const symbol of symbols) {
-      checkSymbol('symbols', symbol)
-      distinct.add(symbol)
-    }
-    if (distinct.size > limits.maxSymbols) {
-      throw fail('PRICE_INVALID_QUERY', 'symbols', `symbols may name at most ${limits.maxSymbols} distinct symbols (got ${distinct.size})`)
-    }
-    list = Object.freeze([...distinct])
-  }
-  return Object.freeze({ kind: 'several', symbols: list, ...toWindow(options) })
+  const list = symbols === undefined ? 'all' : symbolList(symbols, limits)
+  const window = toWindow(options)
+  const asOf = typedAsOf(options, window, undefined, 0)
+  return Object.freeze({ kind: 'several', symbols: list, ...window, ...(asOf === undefined ? {} : { asOf }) })
 }
 
-/** Validates the typed range options into a query; `limit` may be left out. */
+/** Validates the typed range options (with gap filling) into a query; `limit` may be left out. */
 export function toRangeQuery(symbol: unknown, rawOptions: unknown, limits: Limits): RangeQuery {
+  return toBucketedQuery('range', symbol, rawOptions, limits)
+}
+
+/** Validates the typed candles options into a query. */
+export function toCandlesQuery(symbol: unknown, rawOptions: unknown, limits: Limits): CandlesQuery {
+  return toBucketedQuery('candles', symbol, rawOptions, limits)
+}
+
+/** Validates the typed TWAP arguments into a query; `undefined` symbols means every symbol. */
+export function toTwapQuery(symbols: unknown, rawOptions: unknown, limits: Limits): TwapQuery {
+  const options = optionsObject<Partial<TwapOptions>>(rawOptions)
+  const list = symbols === undefined ? 'all' : symbolList(symbols, limits)
+  const { from, to } = toWindow(options)
+  if (from === undefined || to === undefined) throw missing(from)
+  return Object.freeze({ kind: 'twap', symbols: list, from, to })
+}
+
+function toBucketedQuery<K extends 'range' | 'candles'>(kind: K, symbol: unknown, rawOptions: unknown, limits: Limits): RangeQuery & CandlesQuery & { kind: K } {
   checkSymbol('symbol', symbol)
-  const options = optionsObject<Partial<RangeOptions>>(rawOptions)
+  const options = optionsObject<Partial<CandleOptions>>(rawOptions)
   const limit = optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY')
   if (limit !== undefined) checkLimit(limit, limits.maxLimit)
   const offset = optionalInteger('offset', options.offset, 'PRICE_INVALID_QUERY') ?? 0
@@ -76,11 +126,45 @@ export function toRangeQuery(symbol: unknown, rawOptions: unknown, limits: Limit
   if (interval === undefined || interval < 1) {
     throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval must be an integer of at least 1 ms (got ${describeValue(options.interval)})`)
   }
-  if (from === undefined || to === undefined) {
-    const missing = from === undefined ? 'from' : 'to'
-    throw fail('PRICE_INVALID_RANGE', missing, `the range form needs both from and to (${missing} is missing)`)
+  const origin = options.origin
+  if (origin !== undefined && (typeof origin !== 'number' || !Number.isSafeInteger(origin))) {
+    throw fail('PRICE_INVALID_INTERVAL', 'origin', `origin must be a safe integer, negative allowed (got ${describeValue(origin)})`)
   }
-  return Object.freeze({ kind: 'range', symbol, from, to, interval, offset, ...(limit === undefined ? {} : { limit }) })
+  const fill = options.fill === undefined ? undefined : checkChoice('fill', options.fill, ['prev'], 'PRICE_INVALID_QUERY')
+  const maxAge = optionalInteger('maxAge', options.maxAge, 'PRICE_INVALID_QUERY')
+  const fillMode = toFill(fill, maxAge)
+  if (from === undefined || to === undefined) throw missing(from)
+  return Object.freeze({
+    kind, symbol, ...toGrid(from, to, interval, origin), offset,
+    ...(limit === undefined ? {} : { limit }),
+    ...(fillMode === undefined ? {} : { fill: fillMode }),
+  }) as RangeQuery & CandlesQuery & { kind: K }
+}
+
+function missing(from: number | undefined): Error {
+  const name = from === undefined ? 'from' : 'to'
+  return fail('PRICE_INVALID_RANGE', name, `this form needs both from and to (${name} is missing)`)
+}
+
+/** The as-of lookup the typed options ask for, under the rules `parseQuery` applies. */
+function typedAsOf(options: AsOfOptions, window: { from?: number; to?: number }, limit: number | undefined, offset: number) {
+  const direction = options.direction === undefined ? undefined : checkChoice('direction', options.direction, DIRECTIONS, 'PRICE_INVALID_QUERY')
+  const tolerance = optionalInteger('tolerance', options.tolerance, 'PRICE_INVALID_QUERY')
+  return toAsOf(direction, tolerance, { from: window.from, to: window.to, limit, offset }, NAMES)
+}
+
+/** Checks a typed symbol list: an array of valid symbols, at most `maxSymbols` distinct, kept in order. */
+function symbolList(symbols: unknown, limits: Limits): readonly string[] {
+  if (!Array.isArray(symbols)) throw fail('PRICE_INVALID_SYMBOL', 'symbols', `symbols must be an array (got ${describeValue(symbols)})`)
+  const distinct = new Set<string>()
+  for (const symbol of symbols) {
+    checkSymbol('symbols', symbol)
+    distinct.add(symbol)
+  }
+  if (distinct.size > limits.maxSymbols) {
+    throw fail('PRICE_INVALID_QUERY', 'symbols', `symbols may name at most ${limits.maxSymbols} distinct symbols (got ${distinct.size})`)
+  }
+  return Object.freeze([...distinct])
 }
 
 /** Options come from JavaScript callers too: `undefined` means none, anything else must be an object. */

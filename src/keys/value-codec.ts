@@ -60,6 +60,15 @@ export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter
 }
 
 /**
+ * The price in a stored value's fixed slot, without decoding the body, or
+ * `undefined` when the header is damaged (then {@link decodeValue} says how).
+ */
+export function peekValue(bytes: Buffer, start: number, end: number): number | undefined {
+  if (end - start < HEADER_BYTES || ((bytes[start] as number) & ~KNOWN_FLAGS) !== 0) return undefined
+  return bytes.readDoubleLE(start + 1)
+}
+
+/**
  * Rebuilds a full record from its identity and stored value bytes
  * `bytes[start..end)`; with `minutes`, the range form's record, `minutes` last.
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE`, naming the record and entry

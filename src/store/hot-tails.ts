@@ -1,5 +1,5 @@
 import type { ScanOptions, ScanSource } from '../engine/scan-source.js'
-import type { PriceQuery } from '../types.js'
+import type { QueryPlan } from '../engine/plan.js'
 import { compareRows } from './row.js'
 import type { Row as StoredRow } from './row.js'
 
@@ -93,21 +93,14 @@ export class TailView implements ScanSource {
     this.#symbols = symbols
   }
 
-  /** Whether the captured tails hold everything `query` needs. */
-  canAnswer(query: PriceQuery): boolean {
-    switch (query.kind) {
-      case 'latest':
-        return this.#covers(query.symbol, query, query.offset + query.limit)
-      case 'several':
-        return this.#symbols.every((symbol) => this.#covers(symbol, query, 1))
-      case 'range':
-        return this.#covers(query.symbol, query, Number.POSITIVE_INFINITY)
-    }
-  }
-
-  /** Whether the captured tail of `symbol` holds every record of the window (both ends inclusive). */
-  holdsAll(symbol: string, window: { readonly from: number; readonly to: number }): boolean {
-    return this.#covers(symbol, window, Number.POSITIVE_INFINITY)
+  /**
+   * Whether the captured tails hold every row the plan's reads need: a
+   * newest-first read needs its newest `limit` rows, any other read all
+   * rows of its window.
+   */
+  canAnswer(plan: QueryPlan): boolean {
+    return this.#symbols.every((symbol) =>
+      plan.reads.every((read) => this.#covers(symbol, read, read.reverse ? read.limit ?? Number.POSITIVE_INFINITY : Number.POSITIVE_INFINITY)))
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {

@@ -1,10 +1,11 @@
 import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { PriceStoreError, isPriceStoreError } from '../errors.js'
-import { executeQuery, streamRange } from '../engine/execute.js'
+import { executePlan, streamBuckets } from '../engine/execute.js'
 import { parseQuery } from '../engine/parse-query.js'
-import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../engine/typed-queries.js'
-import type { LatestOptions, RangeOptions, SeveralOptions } from '../engine/typed-queries.js'
+import { checkPlan, planQuery, type QueryPlan } from '../engine/plan.js'
+import { toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
+import type { CandleOptions, FillOptions, LatestOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
 import { describeLog, logKey, periodOf, readChunkPeriod, readLogKey, symbolKey } from '../keys/key-layout.js'
 import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
@@ -12,7 +13,7 @@ import type { LogPlace } from '../keys/log-codec.js'
 import { writeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
-import type { Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord } from '../types.js'
+import type { Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap } from '../types.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
@@ -224,7 +225,7 @@ export class PriceStore {
    * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
    */
   async latest(symbol: string, options: LatestOptions = {}): Promise<PriceRecord[]> {
-    return this.#answer(toLatestQuery(symbol, options, this.limits)) as Promise<PriceRecord[]>
+    return this.#answer(this.#plan(toLatestQuery(symbol, options, this.limits))) as Promise<PriceRecord[]>
   }
 
   /**
@@ -235,44 +236,68 @@ export class PriceStore {
    * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
    */
   async several(symbols?: readonly string[], options: SeveralOptions = {}): Promise<Record<string, PriceRecord>> {
-    return this.#answer(toSeveralQuery(symbols, options, this.limits)) as Promise<Record<string, PriceRecord>>
+    return this.#answer(this.#plan(toSeveralQuery(symbols, options, this.limits))) as Promise<Record<string, PriceRecord>>
   }
 
   /**
-   * One record per epoch-aligned `interval` bucket of `from..to` (both
-   * inclusive), the bucket's latest, oldest first, each with `minutes`;
-   * then `offset` and `limit`. Refuses answers over `maxRangePoints`.
+   * One record per `interval` bucket of `from..to` (both inclusive), the
+   * bucket's latest, oldest first, each with `minutes`; then `offset` and
+   * `limit`. With `fill: 'prev'`, one point per bucket instead, an empty
+   * bucket carrying the latest record before it (see docs/semantics.md).
+   * Refuses answers over `maxRangePoints`.
    * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE`, `PRICE_INVALID_INTERVAL`, `PRICE_INVALID_RANGE`,
    *   `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_NOT_OPEN`
    */
-  async range(symbol: string, options: RangeOptions): Promise<SampledRecord[]> {
-    return this.#answer(toRangeQuery(symbol, options, this.limits)) as Promise<SampledRecord[]>
+  range(symbol: string, options: RangeOptions & { readonly fill?: never; readonly maxAge?: never }): Promise<SampledRecord[]>
+  range(symbol: string, options: RangeOptions & { readonly fill: 'prev'; readonly maxAge?: number }): Promise<FilledPoint[]>
+  range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[]>
+  async range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[]> {
+    return this.#answer(this.#plan(toRangeQuery(symbol, options, this.limits))) as Promise<SampledRecord[] | FilledPoint[]>
+  }
+
+  /**
+   * Candles of `symbol` over `from..to`: per `interval` bucket the open,
+   * high, low and close, each naming its record, and the count; gap-filled
+   * with `fill: 'prev'`. Then `offset` and `limit`; refuses answers over
+   * `maxRangePoints`.
+   * @throws PriceStoreError as {@link PriceStore.range}
+   * @example
+   * await store.candles('BTC', { from, to, interval: 3_600_000 }) // hourly candles
+   */
+  async candles(symbol: string, options: CandleOptions): Promise<Candle[]> {
+    return this.#answer(this.#plan(toCandlesQuery(symbol, options, this.limits))) as Promise<Candle[]>
+  }
+
+  /**
+   * The time-weighted average value of each symbol (every symbol when
+   * `symbols` is left out) over `from..to`, keyed by symbol, the record in
+   * force at `from` carried in; symbols with no record in force are left out.
+   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
+   */
+  async twap(symbols: readonly string[] | undefined, options: TwapOptions): Promise<Record<string, Twap>> {
+    return this.#answer(this.#plan(toTwapQuery(symbols, options, this.limits))) as Promise<Record<string, Twap>>
   }
 
   /**
    * The range form as a stream, without the `maxRangePoints` cap, read from
-   * one consistent view. Arguments are checked when it is called.
+   * one consistent view; gap-filled points with `fill: 'prev'`. Arguments
+   * are checked when it is called.
    * @throws PriceStoreError (synchronously) for bad arguments or a closed store
    */
-  rangeStream(symbol: string, options: { from: number; to: number; interval: number }): AsyncIterable<SampledRecord> {
-    // Only the range itself: a stream takes no offset or limit.
-    const range = typeof options === 'object' && options !== null ? { from: options.from, to: options.to, interval: options.interval } : options
-    const query = toRangeQuery(symbol, range, this.limits)
-    this.#assertOpen()
-    const store = this
-    return {
-      [Symbol.asyncIterator]: async function* () {
-        // One view (a snapshot and the open area) for the stream's whole life.
-        const view = store.#view()
-        try {
-          yield* streamRange(view, query.symbol, query)
-        } catch (err) {
-          throw toStorageError(err, 'stream a price range')
-        } finally {
-          await view.close()
-        }
-      },
-    }
+  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & { readonly fill?: never; readonly maxAge?: never }): AsyncIterable<SampledRecord>
+  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & { readonly fill: 'prev'; readonly maxAge?: number }): AsyncIterable<FilledPoint>
+  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint>
+  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint> {
+    return this.#stream(toRangeQuery(symbol, streamOptions(options), this.limits), 'stream a price range') as AsyncIterable<SampledRecord | FilledPoint>
+  }
+
+  /**
+   * The candles form as a stream, without the `maxRangePoints` cap, read
+   * from one consistent view.
+   * @throws PriceStoreError (synchronously) for bad arguments or a closed store
+   */
+  candleStream(symbol: string, options: StreamOptions<CandleOptions>): AsyncIterable<Candle> {
+    return this.#stream(toCandlesQuery(symbol, streamOptions(options), this.limits), 'stream candles') as AsyncIterable<Candle>
   }
 
   /**
@@ -282,7 +307,26 @@ export class PriceStore {
    *   `PRICE_RANGE_TOO_LARGE` or `PRICE_NOT_OPEN` code
    */
   async query(params: QueryParams): Promise<PriceAnswer> {
-    return this.#answer(parseQuery(params, this.#options))
+    return this.#answer(this.plan(params))
+  }
+
+  /**
+   * Compiles a `GET /prices` parameter set into a plan without reading
+   * anything: the form, the reads it makes and its cost (`heavy`), which a
+   * host can act on before running it with {@link PriceStore.run}.
+   * @throws PriceStoreError with a `PRICE_INVALID_*` or `PRICE_UNSUPPORTED_PROVIDER` code
+   */
+  plan(params: QueryParams): QueryPlan {
+    return this.#plan(parseQuery(params, this.#options))
+  }
+
+  /**
+   * Answers a plan made by {@link PriceStore.plan}.
+   * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else, and as {@link PriceStore.query}
+   */
+  async run(plan: QueryPlan): Promise<PriceAnswer> {
+    checkPlan(plan)
+    return this.#answer(plan)
   }
 
   /** Every symbol with at least one record, in UTF-8 byte order. */
@@ -383,23 +427,46 @@ export class PriceStore {
       .catch(() => {})
   }
 
+  #plan(query: PriceQuery): QueryPlan {
+    return planQuery(query, this.limits.maxRangePoints)
+  }
+
   /**
-   * Answers a validated query from the hot tails when they hold all it
-   * needs (loading missing tails first), otherwise from a view.
+   * Answers a plan from the hot tails when they hold every row its reads
+   * need (loading missing tails first), otherwise from a view.
    */
-  async #answer(query: PriceQuery): Promise<PriceAnswer> {
+  async #answer(plan: QueryPlan): Promise<PriceAnswer> {
     this.#assertOpen()
     const tails = this.#state.tails
     if (tails !== undefined) {
-      const symbols = query.kind !== 'several' ? [query.symbol] : query.symbols === 'all' ? this.#state.symbols : query.symbols
+      const symbols = plan.symbols === 'all' ? this.#state.symbols : plan.symbols
       let captured = tails.capture(symbols, this.#knownSymbols)
       if (captured === undefined) {
         await this.#loadTails(tails, symbols)
         captured = tails.capture(symbols, this.#knownSymbols)
       }
-      if (captured?.canAnswer(query)) return executeQuery(query, captured, this.limits)
+      if (captured?.canAnswer(plan)) return executePlan(plan, captured)
     }
-    return this.#read('answer the query', (view) => executeQuery(query, view, this.limits))
+    return this.#read('answer the query', (view) => executePlan(plan, view))
+  }
+
+  /** A bucketed form as a stream over one view (a snapshot and the open area) for its whole life. */
+  #stream(query: PriceQuery, action: string): AsyncIterable<SampledRecord | FilledPoint | Candle> {
+    const plan = this.#plan(query)
+    this.#assertOpen()
+    const store = this
+    return {
+      [Symbol.asyncIterator]: async function* () {
+        const view = store.#view()
+        try {
+          yield* streamBuckets(plan, view)
+        } catch (err) {
+          throw toStorageError(err, action)
+        } finally {
+          await view.close()
+        }
+      },
+    }
   }
 
   async #loadTails(tails: HotTails, symbols: readonly string[]): Promise<void> {
@@ -459,4 +526,14 @@ function rowsBySymbol(writes: readonly OpenWrite[]): Map<string, Row[]> {
     }
   }
   return bySymbol
+}
+
+/** A stream's options: a bucketed form's, without `offset` and `limit`. */
+export type StreamOptions<T> = Omit<T, 'offset' | 'limit'>
+
+/** Only the range itself: a stream takes no offset or limit (a JavaScript caller may pass anything). */
+function streamOptions(options: unknown): unknown {
+  if (typeof options !== 'object' || options === null) return options
+  const { offset: _offset, limit: _limit, ...rest } = options as Record<string, unknown>
+  return rest
 }

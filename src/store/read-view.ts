@@ -294,14 +294,15 @@ export class ReadView implements ScanSource {
   }
 
   /**
-   * For intervals that are a multiple of ten minutes: the ten-minute heads
+   * For grids on ten-minute lines (interval and origin multiples of ten minutes): the ten-minute heads
    * of the range from the chunks' heads entries and the open area, which the
    * engine samples further. The head of the bucket holding `to`, when it is
    * after `to`, is replaced by the latest row up to `to`. At once when the
    * range spans at most {@link PROBE_LIMIT} hours.
    */
   bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | Row[] | undefined {
-    if (range.interval % HEAD_MS !== 0) return undefined
+    // Ten-minute heads nest inside the grid's buckets only when the grid is on ten-minute lines.
+    if (range.interval % HEAD_MS !== 0 || range.origin % HEAD_MS !== 0) return undefined
     const [lo, hi] = this.#clamp(range.from, range.to)
     if (hi - lo + 1 > PROBE_LIMIT) return this.#headsByIndex(symbol, lo, hi, range)
     const rows: Row[] = []
@@ -332,7 +333,7 @@ export class ReadView implements ScanSource {
   }
 
   /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
-  #headsIn(symbol: string, period: number, { from, to, interval }: SampleRange, rows: Row[]): Row[] {
+  #headsIn(symbol: string, period: number, { from, to, interval, origin }: SampleRange, rows: Row[]): Row[] {
     const sealed = this.#headsOf(symbol, period)
     const open = this.#open.rows(symbol, period)
     if (sealed === null && open.length === 0) return rows
@@ -349,8 +350,8 @@ export class ReadView implements ScanSource {
         rows.push(head)
       }
     }
-    // At an hour or a multiple, the whole hour falls in one interval bucket: only its last head can be chosen.
-    if (interval % PERIOD_MS === 0 && rows.length - before > 1) rows.splice(before, rows.length - before - 1)
+    // On an hourly grid, the whole hour falls in one bucket: only its last head can be chosen.
+    if (interval % PERIOD_MS === 0 && origin % PERIOD_MS === 0 && rows.length - before > 1) rows.splice(before, rows.length - before - 1)
     return rows
   }
 

@@ -1,8 +1,8 @@
 import type { ScanRow } from '../engine/scan-source.js'
 import { compareIds } from '../engine/compare-ids.js'
 import { minuteOfHour, withMinutes } from '../engine/sample.js'
-import { decodeValue } from '../keys/value-codec.js'
-import type { PriceRecord, Provider, SampledRecord } from '../types.js'
+import { decodeValue, peekValue } from '../keys/value-codec.js'
+import type { PriceRecord, Provider, RecordRef, SampledRecord } from '../types.js'
 
 /** Reads a row's id from stored bytes on first use. */
 export type IdReader = (bytes: Buffer, start: number, end: number) => string
@@ -84,6 +84,16 @@ export class Row implements ScanRow {
   sampled(): SampledRecord {
     this.#sampled ??= (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord
     return this.#sampled
+  }
+
+  /**
+   * The id, timestamp and value, read from the value's fixed slot without
+   * decoding the body. A damaged header is decoded in full, which fails
+   * with the store's own corruption error.
+   */
+  ref(): RecordRef {
+    const value = this.#record?.value ?? peekValue(this.#bytes, this.#valueStart, this.#valueEnd)
+    return { id: this.id, timestamp: this.timestamp, value: value ?? this.record().value }
   }
 
   #decode(minutes: number | undefined): PriceRecord {

@@ -12,9 +12,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { answerPrices, answerToJsonInSlices } from '../../src/adapters/http/answer.js'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
-import { isHeavyQuery } from '../../src/adapters/http/query-gate.js'
+import { planQuery, type QueryPlan } from '../../src/engine/plan.js'
+import { parseQuery } from '../../src/engine/parse-query.js'
 import { requestErrorLogger } from '../../src/cli/serve-command.js'
-import { answerToJson, isPriceStoreError, type PriceAnswer, type PriceRecord, type QueryParams } from '../../src/index.js'
+import { DEFAULT_LIMITS, answerToJson, isPriceStoreError, type PriceAnswer, type PriceRecord, type QueryParams } from '../../src/index.js'
 import { runCli } from '../../src/cli/run-cli.js'
 import { memoryIo, run, tempDir } from '../cli/helpers.js'
 import { checkSchema, resolveRef } from '../e2e/schema-check.js'
@@ -29,14 +30,34 @@ interface Call {
   settled: boolean
 }
 
-/** A store whose queries wait until the test settles them (light ones too, unless `autoLight`). */
+const CONFIG = { provider: { name: 'redstone', id: 'I-5rWUehEv-MjdK9gFw09RxfSLQX9DIHxG614Wf8qo0', publicKey: 'key' }, limits: DEFAULT_LIMITS }
+
+/** The plan a store with the default limits makes of a parameter set. */
+function planOf(query: string): QueryPlan {
+  return planQuery(parseQuery(new URLSearchParams(query), CONFIG), DEFAULT_LIMITS.maxRangePoints)
+}
+
+/**
+ * A store whose queries wait until the test settles them (light ones too,
+ * unless `autoLight`). It makes plans as a store does, so the gate reads
+ * their cost.
+ */
 function controlledStore(options: { autoLight?: boolean } = {}) {
   const calls: Call[] = []
+  const paramsOf = new WeakMap<QueryPlan, URLSearchParams>()
   let wake: (() => void) | undefined
   const store = {
+    plan(params: QueryParams): QueryPlan {
+      const plan = planQuery(parseQuery(params, CONFIG), DEFAULT_LIMITS.maxRangePoints)
+      paramsOf.set(plan, new URLSearchParams(params as URLSearchParams))
+      return plan
+    },
+    run(plan: QueryPlan): Promise<PriceAnswer> {
+      if (options.autoLight === true && !plan.heavy) return Promise.resolve([])
+      return store.query(paramsOf.get(plan)!)
+    },
     query(params: QueryParams): Promise<PriceAnswer> {
       const copy = new URLSearchParams(params as URLSearchParams)
-      if (options.autoLight === true && !isHeavyQuery(copy)) return Promise.resolve([])
       return new Promise<PriceAnswer>((resolve, reject) => {
         const call: Call = {
           params: copy,
@@ -119,27 +140,46 @@ afterEach(async () => {
   }
 })
 
-describe('which queries are heavy', () => {
+describe('which queries are heavy: read from the plan', () => {
   it.each([
     ['symbol=BTC', false],
     ['symbol=BTC&limit=100', false],
     ['symbol=BTC&limit=60&offset=40', false],
     ['symbol=BTC&fromTimestamp=0&toTimestamp=9', false],
-    ['symbol=BTC&limit=abc', false], // refused before any read
-    ['symbol=BTC&limit=1&limit=2', false],
+    ['symbol=BTC&toTimestamp=9&direction=nearest', false],
+    ['symbol=BTC&toTimestamp=9&direction=after&tolerance=5', false],
     ['symbol=BTC&limit=101', true],
     ['symbol=BTC&offset=100', true],
-    ['symbol=BTC&offset=99999999999999999999', false],
     ['symbol=BTC&fromTimestamp=0&toTimestamp=9&interval=1', true],
+    ['symbol=BTC&fromTimestamp=0&toTimestamp=9&interval=1&aggregate=candles', true],
+    ['symbol=BTC&fromTimestamp=0&toTimestamp=9&aggregate=twap', true],
     ['symbols=BTC', false],
+    ['symbols=BTC,ETH&toTimestamp=9&direction=nearest', false],
     [`symbols=${Array.from({ length: 100 }, (_, i) => `S${i}`).join(',')}`, false],
     [`symbols=${Array.from({ length: 101 }, (_, i) => `S${i}`).join(',')}`, true],
-    ['symbols=A&symbols=B', false],
+    [`symbols=${Array.from({ length: 51 }, (_, i) => `S${i}`).join(',')}&toTimestamp=9&direction=nearest`, true], // two seeks each
     ['', true],
     ['provider=redstone', true],
     ['toTimestamp=5', true],
   ])('%s → heavy: %s', (query, heavy) => {
-    expect(isHeavyQuery(new URLSearchParams(query))).toBe(heavy)
+    expect(planOf(query).heavy).toBe(heavy)
+  })
+
+  it('a malformed query is answered at once with its 400, without waiting behind heavy ones', async () => {
+    const stub = controlledStore()
+    const running = await serve({ store: stub.store, maxConcurrentQueries: 1, maxQueuedQueries: 1, queryTimeoutMs: 0 })
+    const a = exchange(running.url, get(heavy('A')))
+    const b = exchange(running.url, get(heavy('B')))
+    await until(running, (load) => load.running === 1 && load.queued === 1)
+    for (const query of ['symbol=BTC&limit=abc', 'symbol=BTC&limit=1&limit=2', 'symbols=A&symbols=B', 'symbol=BTC&offset=99999999999999999999']) {
+      expect((await answerOf(exchange(running.url, get(query)))).status).toBe(400)
+    }
+    expect(stub.calls).toHaveLength(1)
+    stub.calls[0]!.resolve([])
+    await stub.calledTimes(2)
+    stub.calls[1]!.resolve([])
+    expect((await answerOf(a)).status).toBe(200)
+    expect((await answerOf(b)).status).toBe(200)
   })
 })
 

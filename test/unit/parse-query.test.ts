@@ -38,10 +38,10 @@ describe('parseQuery: forms', () => {
 
   it('symbol with interval and both timestamps is the range form, no default limit', () => {
     expect(parse('symbol=BTC&interval=3600000&fromTimestamp=0&toTimestamp=10')).toStrictEqual({
-      kind: 'range', symbol: 'BTC', from: 0, to: 10, interval: 3_600_000, offset: 0,
+      kind: 'range', symbol: 'BTC', from: 0, to: 10, interval: 3_600_000, origin: 0, offset: 0,
     })
     expect(parse('symbol=BTC&interval=1&fromTimestamp=0&toTimestamp=10&limit=5&offset=2')).toStrictEqual({
-      kind: 'range', symbol: 'BTC', from: 0, to: 10, interval: 1, offset: 2, limit: 5,
+      kind: 'range', symbol: 'BTC', from: 0, to: 10, interval: 1, origin: 0, offset: 2, limit: 5,
     })
   })
 
@@ -98,7 +98,7 @@ describe('parseQuery: forms', () => {
       const window = { ...(has('fromTimestamp') ? { from: 10 } : {}), ...(has('toTimestamp') ? { to: 20 } : {}) }
       if (has('symbol') && has('interval')) {
         expect(parse(params)).toStrictEqual({
-          kind: 'range', symbol: 'BTC', from: 10, to: 20, interval: 5, offset: has('offset') ? 2 : 0,
+          kind: 'range', symbol: 'BTC', from: 10, to: 20, interval: 5, origin: 0, offset: has('offset') ? 2 : 0,
           ...(has('limit') ? { limit: 7 } : {}),
         })
       } else if (has('symbol')) {
@@ -272,10 +272,10 @@ describe('parseQuery: rule 2, each parameter', () => {
       kind: 'latest', symbol: 'BTC', limit: 1, offset: Number.MAX_SAFE_INTEGER, from: 0, to: Number.MAX_SAFE_INTEGER,
     })
     expect(parse(`symbol=BTC&interval=${MAX}&fromTimestamp=${MAX}&toTimestamp=${MAX}&offset=0000000000000000000000007`)).toStrictEqual({
-      kind: 'range', symbol: 'BTC', from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER, interval: Number.MAX_SAFE_INTEGER, offset: 7,
+      kind: 'range', symbol: 'BTC', from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER, interval: Number.MAX_SAFE_INTEGER, origin: 0, offset: 7,
     })
     expect(parse(`symbol=BTC&interval=0001&fromTimestamp=00${MAX}&toTimestamp=000000000000000000000${MAX}`)).toMatchObject({
-      kind: 'range', interval: 1, from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER,
+      kind: 'range', interval: 1, origin: 0, from: Number.MAX_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER,
     })
   })
 

@@ -137,10 +137,10 @@ describe('toSeveralQuery', () => {
 describe('toRangeQuery', () => {
   it('builds the range query, offset default 0, no limit unless given', () => {
     expect(toRangeQuery('BTC', { from: 0, to: MAX, interval: 1 }, L)).toStrictEqual({
-      kind: 'range', symbol: 'BTC', from: 0, to: MAX, interval: 1, offset: 0,
+      kind: 'range', symbol: 'BTC', from: 0, to: MAX, interval: 1, origin: 0, offset: 0,
     })
     expect(toRangeQuery('BTC', { from: 5, to: 5, interval: MAX, limit: 3000, offset: 4 }, L)).toStrictEqual({
-      kind: 'range', symbol: 'BTC', from: 5, to: 5, interval: MAX, offset: 4, limit: 3000,
+      kind: 'range', symbol: 'BTC', from: 5, to: 5, interval: MAX, origin: 0, offset: 4, limit: 3000,
     })
   })
 

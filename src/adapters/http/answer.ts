@@ -1,12 +1,39 @@
 import { answerToJson, sizedAnswerJson } from '../../engine/answer-json.js'
 import { toExactJson } from '../../engine/exact-json.js'
+import type { QueryPlan } from '../../engine/plan.js'
 import { isPriceStoreError } from '../../errors.js'
-import type { PriceAnswer, PriceRecord, QueryParams, SampledRecord } from '../../types.js'
+import type { PriceAnswer, QueryParams } from '../../types.js'
 import { isClientError, statusForError } from './status.js'
 
-/** What {@link answerPrices} needs from a store: `PriceStore` fits, and so does a test stub. */
+/**
+ * What {@link answerPrices} needs from a store: `PriceStore` fits, and so
+ * does a test stub. A store with `plan` and `run` has each request compiled
+ * first: a bad request is answered at once, and the gate reads the plan's
+ * cost; a store with only `query` has every query treated as heavy.
+ */
 export interface PricesQueryable {
   query(params: QueryParams): Promise<PriceAnswer>
+  /** Compiles the parameters without reading; throws a coded error for bad ones. */
+  plan?(params: QueryParams): QueryPlan
+  /** Answers a plan made by `plan`. */
+  run?(plan: QueryPlan): Promise<PriceAnswer>
+}
+
+/** A request ready to run: its plan when the store makes plans, otherwise its parameters. */
+export type PlannedRequest = { readonly plan: QueryPlan } | { readonly params: URLSearchParams }
+
+/**
+ * Compiles a request with the store's `plan`, when it has one: the plan,
+ * the parameters for a store without plans, or the error answer for bad
+ * parameters (the store reads nothing).
+ */
+export function planRequest(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}): PlannedRequest | HttpAnswer {
+  if (store.plan === undefined || store.run === undefined) return { params }
+  try {
+    return { plan: store.plan(params) }
+  } catch (err) {
+    return failedAnswer(options, err)
+  }
 }
 
 /** A complete HTTP answer, free of sockets: a host framework sends it as it likes. */
@@ -58,12 +85,18 @@ export function answerPrices(
   params: URLSearchParams,
   options: AnswerOptions = {},
 ): Promise<HttpAnswer> {
+  const request = planRequest(store, params, options)
+  return 'status' in request ? Promise.resolve(request) : answerPlanned(store, request, options)
+}
+
+/** Answers a request compiled by {@link planRequest}. Never rejects. */
+export function answerPlanned(store: PricesQueryable, request: PlannedRequest, options: AnswerOptions = {}): Promise<HttpAnswer> {
   // Plain promise chaining rather than async/await: this runs once per
   // request, and each await layer costs the server measurable CPU.
   let prices: Promise<PriceAnswer>
   try {
     // Promise.resolve: a stub may answer with a plain value or a thenable, as `await` allowed.
-    prices = Promise.resolve(store.query(params))
+    prices = Promise.resolve('plan' in request ? (store.run as (plan: QueryPlan) => Promise<PriceAnswer>)(request.plan) : store.query(request.params))
   } catch (err) {
     return Promise.resolve(failedAnswer(options, err)) // a store (or stub) that throws instead of rejecting
   }
@@ -100,7 +133,7 @@ function failedAnswer(options: AnswerOptions, err: unknown): HttpAnswer {
 const SLICE_RECORDS = 256
 
 /** Whether {@link answerToJsonInSlices} serialises `answer` in more than one slice. */
-function isSliced(answer: PriceAnswer): answer is PriceRecord[] | SampledRecord[] {
+function isSliced(answer: PriceAnswer): answer is Extract<PriceAnswer, unknown[]> {
   return Array.isArray(answer) && answer.length > SLICE_RECORDS
 }
 
@@ -116,7 +149,7 @@ export async function answerToJsonInSlices(answer: PriceAnswer): Promise<string>
   for (let start = 0; start < answer.length; start += SLICE_RECORDS) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve))
     // Each slice is a non-empty array: its JSON is `[` records `]`.
-    parts.push(answerToJson(answer.slice(start, start + SLICE_RECORDS)).slice(1, -1))
+    parts.push(answerToJson(answer.slice(start, start + SLICE_RECORDS) as PriceAnswer).slice(1, -1))
   }
   return `[${parts.join(',')}]`
 }

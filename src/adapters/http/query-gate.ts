@@ -1,6 +1,9 @@
 import { performance } from 'node:perf_hooks'
 import { PriceStoreError } from '../../errors.js'
-import { answerPrices, httpErrorAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { LIGHT_QUERY_RECORDS } from '../../engine/plan.js'
+import {
+  answerPlanned, httpErrorAnswer, planRequest, reportError, type AnswerOptions, type HttpAnswer, type PlannedRequest, type PricesQueryable,
+} from './answer.js'
 import { Deadlines, MAX_TIMER_MS, type Deadline } from './deadlines.js'
 
 export { MAX_TIMER_MS }
@@ -9,8 +12,9 @@ export { MAX_TIMER_MS }
  * Admission control for the store queries behind `GET /prices`, so that one
  * client cannot starve the others (issue 5):
  *
- * - at most `maxConcurrentQueries` heavy queries (see {@link isHeavyQuery})
- *   run against the store at once; light lookups never wait behind them;
+ * - at most `maxConcurrentQueries` heavy queries (a plan's `heavy`: more
+ *   than {@link LIGHT_QUERY_RECORDS} records may be read) run against the
+ *   store at once; light lookups never wait behind them;
  * - up to `maxQueuedQueries` heavy queries wait for a slot, first come first
  *   served; past that a query is refused at once with 503 `HTTP_BUSY`;
  * - every query has a time budget of `queryTimeoutMs`, counted from the
@@ -49,8 +53,7 @@ export const DEFAULT_MAX_CONCURRENT_QUERIES = 2
 export const DEFAULT_MAX_QUEUED_QUERIES = 64
 /** Default time budget of one query (ms). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
-/** A latest-N or history query reading at most this many records (`limit + offset`), or a several-tokens query naming at most this many symbols, is light. */
-export const LIGHT_QUERY_RECORDS = 100
+export { LIGHT_QUERY_RECORDS }
 
 /** What a {@link QueryGate} has seen so far, and what it holds now. */
 export interface QueryLoad {
@@ -83,38 +86,6 @@ interface Waiter {
 }
 
 /**
- * Whether a `GET /prices` parameter set is heavy, that is, may read an
- * unbounded number of records: the range form (`interval`), the
- * several-tokens form over all symbols (neither `symbol` nor `symbols`),
- * the several-tokens form naming more than {@link LIGHT_QUERY_RECORDS}
- * symbols, or a latest-N / history query reading more than that many
- * records (`limit + offset`). Decided from the raw parameters, before
- * validation; a repeated or malformed `limit`, `offset` or `symbols` makes
- * a query light, since the store refuses it without reading anything.
- */
-export function isHeavyQuery(params: URLSearchParams): boolean {
-  if (params.has('interval')) return true
-  if (!params.has('symbol')) {
-    const lists = params.getAll('symbols')
-    if (lists.length === 0) return true // every symbol in the store
-    const [list] = lists
-    return lists.length === 1 && list !== undefined && list.split(',').length > LIGHT_QUERY_RECORDS
-  }
-  const records = count(params, 'limit', 1) + count(params, 'offset', 0)
-  return records > LIGHT_QUERY_RECORDS
-}
-
-function count(params: URLSearchParams, name: string, absent: number): number {
-  const values = params.getAll(name)
-  if (values.length === 0) return absent
-  const [text] = values
-  // Repeated or malformed: the store refuses it before reading.
-  if (values.length > 1 || text === undefined || !/^[0-9]+$/.test(text)) return 0
-  const value = Number(text)
-  return Number.isSafeInteger(value) ? value : 0
-}
-
-/**
  * The cap, line and time budget described in {@link QueryLimitOptions}, for
  * one server (or any host sharing it). Answers like {@link answerPrices}:
  * never rejects.
@@ -141,21 +112,29 @@ export class QueryGate {
     return { running: this.#running, queued: this.#waiting.length, refused: this.#refused, timedOut: this.#timedOut }
   }
 
-  /** Answers one query through the gate: the store's answer, or 503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT`. */
+  /**
+   * Answers one query through the gate: the store's answer, or 503
+   * `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT`. The query is compiled first (see
+   * {@link planRequest}): a bad one is answered at once, and only a heavy
+   * plan (or any query of a store without plans) waits for a slot.
+   */
   answer(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}, request: GateRequest = {}): Promise<HttpAnswer> {
     const arrivedAt = request.arrivedAt ?? performance.now()
     const deadline = this.queryTimeoutMs === 0 ? Number.POSITIVE_INFINITY : arrivedAt + this.queryTimeoutMs
+    let planned: PlannedRequest | HttpAnswer
     try {
-      // Light queries (nearly all) take no await here: each promise layer costs CPU per request.
-      if (!isHeavyQuery(params)) return this.#run(store, params, options, deadline, undefined)
+      planned = planRequest(store, params, options)
     } catch (err) {
       return Promise.reject(err) // e.g. params not a URLSearchParams: fail as an async function would
     }
-    return this.#answerHeavy(store, params, options, deadline, request)
+    if ('status' in planned) return Promise.resolve(planned)
+    // Light queries (nearly all) take no await here: each promise layer costs CPU per request.
+    if ('plan' in planned && !planned.plan.heavy) return this.#run(store, planned, options, deadline, undefined)
+    return this.#answerHeavy(store, planned, options, deadline, request)
   }
 
   /** A heavy query: a free slot, a place in line, or 503 `HTTP_BUSY` at once when the line is full. */
-  async #answerHeavy(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions, deadline: number, request: GateRequest): Promise<HttpAnswer> {
+  async #answerHeavy(store: PricesQueryable, planned: PlannedRequest, options: AnswerOptions, deadline: number, request: GateRequest): Promise<HttpAnswer> {
     if (this.#running < this.maxConcurrentQueries) {
       this.#running++
     } else if (this.#waiting.length >= this.maxQueuedQueries) {
@@ -168,7 +147,7 @@ export class QueryGate {
       }
       // 'admitted': the slot of the query that ended was handed over to this one.
     }
-    return this.#run(store, params, options, deadline, () => this.#release())
+    return this.#run(store, planned, options, deadline, () => this.#release())
   }
 
   /** Waits in line for a slot, until admitted, the deadline, or the client leaving. */
@@ -209,7 +188,7 @@ export class QueryGate {
   /** Runs the query against the store, racing its answer against the deadline. */
   #run(
     store: PricesQueryable,
-    params: URLSearchParams,
+    planned: PlannedRequest,
     options: AnswerOptions,
     deadline: number,
     release: (() => void) | undefined,
@@ -220,7 +199,7 @@ export class QueryGate {
     }
     // answerPrices never rejects; the slot is held until the store is done,
     // even when the answer comes too late to be sent.
-    const work = answerPrices(store, params, options)
+    const work = answerPlanned(store, planned, options)
     if (release !== undefined) void work.then(release, release)
     if (deadline === Number.POSITIVE_INFINITY) return work
     return new Promise<HttpAnswer>((resolve) => {

@@ -1,0 +1,127 @@
+import { PriceStoreError } from '../errors.js'
+import type { BucketGrid, PriceQuery } from '../types.js'
+import type { ScanOptions } from './scan-source.js'
+
+/**
+ * The most records a query may read and still count as light: a light query
+ * never waits behind heavy ones at the HTTP gate.
+ */
+export const LIGHT_QUERY_RECORDS = 100
+
+/** What a planned read is for; the executor finds its reads by role. */
+export type ReadRole =
+  /** The form's own read: the window of a latest/as-of lookup, or the whole range of a bucketed form. */
+  | 'main'
+  /** The one seek for the record in force before a range starts (gap fill, TWAP). */
+  | 'carry'
+  /** The as-of lookup's seek forward from `to` (direction `after` or `nearest`). */
+  | 'after'
+
+/** One read of each symbol's records, as the executor makes it. */
+export interface PlannedRead extends ScanOptions {
+  readonly role: ReadRole
+}
+
+/**
+ * A query compiled once, read by everything that must know what it will
+ * do: the executor (its form and reads), the store's hot tails (whether
+ * they hold every row the reads need) and the HTTP gate (its cost). Build
+ * one with {@link planQuery}; plans are frozen.
+ */
+export interface QueryPlan {
+  readonly query: PriceQuery
+  /** The symbols read: a list, or `'all'` for every symbol in the store. */
+  readonly symbols: readonly string[] | 'all'
+  /** The reads made of each symbol, in the order they are made. */
+  readonly reads: readonly PlannedRead[]
+  /** The most records the reads may return, over all symbols; infinite when only the data bounds it. */
+  readonly records: number
+  /** Whether the query may read more than {@link LIGHT_QUERY_RECORDS} records. */
+  readonly heavy: boolean
+  /** The largest bucketed answer, from the limits the query was parsed with. */
+  readonly maxRangePoints: number
+}
+
+const plans = new WeakSet<QueryPlan>()
+
+/**
+ * Compiles a validated query (from `parseQuery` or the typed methods) into
+ * its plan.
+ * @example
+ * planQuery(parseQuery(params, config), config.limits.maxRangePoints).heavy
+ */
+export function planQuery(query: PriceQuery, maxRangePoints: number): QueryPlan {
+  const symbols = query.kind === 'several' || query.kind === 'twap' ? query.symbols : [query.symbol]
+  const reads = Object.freeze(readsOf(query).map((read) => Object.freeze(read)))
+  const perSymbol = reads.reduce((sum, read) => sum + (read.limit ?? Number.POSITIVE_INFINITY), 0)
+  const records = symbols === 'all' ? Number.POSITIVE_INFINITY : perSymbol * symbols.length
+  const plan: QueryPlan = Object.freeze({ query, symbols, reads, records, heavy: records > LIGHT_QUERY_RECORDS, maxRangePoints })
+  plans.add(plan)
+  return plan
+}
+
+/**
+ * Checks that `plan` was made by {@link planQuery} (a plan is trusted: its
+ * query is not validated again).
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else
+ */
+export function checkPlan(plan: unknown): asserts plan is QueryPlan {
+  if (typeof plan !== 'object' || plan === null || !plans.has(plan as QueryPlan)) {
+    throw new PriceStoreError('PRICE_INVALID_QUERY', 'not a query plan: make one with store.plan(params)', { details: { parameter: 'plan' } })
+  }
+}
+
+function readsOf(query: PriceQuery): PlannedRead[] {
+  switch (query.kind) {
+    case 'latest':
+    case 'several': {
+      const limit = query.kind === 'latest' ? query.offset + query.limit : 1
+      if (query.asOf === undefined) return [{ role: 'main', ...window(query.from, query.to), reverse: true, limit }]
+      const to = query.to as number
+      const { direction, tolerance } = query.asOf
+      const reads: PlannedRead[] = []
+      if (direction !== 'after') {
+        reads.push({ role: 'main', ...window(tolerance === undefined ? undefined : Math.max(0, to - tolerance), to), reverse: true, limit: 1 })
+      }
+      if (direction !== 'before') {
+        reads.push({ role: 'after', ...window(to, tolerance === undefined ? undefined : Math.min(Number.MAX_SAFE_INTEGER, to + tolerance)), reverse: false, limit: 1 })
+      }
+      return reads
+    }
+    case 'range':
+    case 'candles': {
+      const main: PlannedRead = { role: 'main', from: query.from, to: query.to, reverse: false }
+      return query.fill === undefined ? [main] : [main, ...carryRead(query.from)]
+    }
+    case 'twap':
+      // The record in force at `from` may be at `from` itself; the window read starts after it.
+      return [
+        { role: 'carry', to: query.from, reverse: true, limit: 1 },
+        ...(query.to > query.from ? [{ role: 'main' as const, from: query.from + 1, to: query.to, reverse: false }] : []),
+      ]
+  }
+}
+
+/** The seek for the latest record before `from`, when there can be one. */
+function carryRead(from: number): PlannedRead[] {
+  return from === 0 ? [] : [{ role: 'carry', to: from - 1, reverse: true, limit: 1 }]
+}
+
+function window(from: number | undefined, to: number | undefined): { from?: number; to?: number } {
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
+}
+
+/** The index of the bucket holding `timestamp` on `grid`. */
+export function bucketOf(grid: Pick<BucketGrid, 'interval' | 'origin'>, timestamp: number): number {
+  return Math.floor((timestamp - grid.origin) / grid.interval)
+}
+
+/** The first millisecond of bucket `index` on `grid`. */
+export function bucketStart(grid: Pick<BucketGrid, 'interval' | 'origin'>, index: number): number {
+  return grid.origin + index * grid.interval
+}
+
+/** The last millisecond of bucket `index` inside the grid's range (its end clipped to `to`). */
+export function bucketEnd(grid: BucketGrid, index: number): number {
+  return Math.min(grid.to, bucketStart(grid, index + 1) - 1)
+}

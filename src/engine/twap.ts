@@ -1,0 +1,67 @@
+import type { RecordRef, Twap } from '../types.js'
+import { refOf } from './candles.js'
+import type { ScanRow } from './scan-source.js'
+
+/**
+ * The time-weighted average of one symbol over `from..to`, built from
+ * rows pushed in ascending (timestamp, id) order: first the record in force
+ * at `from` (the latest at or before it), if any, then every row after
+ * `from` up to `to`.
+ *
+ * Each record's value weighs the time it is in force: from its timestamp
+ * (or `from`, for the record carried in) to the next record's timestamp,
+ * and the last record's to `to`. A record followed by another at the same
+ * millisecond weighs nothing. The sum uses Neumaier's compensated
+ * summation, so many small weights do not lose the large ones' precision.
+ */
+export class TwapBuilder {
+  readonly #from: number
+  readonly #to: number
+  #first: RecordRef | undefined
+  #held: RecordRef | undefined
+  #start = 0
+  #sum = 0
+  #compensation = 0
+  #count = 0
+
+  constructor(from: number, to: number) {
+    this.#from = from
+    this.#to = to
+  }
+
+  push(row: ScanRow): void {
+    const ref = refOf(row)
+    if (this.#held === undefined) {
+      this.#first = ref
+      this.#start = Math.max(ref.timestamp, this.#from)
+    } else {
+      this.#weigh(this.#held, ref.timestamp)
+      // A later record of the same millisecond replaces the first one before it has any weight.
+      if (ref.timestamp === this.#first?.timestamp) this.#first = ref
+    }
+    this.#held = ref
+  }
+
+  /** The average, or `undefined` when no record is in force anywhere in the window. */
+  finish(): Twap | undefined {
+    const held = this.#held
+    const first = this.#first
+    if (held === undefined || first === undefined) return undefined
+    this.#weigh(held, this.#to)
+    const span = this.#to - this.#start
+    const [twap, count] = span === 0 ? [held.value, 1] : [(this.#sum + this.#compensation) / span, this.#count]
+    return { twap, from: this.#from, to: this.#to, start: this.#start, count, first, last: held }
+  }
+
+  /** Adds `record`'s value weighted by the time from its start to `until`. */
+  #weigh(record: RecordRef, until: number): void {
+    const weight = until - Math.max(record.timestamp, this.#from)
+    if (weight <= 0) return
+    this.#count++
+    const term = record.value * weight
+    const sum = this.#sum + term
+    // Neumaier: keep the low-order bits lost by whichever addend is smaller.
+    this.#compensation += Math.abs(this.#sum) >= Math.abs(term) ? this.#sum - sum + term : term - sum + this.#sum
+    this.#sum = sum
+  }
+}
