@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { MemoryLevel } from 'memory-level'
 import { parse } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../src/adapters/http/node.js'
+import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
 import { PriceStore } from '../../src/index.js'
 import type { DemoRecord } from '../../src/demo/demo-data.js'
 import { PROVIDER, newestFirst, openDemoStore, parseRawResponse, rawRequest, serve } from './helpers.js'
@@ -31,9 +33,9 @@ function deref(node: any): any {
   return typeof node?.$ref === 'string' ? deref(resolveRef(doc, node.$ref)) : node
 }
 
-/** Checks one response against the documented response for `method /prices` and `status`. */
-function conforms(method: 'get' | 'head', status: number, headers: Record<string, string | null>, body: string): void {
-  const documented = deref(doc.paths['/prices'][method].responses[String(status)])
+/** Checks one response against the documented response for `method path` (default `/prices`) and `status`. */
+function conforms(method: 'get' | 'head', status: number, headers: Record<string, string | null>, body: string, path = '/prices'): void {
+  const documented = deref(doc.paths[path][method].responses[String(status)])
   expect(documented, `status ${status} of ${method.toUpperCase()} is documented`).toBeDefined()
   for (const name of Object.keys(documented.headers ?? {})) expect(headers[name], `header ${name}`).toBeTruthy()
   if (method === 'head') {
@@ -43,16 +45,20 @@ function conforms(method: 'get' | 'head', status: number, headers: Record<string
   const contentType = headers['content-type']!
   const media = documented.content?.[contentType]
   expect(media, `content type ${contentType} is documented for ${status}`).toBeDefined()
-  const errors = checkSchema(JSON.parse(body), media.schema, doc)
+  const errors = checkSchema(contentType.startsWith('application/json') ? JSON.parse(body) : body, media.schema, doc)
   expect(errors).toEqual([])
 }
 
 async function check(method: 'GET' | 'HEAD' | 'POST' | 'OPTIONS' | 'DELETE', target: string, expectedStatus: number, base = server.url): Promise<void> {
   const response = await fetch(`${base}${target}`, { method })
   const body = await response.text()
-  expect(response.status).toBe(expectedStatus)
+  expect(response.status, target).toBe(expectedStatus)
   const headers = Object.fromEntries(response.headers.entries())
-  conforms(method === 'HEAD' ? 'head' : 'get', response.status, headers, body)
+  const operation = method === 'HEAD' ? 'head' : 'get'
+  const path = new URL(target, base).pathname
+  // `/prices/` is `/prices`; answers every path shares (404, 405) are documented once, on /prices.
+  const documented = doc.paths[path]?.[operation]?.responses?.[String(response.status)] !== undefined
+  conforms(operation, response.status, headers, body, documented ? path : '/prices')
 }
 
 describe('docs/openapi.yaml', () => {
@@ -90,6 +96,10 @@ describe('docs/openapi.yaml', () => {
     const errorSchema = { $ref: '#/components/schemas/ClientErrorBody' }
     expect(checkSchema({ error: { code: 'PRICE_INVALID_QUERY', message: 'x', stack: 'y' } }, errorSchema, doc)).not.toEqual([])
     expect(checkSchema({ error: { code: 'SOMETHING', message: 'x' } }, errorSchema, doc)).not.toEqual([])
+    const udfError = { $ref: '#/components/schemas/UdfErrorBody' }
+    expect(checkSchema({ s: 'error', errmsg: 'x', error: { code: 'PRICE_INVALID_QUERY', message: 'x' } }, udfError, doc)).toEqual([])
+    expect(checkSchema({ error: { code: 'PRICE_INVALID_QUERY', message: 'x' } }, udfError, doc)).not.toEqual([])
+    expect(checkSchema({ s: 'ok', t: [1], o: [1], h: [1], l: [1], c: [1], v: [0] }, { $ref: '#/components/schemas/UdfBars' }, doc)).not.toEqual([])
     expect(checkSchema([{ ...record, minutes: 60 }], { $ref: '#/components/schemas/SampledRecord/allOf/1/properties/minutes' }, doc)).not.toEqual([])
   })
 })
@@ -146,10 +156,54 @@ describe('real responses conform to docs/openapi.yaml', () => {
     try {
       await check('GET', '/prices?symbol=BTC', 503, notOpen.url)
       await check('HEAD', '/prices?symbol=BTC', 503, notOpen.url)
+      await check('GET', '/udf/history?symbol=BTC&resolution=5&from=0&to=600', 503, notOpen.url)
       await check('GET', '/prices?symbol=BTC', 500, broken.url)
     } finally {
       await notOpen.close()
       await broken.close()
+    }
+  })
+})
+
+describe('the UDF endpoints and the chart page conform to docs/openapi.yaml', () => {
+  it('200, 400, 404 and no_data from /udf/*', async () => {
+    const end = 1_717_200_000
+    for (const target of [
+      '/udf/config',
+      '/udf/symbols?symbol=BTC',
+      '/udf/search?query=eth&type=&exchange=&limit=5',
+      '/udf/search',
+      `/udf/history?symbol=ETH&resolution=5&from=${end - 3600}&to=${end}`,
+      `/udf/history?symbol=ETH&resolution=1D&to=${end}&countback=2`,
+      `/udf/history?symbol=ETH&resolution=60&from=${end + 3600}&to=${end + 7200}`,
+      '/udf/history?symbol=ETH&resolution=60&from=0&to=3600',
+      '/udf/time',
+    ]) {
+      await check('GET', target, 200)
+    }
+    for (const target of ['/udf/symbols?symbol=', '/udf/search?limit=0', '/udf/history?symbol=ETH&resolution=7&from=1&to=2', '/udf/history?symbol=ETH&resolution=5&from=3&to=2']) {
+      await check('GET', target, 400)
+    }
+    await check('GET', '/udf/symbols?symbol=NOPE', 404)
+    await check('GET', '/udf/nope', 404)
+    await check('POST', '/udf/history', 405)
+  })
+
+  it('the page and its script: 200 when built, 503 HTTP_PAGE_NOT_BUILT when not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'price-store-openapi-page-'))
+    const script = join(dir, 'chart.js')
+    await writeFile(script, '/* stand-in */\n')
+    const built = await startServer({ store, chartScript: script })
+    const unbuilt = await startServer({ store, chartScript: join(dir, 'missing.js') })
+    try {
+      await check('GET', '/', 200, built.url)
+      await check('GET', '/page/chart.js', 200, built.url)
+      await check('GET', '/', 503, unbuilt.url)
+      await check('GET', '/page/chart.js', 503, unbuilt.url)
+    } finally {
+      await built.close()
+      await unbuilt.close()
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })

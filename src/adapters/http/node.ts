@@ -64,7 +64,7 @@ function listenerWithGate(store: PricesQueryable, options: PricesListenerOptions
         return
       }
       if ('udf' in routed) {
-        const runHistory = historyThroughGate(gate, options, new ListenerRequest(arrivedAt, res))
+        const runHistory = historyThroughGate(gate, store, options, new ListenerRequest(arrivedAt, res))
         answerUdf(charts as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
           (ready) => sendOrFail(options, res, ready, head),
           (err: unknown) => failRequest(options, res, err, head),
