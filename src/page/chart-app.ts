@@ -68,7 +68,7 @@ void start()
 
 async function start(): Promise<void> {
   try {
-    const found = (await getJson('/udf/search?query=&limit=1000')) as { symbol: string }[]
+    const found = (await getJson('/udf/search')) as { symbol: string }[]
     const asked = new URLSearchParams(location.search)
     const symbols = found.map((entry) => entry.symbol)
     symbolSelect.replaceChildren(...symbols.map((symbol) => new Option(symbol, symbol)))

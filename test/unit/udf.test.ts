@@ -137,10 +137,11 @@ describe('/udf/search', () => {
     expect(json[0]).toEqual({ symbol: 'BTC', full_name: 'BTC', description: 'BTC price signed by redstone', exchange: 'redstone', ticker: 'BTC', type: 'crypto' })
   })
 
-  it('an empty query lists every symbol, up to limit (default 30)', async () => {
+  it('an empty query lists every symbol, up to limit (default: maxSymbols)', async () => {
     const many = Array.from({ length: 40 }, (_, i) => `S${String(i).padStart(2, '0')}`)
-    expect((await udf(stub({ symbols: many }), 'search', 'query=')).json).toHaveLength(30)
-    expect((await udf(stub({ symbols: many }), 'search', '')).json).toHaveLength(30)
+    expect((await udf(stub({ symbols: many }), 'search', 'query=')).json).toHaveLength(40)
+    expect((await udf(stub({ symbols: many, limits: { maxSymbols: 25 } }), 'search', '')).json).toHaveLength(25)
+    expect((await udf(stub({ symbols: many, limits: { maxSymbols: 25 } }), 'search', 'limit=26')).status).toBe(400)
     expect((await udf(stub({ symbols: many }), 'search', 'limit=3')).json.map((item: { symbol: string }) => item.symbol)).toEqual(['S00', 'S01', 'S02'])
   })
 

@@ -45,7 +45,6 @@ export interface UdfOptions extends AnswerOptions {
 /** The resolutions offered, in TradingView's order. */
 const SUPPORTED_RESOLUTIONS = Object.freeze(Object.keys(UDF_RESOLUTIONS))
 const INTRADAY_MULTIPLIERS = Object.freeze(SUPPORTED_RESOLUTIONS.filter((resolution) => /^[0-9]+$/.test(resolution)))
-const SEARCH_DEFAULT_LIMIT = 30
 
 /**
  * Answers one endpoint of TradingView's UDF protocol (the HTTP datafeed of
@@ -143,7 +142,8 @@ async function searchSymbols(source: UdfSource, params: URLSearchParams): Promis
   const query = (udf.text('query') ?? '').toUpperCase()
   const type = udf.text('type') ?? ''
   const exchange = udf.text('exchange') ?? ''
-  const limit = udf.integer('limit', 'PRICE_INVALID_QUERY', 1, source.limits.maxSymbols) ?? Math.min(SEARCH_DEFAULT_LIMIT, source.limits.maxSymbols)
+  // No limit: every match, up to the cap (TradingView always sends one; the chart page lists every symbol).
+  const limit = udf.integer('limit', 'PRICE_INVALID_QUERY', 1, source.limits.maxSymbols) ?? source.limits.maxSymbols
   if ((type !== '' && type !== 'crypto') || (exchange !== '' && exchange !== source.provider.name)) return []
   const ranked: string[][] = [[], [], []]
   for (const symbol of await source.symbols()) {
