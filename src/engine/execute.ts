@@ -265,7 +265,8 @@ function pointsOf(grid: BucketGrid, span: FillSpan<ScanRow>, first: number, last
 /** The gap-filled point of bucket `index` of a span. */
 function pointOf(grid: BucketGrid, span: FillSpan<ScanRow>, index: number): FilledPoint {
   const record = sampledRecord(span.row)
-  return { ...bucketAge(grid, index, record.timestamp), carried: span.carried, record }
+  const { bucket, age } = bucketAge(grid, index, record.timestamp)
+  return { bucket, carried: span.carried, age, record }
 }
 
 /** The candles of buckets `first..last` of a span: the bucket's own, or flat carried ones. */

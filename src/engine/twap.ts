@@ -11,8 +11,9 @@ import type { ScanRow } from './scan-source.js'
  * Each record's value weighs the time it is in force: from its timestamp
  * (or `from`, for the record carried in) to the next record's timestamp,
  * and the last record's to `to`. A record followed by another at the same
- * millisecond weighs nothing. The sum uses Neumaier's compensated
- * summation, so many small weights do not lose the large ones' precision.
+ * millisecond weighs nothing. Each weight is taken as a share of the span
+ * (so the sum cannot overflow for any finite values), summed with
+ * Neumaier's compensation, so many small weights do not lose precision.
  */
 export class TwapBuilder {
   readonly #from: number
@@ -49,7 +50,7 @@ export class TwapBuilder {
     if (held === undefined || first === undefined) return undefined
     this.#weigh(held, this.#to)
     const span = this.#to - this.#start
-    const [twap, count] = span === 0 ? [held.value, 1] : [(this.#sum + this.#compensation) / span, this.#count]
+    const [twap, count] = span === 0 ? [held.value, 1] : [this.#sum + this.#compensation, this.#count]
     return { twap, from: this.#from, to: this.#to, start: this.#start, count, first, last: held }
   }
 
@@ -58,7 +59,8 @@ export class TwapBuilder {
     const weight = until - Math.max(record.timestamp, this.#from)
     if (weight <= 0) return
     this.#count++
-    const term = record.value * weight
+    // Each value weighs its share of the whole span, so no term can overflow: the sum stays within the values' range.
+    const term = record.value * (weight / (this.#to - this.#start))
     const sum = this.#sum + term
     // Neumaier: keep the low-order bits lost by whichever addend is smaller.
     this.#compensation += Math.abs(this.#sum) >= Math.abs(term) ? this.#sum - sum + term : term - sum + this.#sum
