@@ -1,11 +1,12 @@
 import { toExactJson } from '../engine/exact-json.js'
+import { KNOWN_PARAMETERS } from '../engine/parse-query.js'
 import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
 
 /** The `GET /prices` parameters, also accepted as `--name value` flags. */
-const QUERY_PARAMETERS = ['symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval'] as const
+const QUERY_PARAMETERS = KNOWN_PARAMETERS
 
 const HELP = `Usage: price-store query [options] [NAME=VALUE ...]
 
@@ -17,6 +18,8 @@ arguments, each read like a URL query string ("symbol=BTC&limit=3" works,
   price-store query symbol=BTC limit=3
   price-store query --symbols BTC,ETH,AR
   price-store query symbol=ETH fromTimestamp=1717113600000 toTimestamp=1717200000000 interval=3600000
+  price-store query symbol=ETH fromTimestamp=1717113600000 toTimestamp=1717200000000 interval=3600000 aggregate=candles
+  price-store query symbols=BTC,ETH toTimestamp=1717113600000 direction=nearest tolerance=60000
 
 Parameters: ${QUERY_PARAMETERS.join(', ')} (see docs/http.md).
 Exit code 2 when the query is invalid, 1 on other failures. The database

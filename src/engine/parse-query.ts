@@ -11,8 +11,8 @@ export interface QueryConfig {
   readonly limits: Limits
 }
 
-/** The known parameters, in the order their errors take precedence. */
-const KNOWN_PARAMETERS = [
+/** The known `GET /prices` parameters, in the order their errors take precedence. */
+export const KNOWN_PARAMETERS = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
   'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance',
 ] as const

@@ -60,6 +60,8 @@ export type HttpErrorCode =
   | 'HTTP_BUSY'
   /** 503: the query did not finish within its time budget (`queryTimeoutMs`); `retry-after` says when to retry. */
   | 'HTTP_QUERY_TIMEOUT'
+  /** 503: the chart page's script is not built (`npm run build` makes it). */
+  | 'HTTP_PAGE_NOT_BUILT'
 
 const INTERNAL_MESSAGE = 'internal error while answering the request'
 const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'
