@@ -113,6 +113,10 @@ function callTyped(store: PriceStore, call: TypedCall): Promise<PriceAnswer> {
       return store.several(call.symbols, call.opts)
     case 'range':
       return store.range(call.symbol, call.opts)
+    case 'candles':
+      return store.candles(call.symbol, call.opts)
+    case 'twap':
+      return store.twap(call.symbols, call.opts)
   }
 }
 
