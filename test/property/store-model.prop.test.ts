@@ -455,6 +455,13 @@ async function expectHoursMatch(store: PriceStore, writes: readonly InputRecord[
   }
   for (const call of [...queries.asOf, ...queries.typed]) {
     await check(typedCallParams(call), () => callTyped(store, call), `${call.method} ${JSON.stringify(call)}`)
+    if (call.method !== 'range' && call.method !== 'candles') continue
+    // The bucketed forms as streams: the whole answer, without offset, limit or cap.
+    const { offset: _offset, limit: _limit, ...range } = call.opts
+    const whole = typedCallParams({ ...call, opts: range })
+    const stream = call.method === 'range' ? store.rangeStream(call.symbol, range) : store.candleStream(call.symbol, range)
+    const streamed = await outcomeOf(async () => collect(stream as AsyncIterable<never>))
+    expect(streamed, `${label}: ${call.method} stream ${JSON.stringify(whole)}`).toEqual(referenceQuery(stored, whole, streamConfig))
   }
   for (const params of queries.raw) await check(params, () => store.query(params), showParams(params))
   // Each symbol whole, newest first, and every record once at interval 1: nothing lost, nothing twice.
