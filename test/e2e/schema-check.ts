@@ -8,7 +8,7 @@ type Schema = Record<string, unknown>
 
 const CHECKED = new Set([
   '$ref', 'type', 'properties', 'required', 'additionalProperties', 'items', 'allOf', 'anyOf', 'oneOf',
-  'enum', 'const', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems',
+  'enum', 'const', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'dependentRequired',
 ])
 const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', 'default', 'deprecated', 'format'])
 
@@ -65,6 +65,10 @@ export function checkSchema(value: unknown, schema: Schema, root: unknown, path 
   if (isObject(value)) {
     const properties = (schema.properties ?? {}) as Record<string, Schema>
     for (const name of (schema.required ?? []) as string[]) if (!Object.hasOwn(value, name)) fail(`missing required "${name}"`)
+    for (const [name, needed] of Object.entries((schema.dependentRequired ?? {}) as Record<string, string[]>)) {
+      if (!Object.hasOwn(value, name)) continue
+      for (const other of needed) if (!Object.hasOwn(value, other)) fail(`"${name}" needs "${other}"`)
+    }
     for (const [name, child] of Object.entries(value)) {
       const childPath = `${path}.${name}`
       if (Object.hasOwn(properties, name)) errors.push(...checkSchema(child, properties[name]!, root, childPath))

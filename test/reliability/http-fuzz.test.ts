@@ -7,7 +7,11 @@
  * `content-length`, `transfer-encoding: chunked` with bogus bodies, a header
  * over 16 KiB, `Expect`, `Upgrade`, no `Host`), bodies on GET, bare-LF line
  * ends, HTTP versions from 0.9 to 9 — sent over real sockets (node:net) to
- * a real server on 127.0.0.1. For every request:
+ * a real server on 127.0.0.1. Queries also take the forms beyond RedStone's
+ * (candles, gap fill with `maxAge`, `origin`, TWAP, as-of `direction` and
+ * `tolerance`): built from a valid form of each, then broken by dropping a
+ * parameter, adding others or repeating one, with well-formed and malformed
+ * values. For every request:
  *
  * - a final answer with a status line arrives (a case fails only if none
  *   comes within 10 s). Two outcomes without one are allowed: past 16 KiB of
@@ -17,24 +21,28 @@
  * - never a 5xx while the store is open (a closed store: only 503
  *   `PRICE_NOT_OPEN`; a 500 only when a stub store forces it);
  * - every answer is `application/json; charset=utf-8` with an exact
- *   `content-length` (but the chart page at `/`, HTML); every non-200 body is exactly
+ *   `content-length` (but the chart page at `/`, HTML); every 200 body is one of
+ *   the answers docs/openapi.yaml documents (`PriceAnswer`); every non-200 body is exactly
  *   `{"error":{"code","message"}}` with the code documented for its status;
  * - the server still answers a normal GET afterwards.
  *
  * Well-formed requests are checked against an oracle: the documented
  * routing (path compared as sent) and `store.query`'s own answer.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
+import { parse } from 'yaml'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answerClientError, answerConnect, createPricesListener, startServer, type RunningServer } from '../../src/adapters/http/node.js'
+import { KNOWN_PARAMETERS } from '../../src/engine/parse-query.js'
 import { PriceStore, PriceStoreError, answerToJson, isPriceStoreError } from '../../src/index.js'
 import type { PriceStoreErrorCode } from '../../src/index.js'
 import { END, PROVIDER, demoRecords } from '../e2e/helpers.js'
+import { checkSchema } from '../e2e/schema-check.js'
 import { exchange, type RawAnswer, type RawFailure } from './http-raw.js'
 
 /** Small caps, so fuzzed queries reach them. */
@@ -64,8 +72,12 @@ let chartScript: string
 let store: PriceStore
 let server: RunningServer
 const serverErrors: unknown[] = []
+/** docs/openapi.yaml, whose `PriceAnswer` every 200 body must be. */
+let openapi: unknown
+const ANSWER_SCHEMA = { $ref: '#/components/schemas/PriceAnswer' }
 
 beforeAll(async () => {
+  openapi = parse(await readFile(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8'))
   dir = await mkdtemp(join(tmpdir(), 'price-store-http-fuzz-'))
   chartScript = join(dir, 'chart.js')
   await writeFile(chartScript, '/* stand-in */\n')
@@ -127,18 +139,28 @@ function serialize(request: FuzzRequest): Buffer {
   return Buffer.from(`${lines.join(eol)}${eol}${eol}${request.body}`, request.encoding)
 }
 
-const KNOWN = ['symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval']
+const KNOWN = [...KNOWN_PARAMETERS]
+/** The parameters of the forms beyond RedStone's. */
+const BEYOND = ['aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance']
 const SYMBOLS = ['BTC', 'ETH', 'AR', 'stETH', 'USDC.e', 'NOPE', '__proto__']
+const HOUR = 3_600_000
+const MAX_SAFE = String(Number.MAX_SAFE_INTEGER)
 
 /** A parameter value: plausible, numeric, or any Unicode (lone surrogates included). */
 const valueArb = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...SYMBOLS, 'BTC,ETH', 'BTC,ETH,AR,stETH,USDC.e', 'redstone', PROVIDER.id, 'other', '') },
   {
+    weight: 2,
+    arbitrary: fc.constantFrom('candles', 'twap', 'prev', 'before', 'after', 'nearest', 'Candles', 'TWAP', 'ohlc', 'next', 'none', 'prev,prev', 'before ', 'near'),
+  },
+  {
     weight: 4,
     arbitrary: fc.oneof(
       fc.constantFrom('0', '1', '5', '40', '41', '50', '51', '3600000', '60000', '-1', '1.5', '1e3', '00010', '9007199254740992', ' 1'),
+      fc.constantFrom('-0', '--1', '+5', '-', '0x10', '-7200000', MAX_SAFE, `-${MAX_SAFE}`, '-9007199254740992', '86400000'),
       fc.integer({ min: END - 3 * 3_600_000, max: END + 60_000 }).map(String),
       fc.nat().map(String),
+      fc.integer({ min: -2 * 86_400_000, max: 0 }).map(String),
     ),
   },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
@@ -159,6 +181,115 @@ function encodeValue(value: string, mode: 'encoded' | 'raw' | 'verbatim'): strin
   return [...Buffer.from(value, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('')
 }
 
+/** The window of a form: around the demo data (END - 2 h to END), occasionally anywhere or reversed. */
+const timeArb = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: END - 3 * HOUR, max: END + HOUR }) },
+  { weight: 1, arbitrary: fc.constantFrom(0, END, Number.MAX_SAFE_INTEGER) },
+)
+const windowArb = fc.record({ from: timeArb, to: timeArb, reversed: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) })
+  .map(({ from, to, reversed }) => ((from <= to) !== reversed ? { from, to } : { from: to, to: from }))
+/** Mostly widths that keep a window of the demo data under the cap of 40 buckets. */
+const intervalArb = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('600000', '1800000', '3600000', '86400000') },
+  { weight: 2, arbitrary: fc.constantFrom('1', '1000', '60000', '300000') },
+  { weight: 2, arbitrary: fc.integer({ min: 300_000, max: 3 * HOUR }).map(String) },
+  { weight: 1, arbitrary: fc.constantFrom(MAX_SAFE, '4503599627370496', '0', '-60000') },
+)
+/** A millisecond count (maxAge, tolerance). */
+const msArb = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 4 * HOUR }).map(String) },
+  { weight: 1, arbitrary: fc.constantFrom('0', MAX_SAFE, '-1', '1.5') },
+)
+const originArb = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 }).map(String) },
+  { weight: 1, arbitrary: fc.constantFrom('0', '-0', '-7200000', MAX_SAFE, `-${MAX_SAFE}`, '1.5', '--1') },
+)
+/** `symbol=S`, `symbols=A,B`, or neither. */
+const whoArb = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...SYMBOLS).map((symbol): [string, string][] => [['symbol', symbol]]) },
+  { weight: 1, arbitrary: fc.constantFrom('BTC,ETH', 'ETH,NOPE,AR', 'BTC,ETH', 'ETH,NOPE,AR', 'BTC,ETH,AR,stETH,USDC.e').map((symbols): [string, string][] => [['symbols', symbols]]) },
+  { weight: 1, arbitrary: fc.constant<[string, string][]>([]) },
+)
+/** Half the time absent. */
+const optional = <T,>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 })
+/** Pairs for the parameters given. */
+const pairs = (params: Record<string, string | number | undefined>): [string, string][] =>
+  Object.entries(params).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)] as [string, string]]))
+
+/** A valid query of a form beyond RedStone's: candles, a gap-filled or shifted range, TWAP or a directed as-of lookup. */
+const beyondFormArb: fc.Arbitrary<[string, string][]> = fc.oneof(
+  {
+    // Candles and the range form, each with or without fill, maxAge, origin, offset and limit.
+    weight: 2,
+    arbitrary: fc
+      .record({
+        symbol: fc.constantFrom(...SYMBOLS),
+        window: windowArb,
+        interval: intervalArb,
+        aggregate: optional(fc.constant('candles')),
+        fill: optional(fc.constant('prev')),
+        maxAge: optional(msArb),
+        origin: optional(originArb),
+        offset: optional(fc.oneof({ weight: 4, arbitrary: fc.nat({ max: 3 }) }, { weight: 1, arbitrary: fc.nat({ max: 60 }) })),
+        limit: optional(fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 1, max: 50 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 51) })),
+      })
+      .map(({ window, fill, maxAge, ...rest }) => pairs({ ...rest, fromTimestamp: window.from, toTimestamp: window.to, fill, maxAge: fill === undefined ? undefined : maxAge })),
+  },
+  {
+    // TWAP for one symbol, several or all.
+    weight: 1,
+    arbitrary: fc.record({ who: whoArb, window: windowArb }).map(({ who, window }) => [...who, ...pairs({ fromTimestamp: window.from, toTimestamp: window.to, aggregate: 'twap' })]),
+  },
+  {
+    // As-of lookups around toTimestamp.
+    weight: 1,
+    arbitrary: fc
+      .record({
+        who: whoArb,
+        to: timeArb,
+        direction: optional(fc.constantFrom('before', 'after', 'nearest')),
+        tolerance: optional(msArb),
+        limit: optional(fc.constant('1')),
+        offset: optional(fc.constant('0')),
+      })
+      .map(({ who, to, ...rest }) => [...who, ...pairs({ toTimestamp: to, ...rest })]),
+  },
+)
+
+/** Absent `weight` times out of `weight + 1`. */
+const sometimes = <T,>(arb: fc.Arbitrary<T>, weight: number) => fc.oneof({ weight, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arb })
+
+/**
+ * A query of a form beyond RedStone's, often broken: a parameter dropped,
+ * one given again, or others added (well-formed and malformed values), in
+ * any order.
+ */
+const beyondQueryArb: fc.Arbitrary<[string, string][]> = fc
+  .record({
+    form: beyondFormArb,
+    drop: sometimes(fc.nat(), 3),
+    repeat: sometimes(fc.nat(), 8),
+    extra: fc.oneof(
+      { weight: 5, arbitrary: fc.constant([]) },
+      { weight: 2, arbitrary: fc.array(fc.tuple(fc.constantFrom(...KNOWN), fc.oneof(valueArb, intervalArb, originArb, msArb)), { minLength: 1, maxLength: 2 }) },
+    ),
+  })
+  .map(({ form, drop, repeat, extra }) => {
+    const kept = drop === undefined || form.length === 0 ? form : form.filter((_, i) => i !== drop % form.length)
+    const repeated = repeat === undefined || kept.length === 0 ? [] : [kept[repeat % kept.length]!]
+    return [...kept, ...repeated, ...extra]
+  })
+  // In any order: the order of parameters must not matter.
+  .chain((params) => fc.shuffledSubarray(params, { minLength: params.length, maxLength: params.length }))
+
+/** A query's text from its parameters, each name and value encoded the same way. */
+function queryText(params: readonly (readonly [string, string])[], mode: 'encoded' | 'raw' | 'verbatim'): string {
+  return params.map(([name, value]) => `${encodeValue(name, mode)}=${encodeValue(value, mode)}`).join('&')
+}
+
+/** {@link beyondQueryArb} as text, percent-encoded or typed as is. */
+const beyondTextArb = fc.tuple(beyondQueryArb, fc.constantFrom<'encoded' | 'verbatim'>('encoded', 'verbatim')).map(([params, mode]) => queryText(params, mode))
+
 const paramArb = fc.record({
   name: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...KNOWN) }, { weight: 1, arbitrary: fc.constantFrom('pad', 'Symbol', 'symbol[]', '__proto__', 'sym%62ol', '') }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }),
   value: valueArb,
@@ -168,6 +299,7 @@ const paramArb = fc.record({
 
 const queryArb = fc.oneof(
   { weight: 8, arbitrary: fc.array(paramArb, { maxLength: 7 }).map((params) => params.map((p) => (p.bare && p.value === '' ? encodeValue(p.name, p.mode) : `${encodeValue(p.name, p.mode)}=${encodeValue(p.value, p.mode)}`)).join('&')) },
+  { weight: 4, arbitrary: fc.tuple(beyondQueryArb, fc.constantFrom<'encoded' | 'raw' | 'verbatim'>('encoded', 'verbatim', 'raw')).map(([params, mode]) => queryText(params, mode)) },
   { weight: 1, arbitrary: fc.constantFrom(`pad=${'x'.repeat(50_000)}`, `symbols=${Array.from({ length: 5_000 }, (_, i) => `S${i}`).join(',')}`, `symbol=BTC&pad=${'%zz'.repeat(5_000)}`) },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
 )
@@ -253,9 +385,14 @@ const parseableRequestArb: fc.Arbitrary<FuzzRequest> = fc.record({
   target: fc
     .record({
       path: fc.constantFrom('/prices', '/prices', '/prices', '/prices/', '//prices', '/prices/../x', '/%70rices', 'http://127.0.0.1/prices'),
-      params: fc.array(fc.record({ name: paramArb.map((p) => p.name), value: valueArb, mode: fc.constantFrom<'encoded' | 'verbatim'>('encoded', 'verbatim') }), { maxLength: 6 }),
+      query: fc.oneof(
+        fc
+          .array(fc.record({ name: paramArb.map((p) => p.name), value: valueArb, mode: fc.constantFrom<'encoded' | 'verbatim'>('encoded', 'verbatim') }), { maxLength: 6 })
+          .map((params) => params.map((p) => `${encodeValue(p.name, p.mode)}=${encodeValue(p.value, p.mode)}`).join('&')),
+        beyondTextArb,
+      ),
     })
-    .map(({ path, params }) => `${path}?${params.map((p) => `${encodeValue(p.name, p.mode)}=${encodeValue(p.value, p.mode)}`).join('&')}`),
+    .map(({ path, query }) => `${path}?${query}`),
   version: fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0'),
   host: fc.constant(true),
   headers: fc.array(
@@ -299,17 +436,20 @@ function checkShape(result: RawAnswer, allowed: readonly number[]): void {
   const body: unknown = JSON.parse(result.body)
   if (result.status === 200) {
     expect(typeof body === 'object' && body !== null).toBe(true)
-    const records = Array.isArray(body) ? body : Object.values(body as object)
-    for (const record of records as Record<string, unknown>[]) {
+    expect(checkSchema(body, ANSWER_SCHEMA, openapi), `a documented answer: ${result.body.slice(0, 300)}`).toEqual([])
+    for (const record of fullRecords(body as object)) {
       expect(record.provider).toBe(PROVIDER.id)
       expect(record.providerPublicKey).toBe(PROVIDER.publicKey)
     }
+    const shape = shapeOf(body as object)
+    shapes.set(shape, (shapes.get(shape) ?? 0) + 1)
     return
   }
   expect(body).toEqual({ error: { code: expect.any(String), message: expect.any(String) } })
   const { code, message } = (body as { error: { code: string; message: string } }).error
   expect(CODES_BY_STATUS[result.status], `code ${code} for ${result.status}`).toContain(code)
   expect(message.length).toBeGreaterThan(0)
+  if (code.startsWith('PRICE_')) for (const name of BEYOND) if (message.includes(name)) refusing.add(name)
   if (result.status === 405) expect(result.headers.allow).toBe('GET, HEAD')
   if (result.status === 500) expect(message).toBe(INTERNAL_MESSAGE)
   if (result.status === 503 && code !== 'PRICE_NOT_OPEN') expect(result.headers['retry-after']).toBe('1')
@@ -317,6 +457,33 @@ function checkShape(result: RawAnswer, allowed: readonly number[]): void {
 
 /** What the hostile runs reached: `status code` (or `reset`) → count. */
 const reached = new Map<string, number>()
+/** The shapes of the 200 answers seen (see {@link shapeOf}) → count. */
+const shapes = new Map<string, number>()
+/** The parameters beyond RedStone's that a 400's message named. */
+const refusing = new Set<string>()
+
+/** The items of an answer: an array's, or an object's values. */
+function itemsOf(body: object): Record<string, unknown>[] {
+  return (Array.isArray(body) ? body : Object.values(body)) as Record<string, unknown>[]
+}
+
+/** The full records in an answer: its items, or the records of its filled points (candles and TWAPs only name records). */
+function fullRecords(body: object): Record<string, unknown>[] {
+  return itemsOf(body)
+    .filter((item) => !('open' in item) && !('twap' in item))
+    .map((item) => ('record' in item ? (item.record as Record<string, unknown>) : item))
+}
+
+/** Which documented answer a non-empty one is: records, sampled, several, filled, candles or twap. */
+function shapeOf(body: object): string {
+  const first = itemsOf(body)[0]
+  if (first === undefined) return 'empty'
+  if ('open' in first) return 'candles'
+  if ('record' in first) return 'filled'
+  if ('twap' in first) return 'twap'
+  if (!Array.isArray(body)) return 'several'
+  return 'minutes' in first ? 'sampled' : 'records'
+}
 
 /**
  * The outcome of one hostile request: an answer of the documented shape; or,
@@ -357,6 +524,42 @@ async function checkStillServing(url: string, expectedStatus: number): Promise<v
   expect((result as RawAnswer).status).toBe(expectedStatus)
 }
 
+/**
+ * Sends one well-formed request and checks its answer against the oracle:
+ * docs/http.md's routing (the path compared as sent), then `store.query` on
+ * URLSearchParams of the raw query.
+ */
+async function checkAgainstOracle(method: string, path: string, query: string, version: string): Promise<void> {
+  const target = query === '' ? path : `${path}?${query}`
+  const result = await exchange(server.url, `${method} ${target} ${version}\r\nHost: 127.0.0.1\r\n\r\n`, { head: method === 'HEAD' })
+  expect(result.kind).toBe('answer')
+  const answer = result as RawAnswer
+  checkShape(answer, [200, 400, 404, 405])
+  const routePath = path.replace(/^http:\/\/[^/]*/, '')
+  let status: number
+  let body: string
+  if (routePath !== '/prices' && routePath !== '/prices/') {
+    status = 404
+    body = ''
+  } else if (method !== 'GET' && method !== 'HEAD') {
+    status = 405
+    body = ''
+  } else {
+    try {
+      body = answerToJson(await store.query(new URLSearchParams(query)))
+      status = 200
+    } catch (err) {
+      if (!isPriceStoreError(err)) throw err
+      status = 400
+      body = JSON.stringify({ error: { code: err.code, message: err.message } })
+    }
+  }
+  expect(answer.status, target).toBe(status)
+  if (method === 'HEAD') expect(answer.body).toBe('')
+  else if (body !== '') expect(answer.body).toBe(body)
+  else expect(JSON.parse(answer.body).error.code).toBe(status === 404 ? 'HTTP_NOT_FOUND' : 'HTTP_METHOD_NOT_ALLOWED')
+}
+
 // ------------------------------------------------------------------- tests
 
 describe('HTTP fuzzing: raw requests over real sockets (startServer, classic-level store)', () => {
@@ -371,7 +574,7 @@ describe('HTTP fuzzing: raw requests over real sockets (startServer, classic-lev
       { numRuns: 1500 },
     )
     expect(serverErrors).toEqual([])
-    if (process.env.FUZZ_STATS) console.log(Object.fromEntries(reached))
+    if (process.env.FUZZ_STATS) console.log(Object.fromEntries(reached), Object.fromEntries(shapes), [...refusing])
     // The fuzzer is not vacuous: it reached every outcome an open store can give.
     const keys = [...reached.keys()]
     for (const expected of ['200 ok', '200 HEAD', '400 HTTP_BAD_REQUEST', '404 HTTP_NOT_FOUND', '405 HTTP_METHOD_NOT_ALLOWED', '431 HTTP_HEADERS_TOO_LARGE']) {
@@ -384,44 +587,35 @@ describe('HTTP fuzzing: raw requests over real sockets (startServer, classic-lev
     const wellFormed = fc.record({
       method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS', 'PUT'),
       path: fc.constantFrom('/prices', '/prices/', '//prices', '/PRICES', '/%70rices', '/prices/x', '/x', 'http://127.0.0.1/prices', 'http://h/prices/'),
-      params: fc.array(fc.record({ name: fc.constantFrom(...KNOWN, 'pad'), value: valueArb, mode: fc.constantFrom<'encoded' | 'verbatim'>('encoded', 'verbatim') }), { maxLength: 6 }),
+      query: fc.oneof(
+        fc
+          .array(fc.record({ name: fc.constantFrom(...KNOWN, 'pad'), value: valueArb, mode: fc.constantFrom<'encoded' | 'verbatim'>('encoded', 'verbatim') }), { maxLength: 6 })
+          .map((params) => params.map((p) => `${encodeValue(p.name, p.mode)}=${encodeValue(p.value, p.mode)}`).join('&')),
+        beyondTextArb,
+      ),
       version: fc.constantFrom('HTTP/1.1', 'HTTP/1.0'),
     })
     await fc.assert(
-      fc.asyncProperty(wellFormed, async ({ method, path, params, version }) => {
-        const query = params.map((p) => `${encodeValue(p.name, p.mode)}=${encodeValue(p.value, p.mode)}`).join('&')
-        const target = query === '' ? path : `${path}?${query}`
-        const result = await exchange(server.url, `${method} ${target} ${version}\r\nHost: 127.0.0.1\r\n\r\n`, { head: method === 'HEAD' })
-        expect(result.kind).toBe('answer')
-        const answer = result as RawAnswer
-        checkShape(answer, [200, 400, 404, 405])
-        // The oracle: docs/http.md's routing, then store.query on URLSearchParams of the raw query.
-        const routePath = path.replace(/^http:\/\/[^/]*/, '')
-        let status: number
-        let body: string
-        if (routePath !== '/prices' && routePath !== '/prices/') {
-          status = 404
-          body = ''
-        } else if (method !== 'GET' && method !== 'HEAD') {
-          status = 405
-          body = ''
-        } else {
-          try {
-            body = answerToJson(await store.query(new URLSearchParams(query)))
-            status = 200
-          } catch (err) {
-            if (!isPriceStoreError(err)) throw err
-            status = 400
-            body = JSON.stringify({ error: { code: err.code, message: err.message } })
-          }
-        }
-        expect(answer.status).toBe(status)
-        if (method === 'HEAD') expect(answer.body).toBe('')
-        else if (body !== '') expect(answer.body).toBe(body)
-        else expect(JSON.parse(answer.body).error.code).toBe(status === 404 ? 'HTTP_NOT_FOUND' : 'HTTP_METHOD_NOT_ALLOWED')
+      fc.asyncProperty(wellFormed, async ({ method, path, query, version }) => {
+        await checkAgainstOracle(method, path, query, version)
       }),
       { numRuns: 300 },
     )
+  })
+
+  it('the forms beyond RedStone, valid and broken: exactly store.query\'s answer, of a documented shape', async () => {
+    shapes.clear()
+    refusing.clear()
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'GET', 'GET', 'HEAD'), fc.constantFrom('/prices', '/prices/'), beyondTextArb, async (method, path, query) => {
+        await checkAgainstOracle(method, path, query, 'HTTP/1.1')
+      }),
+      { numRuns: 800 },
+    )
+    if (process.env.FUZZ_STATS) console.log(Object.fromEntries(shapes), [...refusing])
+    // Not vacuous: every documented shape of answer, and a refusal naming each parameter beyond RedStone's.
+    for (const shape of ['records', 'sampled', 'several', 'filled', 'candles', 'twap']) expect([...shapes.keys()], JSON.stringify(Object.fromEntries(shapes))).toContain(shape)
+    expect([...refusing].sort()).toEqual([...BEYOND].sort())
   })
 
   it('examples fuzzing found or that Node answers on its own: all answered as JSON', async () => {
@@ -509,10 +703,16 @@ describe('HTTP fuzzing: a closed store and a failing store', () => {
         return Promise.reject(new Error(secret))
       },
     }
+    // Light and heavy queries of every form, so every path through the gate meets the failure.
+    const stubQueryArb = fc.constantFrom(
+      'symbol=BTC', 'symbols=A,B', '', 'symbol=BTC&interval=1&fromTimestamp=0&toTimestamp=1',
+      'symbol=BTC&interval=1&fromTimestamp=0&toTimestamp=1&aggregate=candles&fill=prev', 'aggregate=twap&fromTimestamp=0&toTimestamp=1',
+      'symbols=A,B&toTimestamp=1&direction=nearest&tolerance=5',
+    )
     const running = await startServer({ store: stub, onError: (err) => reported.push(err) })
     try {
       await fc.assert(
-        fc.asyncProperty(failureArb, fc.constantFrom('GET', 'HEAD'), fc.constantFrom('symbol=BTC', 'symbols=A,B', '', 'symbol=BTC&interval=1&fromTimestamp=0&toTimestamp=1'), async (chosen, method, query) => {
+        fc.asyncProperty(failureArb, fc.constantFrom('GET', 'HEAD'), stubQueryArb, async (chosen, method, query) => {
           failure = chosen
           reported.length = 0
           const result = await exchange(running.url, `${method} /prices?${query} HTTP/1.1\r\nHost: x\r\n\r\n`, { head: method === 'HEAD' })
