@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { explainArgError } from './arg-errors.js'
 
 /**
  * A failure the CLI reports in plain words, with the exit code to use.
@@ -33,13 +34,13 @@ type Options = NonNullable<ParseArgsConfig['options']>
 
 /**
  * `node:util` `parseArgs` in strict mode, with its errors turned into
- * {@link UsageError}s.
+ * {@link UsageError}s in the CLI's own words (`unknown option --prot (did you mean --port?)`).
  */
 export function parseCommandArgs<O extends Options>(argv: readonly string[], options: O, allowPositionals: boolean) {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals, strict: true })
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err))
+    throw new UsageError(explainArgError(argv, options, allowPositionals, err))
   }
 }
 

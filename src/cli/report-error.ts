@@ -15,7 +15,8 @@ export interface Failure {
 export function describeFailure(err: unknown, command: string | undefined): Failure {
   if (err instanceof UsageError) {
     const help = command === undefined ? 'price-store --help' : `price-store ${command} --help`
-    return { message: `${err.message}\nRun "${help}" for usage.`, exitCode: 2 }
+    // One line, so a script's log shows the whole of it.
+    return { message: `${err.message}; see "${help}"`, exitCode: 2 }
   }
   if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode }
   if (isPriceStoreError(err)) {

@@ -5,6 +5,7 @@ import type { CliIo } from './io.js'
 import { queryCommand } from './query-command.js'
 import { describeFailure } from './report-error.js'
 import { serveCommand } from './serve-command.js'
+import { packageVersion } from './version.js'
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>
 
@@ -27,6 +28,10 @@ Commands:
                  print the answer to one GET /prices query
   demo           write the demo data set (20 tokens, every 10 s, 2 days)
 
+Options:
+  -h, --help     this help
+  -v, --version  the version of price-store
+
 Run "price-store COMMAND --help" for a command's options.
 Exit codes: 0 success, 1 failure, 2 invalid input (arguments, files, records, query).
 `
@@ -45,10 +50,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(HELP)
     return 0
   }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${await packageVersion()}\n`)
+    return 0
+  }
   const command = name === undefined ? undefined : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   try {
     if (command === undefined) {
-      throw new UsageError(name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`)
+      if (name === undefined) throw new UsageError('no command given')
+      throw new UsageError(name.startsWith('-') ? `unknown option ${name}` : `unknown command ${JSON.stringify(name)}`)
     }
     return await command(rest, io)
   } catch (err) {

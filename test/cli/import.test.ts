@@ -181,7 +181,7 @@ describe('price-store import: bad input', () => {
   it('usage errors exit 2 and point to --help', async () => {
     const none = await run(['import', '--db', db])
     expect(none.code).toBe(2)
-    expect(none.stderr).toContain('Run "price-store import --help"')
+    expect(none.stderr).toBe('price-store import: give at least one FILE to import ("-" reads standard input); see "price-store import --help"\n')
     expect((await run(['import', '--batch-size', '0', 'x'])).code).toBe(2)
     expect((await run(['import', '--nope', 'x'])).code).toBe(2)
     expect((await run(['import', '-', '-'])).code).toBe(2)

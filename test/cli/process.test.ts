@@ -156,4 +156,14 @@ describe('the price-store process', () => {
     expect((await runToEnd(['--help'])).code).toBe(0)
     expect((await runToEnd([])).code).toBe(2)
   })
+
+  it('--version prints the version read from package.json by the built bin; an unknown option is one line, exit 2', async () => {
+    const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string }
+    expect(await runToEnd(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
+    expect(await runToEnd(['serve', '--prot', '9000'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'price-store serve: unknown option --prot (did you mean --port?); see "price-store serve --help"\n',
+    })
+  })
 })
