@@ -48,7 +48,9 @@ export function toAsOf(direction: AsOfDirection | undefined, tolerance: number |
 
 /** The bucket grid of a range, `origin` normalised into `0..interval−1`. */
 export function toGrid(from: number, to: number, interval: number, origin: number | undefined): BucketGrid {
-  return { from, to, interval, origin: ((origin ?? 0) % interval + interval) % interval }
+  // One remainder, then one addition: `(o % i + i) % i` would pass 2^53 for huge intervals and round.
+  const rest = (origin ?? 0) % interval
+  return { from, to, interval, origin: rest < 0 ? rest + interval : rest === 0 ? 0 : rest }
 }
 
 /**

@@ -129,6 +129,17 @@ describe('calendar alignment: origin shifts every bucketed form the same way', (
   })
 })
 
+describe('the grid at the limits of safe integers', () => {
+  it('an origin near 2^53 with an interval near 2^53 is normalised exactly', async () => {
+    const MAX = Number.MAX_SAFE_INTEGER
+    const candles = await httpAnswer(`symbol=BTC&fromTimestamp=0&toTimestamp=${MAX}&interval=${MAX}&origin=${MAX - 1}&aggregate=candles`)
+    // Bucket -1 starts at origin - interval = -1 and holds every record.
+    expect((candles as { bucket: number; count: number }[]).map((c) => [c.bucket, c.count])).toEqual([[-1, 6]])
+    const range = await store.range('BTC', { from: 0, to: MAX, interval: MAX - 1, origin: MAX - 2 })
+    expect(range.map((r) => r.id)).toEqual(['a']) // one bucket [-1, MAX-3]: its latest is r5
+  })
+})
+
 describe('as-of with direction and tolerance', () => {
   it.each([
     ['before', 3000, undefined, 'r4'],
