@@ -30,7 +30,7 @@ export interface FamilyContext extends QueryContext {
 
 /** One SQLite plan per layout (and per query strategy when given), named `layout` or `layout/strategy`. */
 export function sqlitePlans<P, S extends string>(
-  ctx: FamilyContext,
+  ctx: Pick<FamilyContext, 'sqlite'>,
   strategies: readonly S[] | undefined,
   run: (db: SqliteBaseline, param: P, strategy: S) => unknown,
   applies: (param: P, strategy: S) => boolean = () => true,
