@@ -8,7 +8,10 @@
  * records, one `LIMIT 1` seek per bucket for sparse sampling, a scan with
  * bucketing in JS for dense sampling, `CAST(? AS INTEGER)` for bucket
  * arithmetic in SQL (better-sqlite3 binds JS numbers as REAL) and `json_each`
- * for the latest record of several symbols.
+ * for the latest record of several symbols. For issue 10's candles and
+ * gap-filled ranges, the same table and keys: window functions, a
+ * `GROUP BY` with seeks, or a key-order scan aggregated in JS; a per-bucket
+ * seek with no lower bound, or a range plan plus one seek before `from`.
  *
  * Every read returns full records in the store's shape (`source` parsed,
  * `provider` and `providerPublicKey` joined from the one provider), and the
@@ -20,7 +23,7 @@
  * `createRequire`, so the root type check passes without it installed.
  */
 import { createRequire } from 'node:module'
-import type { PriceRecord, Provider, SampledRecord } from '../src/index.js'
+import type { Candle, FilledPoint, PriceRecord, Provider, RecordRef, SampledRecord } from '../src/index.js'
 import type { GeneratedRecord } from './generate.js'
 
 /** Bump when the schema or the loading changes, so cached SQLite files are rebuilt. */
@@ -68,6 +71,16 @@ export const SQLITE_LAYOUTS: readonly SqliteLayout[] = ['clustered', 'rowid']
 /** Strategies for the range form (interval sampling). */
 export type RangeStrategy = 'seek-per-bucket' | 'scan-rows' | 'scan-keys-then-fetch' | 'sql-buckets'
 export const RANGE_STRATEGIES: readonly RangeStrategy[] = ['seek-per-bucket', 'scan-rows', 'scan-keys-then-fetch', 'sql-buckets']
+/** Strategies for the candles form (issue 10). */
+export type CandleStrategy = 'window' | 'group-then-seek' | 'scan-js'
+export const CANDLE_STRATEGIES: readonly CandleStrategy[] = ['window', 'group-then-seek', 'scan-js']
+/**
+ * Strategies for the gap-filled range (issue 10): `sql-fill` in one
+ * statement, or a range strategy plus the seek for the record before `from`
+ * (made only when the first bucket is empty) and carrying in JS.
+ */
+export type FillStrategy = 'sql-fill' | `${RangeStrategy}+carry`
+export const FILL_STRATEGIES: readonly FillStrategy[] = ['sql-fill', ...RANGE_STRATEGIES.map((s): FillStrategy => `${s}+carry`)]
 /** Strategies for the several-tokens form. */
 export type SeveralStrategy = 'json_each' | 'loop'
 export const SEVERAL_STRATEGIES: readonly SeveralStrategy[] = ['json_each', 'loop']
@@ -75,6 +88,12 @@ export const SEVERAL_STRATEGIES: readonly SeveralStrategy[] = ['json_each', 'loo
 const COLUMNS = 'id, value, signature, permaweb_tx, version, source, timestamp'
 type Row = [id: string, value: number, signature: string, permawebTx: string, version: string, source: string, timestamp: number]
 type SymbolRow = [symbol: string, ...Row]
+/** (timestamp, id, value): what a candle needs of a record. */
+type RefRow = [timestamp: number, id: string, value: number]
+/** A candle as SQL returns it: bucket index, count, then open, high, low and close as (id, timestamp, value). */
+type CandleRow = [k: number, count: number, ...refs: (string | number)[]]
+/** A filled point as SQL returns it: bucket start, carried (0/1), age, then the record. */
+type FilledRow = [bucket: number, carried: number, age: number, ...Row]
 /** `sql-buckets` enumerates every bucket, empty or not; past this many it is not tried. */
 const SQL_BUCKETS_MAX = 100_000
 
@@ -320,6 +339,182 @@ export class SqliteBaseline {
     return rows.map((row) => this.#sampled(row, symbol))
   }
 
+  /**
+   * Like `store.candles(symbol, { from, to, interval })`: per non-empty
+   * bucket the first and last record in (timestamp, id) order, the greatest
+   * and least value (equal values: the later record) and the count.
+   */
+  candles(symbol: string, from: number, to: number, interval: number, strategy: CandleStrategy): Candle[] {
+    switch (strategy) {
+      case 'window':
+        return this.#candlesByWindows(symbol, from, to, interval)
+      case 'group-then-seek':
+        return this.#candlesByGroupThenSeek(symbol, from, to, interval)
+      case 'scan-js':
+        return this.#candlesByScan(symbol, from, to, interval)
+    }
+  }
+
+  /**
+   * One statement: `ROW_NUMBER()` over the bucket in the four orders (open:
+   * first by (timestamp, id); close: last; high: greatest value, ties to the
+   * later record; low likewise), then one row per bucket with `count(*)`.
+   */
+  #candlesByWindows(symbol: string, from: number, to: number, interval: number): Candle[] {
+    const rows = this.#prepare(
+      `WITH ranked AS (
+         SELECT timestamp / @interval AS k, timestamp, id, value,
+           row_number() OVER (PARTITION BY timestamp / @interval ORDER BY timestamp, id) AS o,
+           row_number() OVER (PARTITION BY timestamp / @interval ORDER BY value DESC, timestamp DESC, id DESC) AS h,
+           row_number() OVER (PARTITION BY timestamp / @interval ORDER BY value, timestamp DESC, id DESC) AS l,
+           row_number() OVER (PARTITION BY timestamp / @interval ORDER BY timestamp DESC, id DESC) AS c
+         FROM prices WHERE symbol = @symbol AND timestamp >= @from AND timestamp <= @to)
+       SELECT k, count(*),
+         max(CASE WHEN o = 1 THEN id END), max(CASE WHEN o = 1 THEN timestamp END), max(CASE WHEN o = 1 THEN value END),
+         max(CASE WHEN h = 1 THEN id END), max(CASE WHEN h = 1 THEN timestamp END), max(CASE WHEN h = 1 THEN value END),
+         max(CASE WHEN l = 1 THEN id END), max(CASE WHEN l = 1 THEN timestamp END), max(CASE WHEN l = 1 THEN value END),
+         max(CASE WHEN c = 1 THEN id END), max(CASE WHEN c = 1 THEN timestamp END), max(CASE WHEN c = 1 THEN value END)
+       FROM ranked GROUP BY k ORDER BY k`,
+    ).all({ symbol, from, to, interval: integer(interval) }) as CandleRow[]
+    return rows.map((row) => candleOf(row, interval))
+  }
+
+  /**
+   * One statement: a `GROUP BY` pass for count, first and last timestamp,
+   * greatest and least value per bucket, then per bucket a key seek for the
+   * open and the close and a backward search of the bucket for the latest
+   * record holding the high and the low.
+   */
+  #candlesByGroupThenSeek(symbol: string, from: number, to: number, interval: number): Candle[] {
+    const ref = (alias: string): string => `${alias}.id, ${alias}.timestamp, ${alias}.value`
+    const inBucket = 'symbol = @symbol AND timestamp >= max(@from, g.k * @interval) AND timestamp <= min(@to, g.k * @interval + @interval - 1)'
+    const rows = this.#prepare(
+      `WITH g AS (
+         SELECT timestamp / @interval AS k, count(*) AS n, min(timestamp) AS t0, max(timestamp) AS t1, max(value) AS hi, min(value) AS lo
+         FROM prices WHERE symbol = @symbol AND timestamp >= @from AND timestamp <= @to GROUP BY k)
+       SELECT g.k, g.n, ${ref('o')}, ${ref('h')}, ${ref('l')}, ${ref('c')}
+       FROM g
+       CROSS JOIN prices AS o ON o.symbol = @symbol
+         AND (o.timestamp, o.id) = (SELECT timestamp, id FROM prices WHERE symbol = @symbol AND timestamp = g.t0 ORDER BY id LIMIT 1)
+       CROSS JOIN prices AS h ON h.symbol = @symbol
+         AND (h.timestamp, h.id) = (SELECT timestamp, id FROM prices WHERE ${inBucket} AND value = g.hi ORDER BY timestamp DESC, id DESC LIMIT 1)
+       CROSS JOIN prices AS l ON l.symbol = @symbol
+         AND (l.timestamp, l.id) = (SELECT timestamp, id FROM prices WHERE ${inBucket} AND value = g.lo ORDER BY timestamp DESC, id DESC LIMIT 1)
+       CROSS JOIN prices AS c ON c.symbol = @symbol
+         AND (c.timestamp, c.id) = (SELECT timestamp, id FROM prices WHERE symbol = @symbol AND timestamp = g.t1 ORDER BY id DESC LIMIT 1)
+       ORDER BY g.k`,
+    ).all({ symbol, from, to, interval: integer(interval) }) as CandleRow[]
+    return rows.map((row) => candleOf(row, interval))
+  }
+
+  /** Scans (timestamp, id, value) of the range in key order and builds the candles in JS. */
+  #candlesByScan(symbol: string, from: number, to: number, interval: number): Candle[] {
+    const rows = this.#prepare(
+      'SELECT timestamp, id, value FROM prices WHERE symbol = ? AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp, id',
+    ).all(symbol, from, to) as RefRow[]
+    const out: Candle[] = []
+    const ref = (row: RefRow): RecordRef => ({ id: row[1], timestamp: row[0], value: row[2] })
+    let first = 0
+    while (first < rows.length) {
+      const k = Math.floor((rows[first] as RefRow)[0] / interval)
+      let high = first
+      let low = first
+      let last = first
+      for (let i = first + 1; i < rows.length && Math.floor((rows[i] as RefRow)[0] / interval) === k; i++) {
+        const value = (rows[i] as RefRow)[2]
+        if (value >= (rows[high] as RefRow)[2]) high = i
+        if (value <= (rows[low] as RefRow)[2]) low = i
+        last = i
+      }
+      const candle: Candle = {
+        bucket: k * interval,
+        open: ref(rows[first] as RefRow),
+        high: ref(rows[high] as RefRow),
+        low: ref(rows[low] as RefRow),
+        close: ref(rows[last] as RefRow),
+        count: last - first + 1,
+      }
+      out.push(candle)
+      first = last + 1
+    }
+    return out
+  }
+
+  /**
+   * Like `store.range(symbol, { from, to, interval, fill: 'prev' })`: every
+   * bucket of `from..to` with the latest record at or before its end
+   * (clipped to `to`), carried when it is not from the bucket's part of the
+   * range; buckets with nothing at or before their end are left out.
+   */
+  filledRange(symbol: string, from: number, to: number, interval: number, strategy: FillStrategy): FilledPoint[] {
+    if (strategy === 'sql-fill') return this.#fillBySql(symbol, from, to, interval)
+    const range = strategy.slice(0, -'+carry'.length) as RangeStrategy
+    return this.#fillInJs(symbol, from, to, interval, this.range(symbol, from, to, interval, range))
+  }
+
+  /** Whether a fill strategy is worth trying for this query shape (as its range strategy). */
+  static fillStrategyApplies(strategy: FillStrategy, from: number, to: number, interval: number): boolean {
+    const range: RangeStrategy = strategy === 'sql-fill' ? 'sql-buckets' : (strategy.slice(0, -'+carry'.length) as RangeStrategy)
+    return SqliteBaseline.rangeStrategyApplies(range, from, to, interval)
+  }
+
+  /**
+   * One statement: a recursive CTE lists the buckets and each seeks the
+   * latest record at or before its end (clipped to `to`) with no lower bound,
+   * so an empty bucket finds the record to carry (for the first buckets, the
+   * one before `from`); `carried` and `age` are computed in SQL.
+   */
+  #fillBySql(symbol: string, from: number, to: number, interval: number): FilledPoint[] {
+    const rows = this.#prepare(
+      `WITH RECURSIVE
+         q(symbol, lo, hi, step) AS (SELECT @symbol, CAST(@from AS INTEGER), CAST(@to AS INTEGER), CAST(@interval AS INTEGER)),
+         b(k) AS (SELECT lo / step FROM q UNION ALL SELECT k + 1 FROM b, q WHERE k < hi / step)
+       SELECT b.k * q.step, p.timestamp < max(q.lo, b.k * q.step), min(q.hi, b.k * q.step + q.step - 1) - p.timestamp,
+         p.id, p.value, p.signature, p.permaweb_tx, p.version, p.source, p.timestamp
+       FROM q CROSS JOIN b CROSS JOIN prices AS p
+       WHERE p.symbol = q.symbol
+         AND (p.timestamp, p.id) = (
+           SELECT timestamp, id FROM prices
+           WHERE symbol = q.symbol AND timestamp <= min(q.hi, b.k * q.step + q.step - 1)
+           ORDER BY timestamp DESC, id DESC LIMIT 1)
+       ORDER BY b.k`,
+    ).all({ symbol, from, to, interval }) as FilledRow[]
+    return rows.map(([bucket, carried, age, ...row]) => ({ bucket, carried: carried === 1, age, record: this.#sampled(row, symbol) }))
+  }
+
+  /**
+   * Gap filling in JS over a range's records (one per non-empty bucket,
+   * oldest first): an empty bucket carries the previous one's record, or,
+   * before the first, the record before `from`, found with one seek made
+   * only when the first bucket is empty.
+   */
+  #fillInJs(symbol: string, from: number, to: number, interval: number, records: readonly SampledRecord[]): FilledPoint[] {
+    const firstBucket = Math.floor(from / interval)
+    const lastBucket = Math.floor(to / interval)
+    let held: SampledRecord | undefined
+    const first = records[0]
+    if (first === undefined || Math.floor(first.timestamp / interval) > firstBucket) {
+      const row = this.#prepare(
+        `SELECT ${COLUMNS} FROM prices WHERE symbol = ? AND timestamp < ? ORDER BY timestamp DESC, id DESC LIMIT 1`,
+      ).get(symbol, from) as Row | undefined
+      if (row !== undefined) held = this.#sampled(row, symbol)
+    }
+    const out: FilledPoint[] = []
+    let next = 0
+    for (let k = firstBucket; k <= lastBucket; k++) {
+      const own = records[next]
+      const carried = own === undefined || Math.floor(own.timestamp / interval) !== k
+      if (!carried) {
+        held = own
+        next++
+      }
+      if (held === undefined) continue
+      const bucket = k * interval
+      out.push({ bucket, carried, age: Math.min(to, bucket + interval - 1) - held.timestamp, record: held })
+    }
+    return out
+  }
+
   /** Like `store.rangeStream(symbol, { from, to, interval })`, one record at a time. */
   *rangeStream(symbol: string, from: number, to: number, interval: number): Generator<SampledRecord> {
     const statement = this.#prepare(
@@ -337,6 +532,17 @@ export class SqliteBaseline {
   explain(sql: string, ...params: unknown[]): string[] {
     return (this.#db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail)
   }
+}
+
+/** A JS number bound as an INTEGER (better-sqlite3 binds numbers as REAL, which would make `/` divide exactly). */
+function integer(value: number): bigint {
+  return BigInt(value)
+}
+
+/** A candle from its SQL row: bucket index, count, then open, high, low and close as (id, timestamp, value). */
+function candleOf(row: CandleRow, interval: number): Candle {
+  const ref = (at: number): RecordRef => ({ id: row[at] as string, timestamp: row[at + 1] as number, value: row[at + 2] as number })
+  return { bucket: row[0] * interval, open: ref(2), high: ref(5), low: ref(8), close: ref(11), count: row[1] }
 }
 
 function define(target: Record<string, PriceRecord>, key: string, value: PriceRecord): void {
