@@ -24,6 +24,10 @@ export interface RangeParam {
 /** A range case: its parameters all share one interval. */
 export interface RangeCase extends QueryCase<RangeParam> {
   readonly interval: number
+  /** The shape it was drawn for, e.g. `24 h at 10 min` (its name may add that it was clamped). */
+  readonly shape: string
+  /** The span of its windows (ms): the shape's, or the data's when clamped. */
+  readonly span: number
 }
 
 const MINUTE_MS = 60_000
@@ -62,6 +66,8 @@ export function rangeCases(ctx: QueryContext): RangeCase[] {
       name: label,
       params,
       interval: shape.interval,
+      shape: shape.label,
+      span,
       store: (p) => ctx.store.range(p.symbol, { from: p.from, to: p.to, interval: p.interval }),
       count: (answer) => (answer as SampledRecord[]).length,
       expected: (p) => recordsInRange(ctx.shape, p.from, p.to, p.interval),

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (7 days of data), `npm run bench:quick` (a smoke run),
  * `npm run bench:28d` (28 days, the store alone), or
- * `node --import tsx run.ts [--days N] [--quick] [--store-only] [--only latest,range] [--rebuild]`.
+ * `node --import tsx run.ts [--days N] [--quick] [--store-only] [--only latest,range,candles,fill] [--rebuild]`.
  *
  * Builds (or reuses) the data sets, runs each case family in a process of
  * its own, prints the results as markdown on stdout (progress goes to
@@ -34,7 +34,7 @@ import type { CaseResult } from './measure.js'
 import type { HttpCaseResult } from './http.bench.js'
 import type { StoreCaseResult } from './store-only.js'
 
-const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'stream', 'http']
+const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'candles', 'fill', 'stream', 'http']
 const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest'] as const
 /** Families that need SQLite, left out of a store-only run. */
 const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']

@@ -3,17 +3,19 @@
  * how cost grows with the data): no SQLite data set, no floor twin, so a
  * size SQLite was never built for (28 days) can be measured.
  *
- * The cases are those of latest.bench.ts, several.bench.ts, range.bench.ts
- * and stream.bench.ts, built by the same functions (`latestCases` and the
- * like): the same names and, for the same seed and data size, the same
- * parameters drawn in the same order, so a store-only run compares case by
- * case with a full run. The loops are measure.ts's {@link runLoops}.
+ * The cases are those of latest.bench.ts, several.bench.ts, range.bench.ts,
+ * candles-fill.bench.ts and stream.bench.ts, built by the same functions
+ * (`latestCases` and the like): the same names and, for the same seed and
+ * data size, the same parameters drawn in the same order, so a store-only
+ * run compares case by case with a full run. The loops are measure.ts's
+ * {@link runLoops}.
  *
  * With no SQLite to compare answers with, a sample of answers is checked for
  * the number of records the generated data implies (each case's
  * `expected`), so a store that answers short cannot look fast.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { candlesCases, fillCases } from './candles-fill.bench.js'
 import type { QueryContext } from './context.js'
 import { latestCases } from './latest.bench.js'
 import { anonPeakMB, resetRssPeak, runLoops, sampleRss, stats, timeCall } from './measure.js'
@@ -35,7 +37,7 @@ export interface StoreCaseResult {
   readonly note?: string
 }
 
-export type StoreFamily = 'latest' | 'several' | 'range' | 'stream'
+export type StoreFamily = 'latest' | 'several' | 'range' | 'candles' | 'fill' | 'stream'
 
 /**
  * Runs one case as measure.ts's `runCase` does, minus the other contenders
@@ -87,6 +89,10 @@ export function runStoreFamily(family: StoreFamily, ctx: QueryContext): Promise<
       return runAll(family, severalCases(ctx), ctx.budget)
     case 'range':
       return runAll(family, rangeCases(ctx), ctx.budget)
+    case 'candles':
+      return runAll(family, candlesCases(ctx), ctx.budget)
+    case 'fill':
+      return runAll(family, fillCases(ctx), ctx.budget)
     case 'stream':
       return runAll(family, streamCases(ctx), ctx.budget)
   }

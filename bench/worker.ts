@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { PriceStore } from '../src/index.js'
 import type { FamilyContext } from './context.js'
 import type { LevelFloor } from './floor.js'
+import { runCandles, runFill } from './candles-fill.bench.js'
 import { BENCH_PROVIDER, Random, dataShape } from './generate.js'
 import { runHttp } from './http.bench.js'
 import type { HttpCaseResult, LoadClient } from './http.bench.js'
@@ -28,7 +29,7 @@ import type { StoreCaseResult } from './store-only.js'
 import { runStream } from './stream.bench.js'
 import { forkWorker } from './spawn.js'
 
-export type QueryFamily = 'memory' | 'latest' | 'several' | 'range' | 'stream' | 'http'
+export type QueryFamily = 'memory' | 'latest' | 'several' | 'range' | 'candles' | 'fill' | 'stream' | 'http'
 
 export interface FamilyInput {
   readonly family: QueryFamily
@@ -56,6 +57,11 @@ function familySeed(seed: number, family: string): number {
   let h = seed >>> 0
   for (const char of family) h = Math.imul(h ^ char.charCodeAt(0), 0x01000193) >>> 0
   return h
+}
+
+/** A family's random source: candles and fill draw the range family's windows (candles-fill.bench.ts), so they are seeded as it is. */
+function familyRandom(seed: number, family: QueryFamily): Random {
+  return new Random(familySeed(seed, family === 'candles' || family === 'fill' ? 'range' : family))
 }
 
 /**
@@ -123,7 +129,7 @@ async function runStoreOnly(input: FamilyInput): Promise<FamilyOutput> {
       shape: dataShape(input.days),
       store,
       budget: input.quick ? QUICK_BUDGET : FULL_BUDGET,
-      random: new Random(familySeed(input.seed, family)),
+      random: familyRandom(input.seed, family),
       quick: input.quick,
       note: (text) => notes.push(text),
     })
@@ -156,7 +162,7 @@ async function runFamily(input: FamilyInput): Promise<FamilyOutput> {
     sqlite,
     floor,
     budget: input.quick ? QUICK_BUDGET : FULL_BUDGET,
-    random: new Random(familySeed(input.seed, input.family)),
+    random: familyRandom(input.seed, input.family),
     quick: input.quick,
     note: (text) => notes.push(text),
   }
@@ -172,6 +178,12 @@ async function runFamily(input: FamilyInput): Promise<FamilyOutput> {
         break
       case 'range':
         cases = await runRange(ctx)
+        break
+      case 'candles':
+        cases = await runCandles(ctx)
+        break
+      case 'fill':
+        cases = await runFill(ctx)
         break
       case 'stream':
         cases = await runStream(ctx)
