@@ -35,6 +35,8 @@ export {
   createPricesListener, answerClientError, answerConnect, startServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS,
 } from './adapters/http/node.js'
 export type { PricesListenerOptions, StartServerOptions, RunningServer } from './adapters/http/node.js'
+export { createPricesHandler } from './adapters/http/handler.js'
+export type { PricesHandler, PricesHandlerOptions, NextHandler } from './adapters/http/handler.js'
 export { answerUdf, udfEndpoint } from './adapters/http/udf.js'
 export type { UdfEndpoint, UdfOptions, UdfSource } from './adapters/http/udf.js'
 export type { ChartPageOptions } from './adapters/http/chart-page.js'

@@ -1,0 +1,174 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { httpErrorAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { ChartPage, type ChartPageOptions } from './chart-page.js'
+import { QueryGate, type GateRequest, type QueryLimitOptions, type QueryLoad } from './query-gate.js'
+import { checkBasePath, notFoundAnswer, routeRequest, type RouteTable } from './routes.js'
+import { answerUdf, type UdfSource } from './udf.js'
+import { historyThroughGate } from './udf-gate.js'
+
+/**
+ * Options of {@link createPricesHandler} (and of `createPricesListener` and
+ * `startServer`): `onError` for logging what clients are not shown, the
+ * limits on queries (see {@link QueryLimitOptions}), where the chart page's
+ * script is, and the path prefix the endpoints are served under.
+ */
+export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, ChartPageOptions {
+  /**
+   * The prefix of every path served, e.g. `'/v1'` for `/v1/prices` and
+   * `/v1/udf/...` (default none). It is compared with the request's whole
+   * path: `req.originalUrl` where a framework keeps it (Express, which cuts
+   * its mount path out of `req.url`), else `req.url`. Without it, the path
+   * is `req.url`: relative to where a framework mounted the handler. The
+   * chart page is served only without a prefix (its script asks the root).
+   */
+  readonly basePath?: string
+}
+
+/** What a host calls when a request is not for this handler; Express's `next` fits. */
+export type NextHandler = (err?: unknown) => void
+
+/**
+ * A request handler for `node:http` and for frameworks that hand over
+ * Node's request and response (Express, Connect, Fastify's `raw`): it
+ * answers the paths it serves and passes every other one to `next`, or
+ * answers 404 when there is no `next`.
+ */
+export interface PricesHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: NextHandler): void
+  /** The load of this handler's query gate now, and its counts of refused and timed-out queries. */
+  queries(): QueryLoad
+}
+
+/**
+ * A handler serving `GET`/`HEAD ${basePath}/prices` (and `/prices/`) from
+ * `store` and, when the store can also answer candles (a `PriceStore` can;
+ * see {@link UdfSource}), TradingView's UDF endpoints under
+ * `${basePath}/udf/` and, without a `basePath`, the chart page at `/`. Other
+ * methods on those paths answer 405 with `Allow: GET, HEAD`; other paths go
+ * to `next` (or answer 404 without one). It never throws: unexpected
+ * failures become a 500 without internals.
+ *
+ * Every request it serves goes through its own query gate (one per handler,
+ * shared by all its routes): heavy queries (UDF history included) are
+ * capped and wait in a bounded line, and every query has a time budget,
+ * past which it answers 503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT` (see
+ * {@link QueryLimitOptions}).
+ *
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for a bad `basePath` or limit
+ * @example
+ * const prices = createPricesHandler(store, { basePath: '/v1', maxConcurrentQueries: 2 })
+ * app.use(prices)                                   // Express: /v1/prices
+ * http.createServer((req, res) => prices(req, res)).listen(9000)
+ */
+export function createPricesHandler(store: PricesQueryable, options: PricesHandlerOptions = {}): PricesHandler {
+  const gate = new QueryGate(options)
+  const charts = chartSource(store)
+  const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath) }
+  const page = new ChartPage(options)
+  // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
+  const targetOf =
+    table.basePath === '' ? (req: IncomingMessage) => req.url ?? '' : (req: IncomingMessage) => (req as { originalUrl?: unknown }).originalUrl ?? req.url ?? ''
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler): void => {
+    const head = req.method === 'HEAD'
+    try {
+      const arrivedAt = performance.now()
+      const target = targetOf(req)
+      const routed = routeRequest(req.method, typeof target === 'string' ? target : '', table)
+      if (routed === undefined && next !== undefined) {
+        next() // not ours: the body is left for whoever serves the path
+        return
+      }
+      // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
+      req.resume()
+      if (routed === undefined) {
+        sendAnswer(res, notFoundAnswer(table), head)
+        return
+      }
+      if ('answer' in routed) {
+        sendAnswer(res, routed.answer, head)
+        return
+      }
+      if ('page' in routed) {
+        sendAnswer(res, routed.page === 'html' ? page.page() : page.script(), head)
+        return
+      }
+      if ('udf' in routed) {
+        const runHistory = historyThroughGate(gate, store, options, new HandlerRequest(arrivedAt, res))
+        answerUdf(charts as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
+          (ready) => sendOrFail(options, res, ready, head),
+          (err: unknown) => failRequest(options, res, err, head),
+        )
+        return
+      }
+      // No async function and no named closure per request (tsx names each with a
+      // defineProperty call): at thousands of requests a second, each shows in the profile.
+      gate.answer(store, routed.params, options, new HandlerRequest(arrivedAt, res)).then(
+        (answer) => sendOrFail(options, res, answer, head),
+        (err: unknown) => failRequest(options, res, err, head),
+      )
+    } catch (err) {
+      failRequest(options, res, err, head)
+    }
+  }
+  return Object.assign(handler, { queries: () => gate.load() })
+}
+
+/** What the gate needs to know about one request: when it came, and (only if its query must wait) when its client leaves. */
+class HandlerRequest implements GateRequest {
+  constructor(
+    readonly arrivedAt: number,
+    readonly res: ServerResponse,
+  ) {}
+
+  /**
+   * A client that leaves while its query waits for a slot takes the query with it. The
+   * signal is built only when a query must wait: one per request cost 18 % of server CPU.
+   */
+  signal(): AbortSignal {
+    const gone = new AbortController()
+    if (this.res.closed) gone.abort()
+    else this.res.once('close', () => gone.abort())
+    return gone.signal
+  }
+}
+
+function sendOrFail(options: AnswerOptions, res: ServerResponse, answer: HttpAnswer, head: boolean): void {
+  try {
+    sendAnswer(res, answer, head)
+  } catch (err) {
+    failRequest(options, res, err, head)
+  }
+}
+
+/** Something unexpected broke: log it, and answer 500 without internals if nothing is out yet. */
+function failRequest(options: AnswerOptions, res: ServerResponse, err: unknown, head: boolean): void {
+  reportError(options, err)
+  try {
+    if (res.headersSent) throw err // half an answer is out: only closing the connection is honest
+    sendAnswer(res, httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', 'internal error while answering the request'), head)
+  } catch {
+    res.destroy()
+  }
+}
+
+/** Sends a complete answer; for HEAD, the headers GET would send (content-length included) and no body. */
+export function sendAnswer(res: ServerResponse, answer: HttpAnswer, head: boolean): void {
+  // The client may have gone while the query ran; there is no one to answer.
+  if (res.destroyed || res.writableEnded) return
+  res.writeHead(answer.status, answer.headers)
+  if (head) res.end()
+  else res.end(answer.body)
+}
+
+/**
+ * The store as a source of charts, when it is one. Checked once per
+ * handler: a host may serve `/prices` from anything with `query` (a stub,
+ * a proxy); charts need candles, symbols and the latest records too.
+ */
+function chartSource(store: PricesQueryable): UdfSource | undefined {
+  const candidate = store as Partial<UdfSource>
+  const methods = [candidate.candles, candidate.symbols, candidate.latest]
+  const charts = methods.every((method) => typeof method === 'function') && candidate.limits !== undefined && candidate.provider !== undefined
+  return charts ? (store as unknown as UdfSource) : undefined
+}

@@ -1,0 +1,108 @@
+import { PriceStoreError, describeValue } from '../../errors.js'
+import { httpErrorAnswer, type HttpAnswer } from './answer.js'
+import { CHART_SCRIPT_PATH } from './chart-page.js'
+import { udfEndpoint, type UdfEndpoint } from './udf.js'
+
+const ALLOW = 'GET, HEAD'
+
+/** Where a request goes (see {@link routeRequest}). */
+export type Route =
+  | { readonly answer: HttpAnswer }
+  | { readonly params: URLSearchParams }
+  | { readonly udf: UdfEndpoint; readonly params: URLSearchParams }
+  | { readonly page: 'html' | 'script' }
+
+/** What a handler serves: whether it has charts, and under which path prefix. */
+export interface RouteTable {
+  /** The UDF endpoints (and, without a prefix, the chart page) are served too. */
+  readonly charts: boolean
+  /** The prefix of every path served, from {@link checkBasePath}: `''` or `/x...` without a trailing `/`. */
+  readonly basePath: string
+}
+
+/**
+ * Where a request goes: a query on `${basePath}/prices`, a UDF endpoint or
+ * the chart page and its script (those only when `charts` are served), each
+ * for GET or HEAD; or a ready answer (405 for other methods on those paths).
+ * A path the table does not serve is `undefined`: the host's to answer
+ * (404, or its own next handler).
+ */
+export function routeRequest(method: string | undefined, url: string, table: RouteTable): Route | undefined {
+  const target = splitTarget(url)
+  const path = target === undefined ? undefined : pathBelow(target.path, table.basePath)
+  if (target === undefined || path === undefined) return undefined
+  const prices = path === '/prices' || path === '/prices/'
+  const udf = table.charts ? udfEndpoint(path) : undefined
+  // The page's script asks for /prices and /udf/ from the root, so the page
+  // is served only where those are: without a prefix.
+  const pageServed = table.charts && table.basePath === ''
+  const page = pageServed && path === '/' ? 'html' : pageServed && path === CHART_SCRIPT_PATH ? 'script' : undefined
+  if (!prices && udf === undefined && page === undefined) return undefined
+  if (method !== 'GET' && method !== 'HEAD') {
+    const message = `method ${JSON.stringify(method)} is not allowed on ${target.path}; use GET or HEAD`
+    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow: ALLOW }) }
+  }
+  if (page !== undefined) return { page }
+  // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
+  const params = new URLSearchParams(target.query)
+  return udf === undefined ? { params } : { udf, params }
+}
+
+/** The 404 answer for a path the table does not serve, naming what it does serve. */
+export function notFoundAnswer(table: RouteTable): HttpAnswer {
+  const base = table.basePath
+  const served = !table.charts
+    ? `GET ${base}/prices`
+    : base === ''
+      ? 'GET /prices, /udf/{config,symbols,search,history,time} and the chart page at /'
+      : `GET ${base}/prices and ${base}/udf/{config,symbols,search,history,time}`
+  return httpErrorAnswer(404, 'HTTP_NOT_FOUND', `not found: the endpoints are ${served}`)
+}
+
+/**
+ * Checks a handler's `basePath` and gives it in the one form routing
+ * compares: `''` for none (also for `'/'`), else `/` and segments with no
+ * trailing `/` (`'/v1/'` is `'/v1'`). It is compared with the path as sent,
+ * undecoded, so it may not hold a query, a fragment, `%`, white space or
+ * control characters.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS`
+ */
+export function checkBasePath(basePath: unknown): string {
+  if (basePath === undefined) return ''
+  if (typeof basePath !== 'string' || !basePath.startsWith('/') || /[?#%\s\p{Cc}]/u.test(basePath) || basePath.includes('//')) {
+    throw new PriceStoreError(
+      'PRICE_INVALID_OPTIONS',
+      `option basePath must be a path such as "/v1": "/" then segments, with no "//", "?", "#", "%" or white space (got ${describeValue(basePath)})`,
+      { details: { field: 'basePath' } },
+    )
+  }
+  return basePath.endsWith('/') ? basePath.slice(0, -1) : basePath
+}
+
+/** The rest of `path` below `basePath` (`/v1/prices` below `/v1` is `/prices`), or `undefined` when it is not below it. */
+function pathBelow(path: string, basePath: string): string | undefined {
+  if (basePath === '') return path
+  if (path === basePath) return '/'
+  return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined
+}
+
+/**
+ * Splits a request target into its raw path and raw query. Origin-form
+ * (`/prices?x`) is the usual case; absolute-form (`http://host/prices?x`)
+ * must be accepted too (RFC 9112 §3.2.2). Anything else (`*`, garbage) has
+ * no path. The path is compared undecoded, so `//prices` is not `/prices`.
+ */
+function splitTarget(url: string): { path: string; query: string } | undefined {
+  let rest = url
+  if (!rest.startsWith('/')) {
+    const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(rest)
+    if (authority === null) return undefined
+    rest = rest.slice(authority[0].length)
+    if (!rest.startsWith('/')) rest = `/${rest}`
+  }
+  const hash = rest.indexOf('#')
+  if (hash >= 0) rest = rest.slice(0, hash)
+  const question = rest.indexOf('?')
+  if (question < 0) return { path: rest, query: '' }
+  return { path: rest.slice(0, question), query: rest.slice(question + 1) }
+}
