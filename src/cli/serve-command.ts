@@ -16,6 +16,7 @@ import { DEFAULT_DB, STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } fro
 import type { StoreConfig } from './config.js'
 import { DEMO_MARKER, isDefaultLocation, isMarkedDemo, markDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
+import { LIMIT_OPTIONS, LIMIT_OPTIONS_HELP, withLimitFlags } from './limit-options.js'
 import { writeDemoData } from './load-demo.js'
 import { openStore, storedFormat, unreadable } from './open-store.js'
 import { formatCount } from './progress.js'
@@ -46,6 +47,9 @@ Limits (so one client cannot starve the others; see docs/reliability.md):
                               then 503 HTTP_QUERY_TIMEOUT (or HTTP_BUSY if it never started)
   --headers-timeout-ms N      time to receive the request line and headers (default ${DEFAULT_HEADERS_TIMEOUT_MS}); then 408
   --request-timeout-ms N      time to receive the whole request (default ${DEFAULT_REQUEST_TIMEOUT_MS}; 0 = none); then 408
+
+${LIMIT_OPTIONS_HELP}
+
 ${STORE_OPTIONS_HELP}
 `
 
@@ -55,6 +59,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     argv,
     {
       ...STORE_OPTIONS,
+      ...LIMIT_OPTIONS,
       port: { type: 'string' },
       host: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
@@ -73,7 +78,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const port = parseIntegerOption('port', values.port, 0, 65_535) ?? DEFAULT_PORT
   const host = values.host ?? DEFAULT_HOST
   const limits = parseLimits(values)
-  const config = await resolveStoreConfig(values)
+  const config = withLimitFlags(await resolveStoreConfig(values), values)
   const demoIfEmpty = values['demo-if-empty'] === true
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
@@ -228,7 +233,15 @@ async function listen(store: PriceStore, host: string, port: number, limits: Ser
   } catch (err) {
     const code = (err as { code?: string }).code
     const where = `${host}:${port}`
-    if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${where}: the port is in use (choose another with --port)`, 1, { cause: err })
+    if (code === 'EADDRINUSE') {
+      // `npm start` passes flags on only after "--": the form people starting with it need.
+      const other = port === 65_535 ? port - 1 : port + 1
+      throw new CliError(
+        `cannot listen on ${where}: the port is in use; choose another with --port ${other} (with npm start: npm start -- --port ${other})`,
+        1,
+        { cause: err },
+      )
+    }
     if (code === 'EACCES') throw new CliError(`cannot listen on ${where}: permission denied (choose a port above 1023)`, 1, { cause: err })
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
       throw new CliError(`cannot listen on ${where}: no such address on this machine (check --host)`, 1, { cause: err })

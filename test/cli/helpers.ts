@@ -72,6 +72,21 @@ export async function run(argv: readonly string[], options: { stdin?: string; is
   return { code, stdout: memory.stdout(), stderr: memory.stderr() }
 }
 
+/** Starts `serve --port 0 ARGS` in-process; resolves once it printed its banner, with its endpoint and example URLs. */
+export async function startServe(args: readonly string[]) {
+  const memory = memoryIo()
+  const exit = runCli(['serve', '--port', '0', ...args], memory.io)
+  const banner = await Promise.race([
+    memory.waitForStdout(/Press Ctrl\+C to stop\.\n/).then(() => memory.stdout()),
+    exit.then((code) => {
+      throw new Error(`serve exited with ${code}: ${memory.stderr()}`)
+    }),
+  ])
+  const endpoint = /^ {2}(http:\/\/\S+\/prices)$/m.exec(banner)![1]!
+  const examples = [...banner.matchAll(/curl '([^']+)'/g)].map((match) => match[1]!)
+  return { memory, exit, banner, endpoint, examples }
+}
+
 /** A fresh temporary directory; `cleanup()` removes it. */
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'price-store-cli-'))

@@ -4,9 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
-import { runCli } from '../../src/cli/run-cli.js'
 import { PriceStore } from '../../src/index.js'
-import { memoryIo, rawContents, record, run, setStoredFormat, tempDir } from './helpers.js'
+import { rawContents, record, run, setStoredFormat, startServe, tempDir } from './helpers.js'
 
 let dir: string
 let db: string
@@ -21,21 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cleanup()
 })
-
-/** Starts `serve` in-process; resolves once it printed its banner. */
-async function startServe(args: readonly string[]) {
-  const memory = memoryIo()
-  const exit = runCli(['serve', '--port', '0', ...args], memory.io)
-  const banner = await Promise.race([
-    memory.waitForStdout(/Press Ctrl\+C to stop\.\n/).then(() => memory.stdout()),
-    exit.then((code) => {
-      throw new Error(`serve exited with ${code}: ${memory.stderr()}`)
-    }),
-  ])
-  const endpoint = /^ {2}(http:\/\/\S+\/prices)$/m.exec(banner)![1]!
-  const examples = [...banner.matchAll(/curl '([^']+)'/g)].map((match) => match[1]!)
-  return { memory, exit, banner, endpoint, examples }
-}
 
 describe('price-store serve', () => {
   it('prints the URL and three example queries that answer; SIGINT stops it cleanly with exit 0', async () => {
@@ -111,14 +95,17 @@ describe('price-store serve', () => {
     expect((await run(['serve', '--db', db, '--config', config])).stderr).toContain('unknown key "provder"')
   })
 
-  it('a port in use is reported in plain words, and the database is closed again', async () => {
+  it('a port in use is reported in plain words with the npm start form of the hint, and the database is closed again', async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
     const { port } = blocker.address() as { port: number }
     try {
       const { code, stderr } = await run(['serve', '--db', db, '--port', String(port)])
       expect(code).toBe(1)
-      expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use`)
+      // The hint names a port to try, also in the form people who started with "npm start" need.
+      const next = port === 65_535 ? port - 1 : port + 1
+      expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use; choose another with --port ${next}`)
+      expect(stderr).toContain(`(with npm start: npm start -- --port ${next})`)
       const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
       await store.close()
     } finally {
@@ -154,6 +141,48 @@ describe('price-store serve', () => {
     const unknown = await run(['frobnicate'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('unknown command "frobnicate"')
+  })
+})
+
+/** Serves `db` in-process with `args`; `stop()` sends the shutdown signal and resolves with the exit code. */
+async function serveDb(args: readonly string[]) {
+  const { endpoint, memory, exit } = await startServe(['--db', db, ...args])
+  return { endpoint, stop: async () => (memory.signal(), await exit) }
+}
+
+const status = async (url: string): Promise<number> => (await fetch(url)).status
+
+describe('price-store serve: the store limits as flags', () => {
+  it('--max-limit, --max-symbols and --max-range-points cap the answers; flags win over the config file', async () => {
+    const config = join(dir, 'limits.json')
+    await writeFile(config, JSON.stringify({ limits: { maxLimit: 100, maxSymbols: 100, maxRangePoints: 100 } }))
+    const { endpoint, stop } = await serveDb(['--config', config, '--max-limit', '5', '--max-symbols', '2', '--max-range-points', '10'])
+    try {
+      expect(await status(`${endpoint}?symbol=BTC&limit=5`)).toBe(200)
+      expect(await status(`${endpoint}?symbol=BTC&limit=6`)).toBe(400)
+      expect(await status(`${endpoint}?symbols=BTC,ETH`)).toBe(200)
+      expect(await status(`${endpoint}?symbols=BTC,ETH,AR`)).toBe(400)
+      const to = 1717200000000
+      expect(await status(`${endpoint}?symbol=BTC&fromTimestamp=${to - 9 * 60_000}&toTimestamp=${to}&interval=60000`)).toBe(200)
+      expect(await status(`${endpoint}?symbol=BTC&fromTimestamp=${to - 20 * 60_000}&toTimestamp=${to}&interval=60000`)).toBe(400)
+    } finally {
+      expect(await stop()).toBe(0)
+    }
+  })
+
+  it.each(['--max-limit', '--max-symbols', '--max-range-points'])('%s with a bad value: one line naming the flag, exit 2', async (flag) => {
+    for (const value of ['0', 'many', '1e3', '1.5']) {
+      const { code, stdout, stderr } = await run(['serve', '--db', db, flag, value])
+      expect({ code, stdout }).toEqual({ code: 2, stdout: '' })
+      expect(stderr).toMatch(new RegExp(`^price-store serve: ${flag} must be a whole number from 1 to [\\d]+ \\(got ${JSON.stringify(value)}\\); see "price-store serve --help"\\n$`))
+    }
+  })
+
+  it('--help shows the three limits with their defaults', async () => {
+    const { stdout } = await run(['serve', '--help'])
+    expect(stdout).toMatch(/--max-limit N\s+.*default 3000/)
+    expect(stdout).toMatch(/--max-symbols N\s+.*default 1000/)
+    expect(stdout).toMatch(/--max-range-points N\s+.*default 10000/)
   })
 })
 
