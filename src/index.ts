@@ -15,7 +15,7 @@ export { PriceStoreError, isPriceStoreError } from './errors.js'
 export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'
 
 export { parseQuery } from './engine/parse-query.js'
-export type { QueryConfig } from './engine/parse-query.js'
+export type { QueryConfig, ProviderNames } from './engine/parse-query.js'
 export { executeQuery, executePlan, streamBuckets } from './engine/execute.js'
 export { planQuery, LIGHT_QUERY_RECORDS } from './engine/plan.js'
 export type { QueryPlan, PlannedRead, ReadRole } from './engine/plan.js'

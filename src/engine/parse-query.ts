@@ -5,9 +5,20 @@ import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js
 import { fail } from './query-errors.js'
 import { symbolProblem } from './text-rules.js'
 
+/**
+ * The store's provider and the other names it answers to. RedStone's own
+ * client (`redstone-api`) picks a provider per token from its built-in list,
+ * e.g. `redstone-rapid` for AR, so a store fed by `redstone` sees that name:
+ * listing it in `aliases` accepts it as the same provider. None by default.
+ */
+export interface ProviderNames extends Provider {
+  /** More names accepted as the `provider` parameter; records and identity keep `name`, `id` and `publicKey`. */
+  readonly aliases?: readonly string[]
+}
+
 /** What `parseQuery` needs to know about the store it parses for. */
 export interface QueryConfig {
-  readonly provider: Provider
+  readonly provider: ProviderNames
   readonly limits: Limits
 }
 
@@ -182,14 +193,15 @@ function parseSymbolList(value: unknown, maxSymbols: number): readonly string[] 
   return Object.freeze([...distinct])
 }
 
-function checkProvider(value: unknown, provider: Provider): void {
+function checkProvider(value: unknown, provider: ProviderNames): void {
   checkString('provider', value, 'PRICE_INVALID_QUERY')
   if (value === '') throw fail('PRICE_INVALID_QUERY', 'provider', 'provider must not be empty (got "")')
-  if (value !== provider.name && value !== provider.id) {
+  if (value !== provider.name && value !== provider.id && provider.aliases?.includes(value) !== true) {
+    const aliases = provider.aliases === undefined || provider.aliases.length === 0 ? '' : `, also named ${provider.aliases.map((alias) => JSON.stringify(alias)).join(', ')}`
     throw fail(
       'PRICE_UNSUPPORTED_PROVIDER',
       'provider',
-      `unsupported provider ${describeValue(value)}: this store serves ${JSON.stringify(provider.name)} (${provider.id})`,
+      `unsupported provider ${describeValue(value)}: this store serves ${JSON.stringify(provider.name)} (${provider.id})${aliases}`,
     )
   }
 }

@@ -1,6 +1,7 @@
 import { PriceStoreError, describeValue } from '../errors.js'
 import { DEFAULT_LIMITS } from '../types.js'
-import type { Limits, Provider } from '../types.js'
+import type { Limits } from '../types.js'
+import type { ProviderNames } from '../engine/parse-query.js'
 
 /** Newest records per symbol kept in memory unless configured otherwise. */
 export const DEFAULT_RECORDS_PER_SYMBOL = 128
@@ -16,8 +17,8 @@ export const DEFAULT_OPEN_BYTES = 64 * 1024 * 1024
 
 /** How a store is configured when it is opened. */
 export interface PriceStoreOptions {
-  /** The one provider this store serves (SPEC §3). */
-  readonly provider: Provider
+  /** The one provider this store serves (SPEC §3); `aliases` are more names the `provider` parameter accepts for it. */
+  readonly provider: ProviderNames
   /** Caps on queries; each left out takes its default from {@link DEFAULT_LIMITS}. */
   readonly limits?: Partial<Limits>
   /**
@@ -62,7 +63,7 @@ export interface PriceStoreOptions {
 
 /** Validated options, frozen. */
 export interface ResolvedOptions {
-  readonly provider: Provider
+  readonly provider: ProviderNames
   readonly limits: Limits
   readonly sync: boolean
   readonly recordsPerSymbol: number
@@ -83,6 +84,10 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     const value = provider[field]
     if (typeof value !== 'string' || value.length === 0) throw invalid(`provider.${field}`, value, 'must be a non-empty string')
   }
+  const { aliases } = provider
+  if (aliases !== undefined && !(Array.isArray(aliases) && aliases.every((alias) => typeof alias === 'string' && alias.length > 0))) {
+    throw invalid('provider.aliases', aliases, 'must be an array of non-empty strings')
+  }
   if (typeof limits !== 'object' || limits === null) throw invalid('limits', limits, 'must be an object')
   const resolvedLimits = { ...DEFAULT_LIMITS }
   for (const field of ['maxLimit', 'maxSymbols', 'maxRangePoints'] as const) {
@@ -101,7 +106,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   const { openBytes = DEFAULT_OPEN_BYTES } = options as Partial<PriceStoreOptions>
   if (!Number.isSafeInteger(openBytes) || openBytes < 0) throw invalid('openBytes', openBytes, 'must be an integer >= 0')
   return Object.freeze({
-    provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey }),
+    provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey, ...(aliases && { aliases: Object.freeze([...aliases]) }) }),
     limits: Object.freeze(resolvedLimits),
     sync,
     recordsPerSymbol,

@@ -10,7 +10,8 @@ import { PROVIDER, newestFirst, openDemoStore, serve } from './helpers.js'
 // `signature` and `providerPublicKey` from what it returns. (Its query
 // builder, `redstone.query()...exec()`, is left out: it picks a provider per
 // token from its built-in token list, e.g. "redstone-rapid" for BTC, so it
-// does not target one provider.)
+// does not target one provider: provider-aliases.test.ts drives it against a
+// store that lists that name as an alias.)
 
 let store: PriceStore
 let records: DemoRecord[]
