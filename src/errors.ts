@@ -31,10 +31,12 @@ export type PriceStoreErrorCode =
   | 'PRICE_CORRUPT_VALUE'
   /** Any other failure of the underlying database. */
   | 'PRICE_STORAGE_ERROR'
+  /** A query or stream was stopped by the `AbortSignal` given as its `signal` option. */
+  | 'PRICE_ABORTED'
 
 /** Structured facts about an error, for programs that report it (e.g. a CLI mapping `index` to a line number). */
 export interface PriceStoreErrorDetails {
-  /** The query parameter at fault. */
+  /** The query parameter, option or argument at fault (e.g. the `signal` option). */
   readonly parameter?: string
   /** The record field at fault. */
   readonly field?: string

@@ -7,7 +7,7 @@ export { PriceStore } from './store/price-store.js'
 export type { StoreStatus } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/store-options.js'
 export type {
-  AsOfOptions, CandleOptions, FillOptions, LatestOptions, RangeOptions, SeveralOptions, TwapOptions,
+  AsOfOptions, CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions,
 } from './engine/typed-queries.js'
 export type { StreamOptions } from './store/price-store.js'
 

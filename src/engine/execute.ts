@@ -3,12 +3,14 @@ import type {
   BucketGrid, Candle, CandlesQuery, FilledPoint, LatestQuery, Limits, PriceAnswer, PriceQuery, PriceRecord, RangeQuery,
   SampledRecord, SeveralQuery, Twap, TwapQuery,
 } from '../types.js'
+import { abortableSource, throwIfAborted } from './abort.js'
 import { CandleBuilder, carriedCandle } from './candles.js'
 import { GapFiller, bucketAge, type FillSpan } from './gap-fill.js'
 import { planQuery, type PlannedRead, type QueryPlan, type ReadRole } from './plan.js'
 import { BucketSampler, withMinutes } from './sample.js'
 import type { SampleRange, ScanOptions, ScanRow, ScanSource } from './scan-source.js'
 import { TwapBuilder } from './twap.js'
+import type { QueryOptions } from './typed-queries.js'
 
 /** How many per-symbol reads of the several-tokens and TWAP forms are in flight at once. */
 const SEVERAL_CONCURRENCY = 64
@@ -16,17 +18,27 @@ const SEVERAL_CONCURRENCY = 64
 /**
  * Answers a validated query from a scan source: the pure core shared by the
  * store's typed methods, `store.query()` and the HTTP adapter.
- * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE` when a bucketed answer exceeds `limits.maxRangePoints`
+ * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE` when a bucketed answer exceeds `limits.maxRangePoints`,
+ *   `PRICE_ABORTED` when `options.signal` aborts
  */
-export function executeQuery(query: PriceQuery, source: ScanSource, limits: Limits): Promise<PriceAnswer> {
-  return executePlan(planQuery(query, limits.maxRangePoints), source)
+export function executeQuery(query: PriceQuery, source: ScanSource, limits: Limits, options: QueryOptions = {}): Promise<PriceAnswer> {
+  return executePlan(planQuery(query, limits.maxRangePoints), source, options)
 }
 
 /**
- * Answers a plan (see `planQuery`) from a scan source.
- * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE` when a bucketed answer exceeds the plan's `maxRangePoints`
+ * Answers a plan (see `planQuery`) from a scan source. With
+ * `options.signal`, an abort stops the reads at their next batch.
+ * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE` when a bucketed answer exceeds the plan's `maxRangePoints`,
+ *   `PRICE_ABORTED` when `options.signal` aborts
  */
-export async function executePlan(plan: QueryPlan, source: ScanSource): Promise<PriceAnswer> {
+export async function executePlan(plan: QueryPlan, source: ScanSource, options: QueryOptions = {}): Promise<PriceAnswer> {
+  const { signal } = options
+  if (signal === undefined) return answerPlan(plan, source)
+  throwIfAborted(signal)
+  return answerPlan(plan, abortableSource(source, signal))
+}
+
+function answerPlan(plan: QueryPlan, source: ScanSource): Promise<PriceAnswer> {
   const { query } = plan
   switch (query.kind) {
     case 'latest':
@@ -144,9 +156,14 @@ type StreamQuery = RangeQuery | CandlesQuery
 
 /**
  * A bucketed form (range, with or without gap fill, or candles) as a
- * stream, without a cap: oldest first.
+ * stream, without a cap: oldest first. With `options.signal`, an abort
+ * stops the reads at their next batch, and no item is yielded after it.
+ * @throws PriceStoreError `PRICE_ABORTED` when `options.signal` aborts
  */
-export async function* streamBuckets(plan: QueryPlan, source: ScanSource): AsyncGenerator<SampledRecord | FilledPoint | Candle> {
+export async function* streamBuckets(plan: QueryPlan, rawSource: ScanSource, options: QueryOptions = {}): AsyncGenerator<SampledRecord | FilledPoint | Candle> {
+  const { signal } = options
+  throwIfAborted(signal)
+  const source = signal === undefined ? rawSource : abortableSource(rawSource, signal)
   const query = plan.query as StreamQuery
   const carry = query.fill === undefined ? undefined : await carryRow(source, query.symbol, plan)
   // One generator, so each item costs one promise hop, not one per layer. Spans are
@@ -164,20 +181,26 @@ export async function* streamBuckets(plan: QueryPlan, source: ScanSource): Async
     for (const row of batch) feed.push(row)
     const out = ready
     ready = []
-    for (const span of out) yield* itemsOf(query, span)
+    for (const span of out) yield* itemsOf(query, span, signal)
   }
   feed.flush()
   filler?.finish()
-  for (const span of ready) yield* itemsOf(query, span)
+  for (const span of ready) yield* itemsOf(query, span, signal)
 }
 
-/** The answer's items for one span of a bucketed form, one bucket at a time. */
-function* itemsOf(query: StreamQuery, span: FillSpan<ScanRow | Candle>): Generator<SampledRecord | FilledPoint | Candle> {
+/**
+ * The answer's items for one span of a bucketed form, one bucket at a time.
+ * The signal is checked before each: a consumer that resumes after an abort
+ * gets the error, not the rest of a batch or of a long carried run.
+ */
+function* itemsOf(query: StreamQuery, span: FillSpan<ScanRow | Candle>, signal: AbortSignal | undefined): Generator<SampledRecord | FilledPoint | Candle> {
+  throwIfAborted(signal)
   if (query.kind === 'range' && query.fill === undefined) {
     yield sampledRecord(span.row)
     return
   }
   for (let index = span.first; index <= span.last; index++) {
+    if (index > span.first) throwIfAborted(signal)
     if (query.kind === 'candles') yield (span.item as Candle | undefined) ?? carriedCandle(query, index, span.row)
     else yield pointOf(query, span as FillSpan<ScanRow>, index)
   }

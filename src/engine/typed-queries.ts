@@ -1,11 +1,22 @@
 import type { PriceStoreErrorCode } from '../errors.js'
 import { describeValue } from '../errors.js'
 import type { AsOfDirection, CandlesQuery, LatestQuery, Limits, RangeQuery, SeveralQuery, TwapQuery } from '../types.js'
+import { checkSignal } from './abort.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
 import { checkLimit, checkOrder, checkSymbol } from './parse-query.js'
 import { fail } from './query-errors.js'
 
 const NAMES = { from: 'from', to: 'to' } as const
+
+/** What every query method takes besides its form's own options. */
+export interface QueryOptions {
+  /**
+   * Cancels the query: once it aborts, the query rejects with
+   * `PRICE_ABORTED` (the signal's reason as `cause`) and stops reading at
+   * its next batch; a stream's next pull rejects and its view is released.
+   */
+  readonly signal?: AbortSignal
+}
 
 /** A directed or bounded as-of lookup (with `to`, without `from`, `limit` and `offset`). */
 export interface AsOfOptions {
@@ -20,7 +31,7 @@ export interface AsOfOptions {
 }
 
 /** Options of the latest-N and history forms. */
-export interface LatestOptions extends AsOfOptions {
+export interface LatestOptions extends AsOfOptions, QueryOptions {
   /** How many records, newest first (default 1, at most `maxLimit`). */
   readonly limit?: number
   /** How many of the newest records to skip first (default 0). */
@@ -32,13 +43,13 @@ export interface LatestOptions extends AsOfOptions {
 }
 
 /** Options of the several-tokens form. */
-export interface SeveralOptions extends AsOfOptions {
+export interface SeveralOptions extends AsOfOptions, QueryOptions {
   readonly from?: number
   readonly to?: number
 }
 
 /** Options of the range form. */
-export interface RangeOptions {
+export interface RangeOptions extends QueryOptions {
   /** First millisecond of the range (inclusive). */
   readonly from: number
   /** Last millisecond of the range (inclusive). */
@@ -68,7 +79,7 @@ export interface FillOptions {
 export interface CandleOptions extends RangeOptions, FillOptions {}
 
 /** Options of the TWAP form. */
-export interface TwapOptions {
+export interface TwapOptions extends QueryOptions {
   /** First millisecond of the window (inclusive). */
   readonly from: number
   /** Last millisecond of the window (inclusive). */
@@ -113,6 +124,14 @@ export function toTwapQuery(symbols: unknown, rawOptions: unknown, limits: Limit
   const { from, to } = toWindow(options)
   if (from === undefined || to === undefined) throw missing(from)
   return Object.freeze({ kind: 'twap', symbols: list, from, to })
+}
+
+/**
+ * The checked `signal` of any method's options (`undefined` for none).
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for options that are not an object or a `signal` that is not an AbortSignal
+ */
+export function signalOf(rawOptions: unknown): AbortSignal | undefined {
+  return checkSignal(optionsObject<QueryOptions>(rawOptions).signal)
 }
 
 function toBucketedQuery<K extends 'range' | 'candles'>(kind: K, symbol: unknown, rawOptions: unknown, limits: Limits): RangeQuery & CandlesQuery & { kind: K } {

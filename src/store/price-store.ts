@@ -4,8 +4,9 @@ import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import { executePlan, streamBuckets } from '../engine/execute.js'
 import { parseQuery } from '../engine/parse-query.js'
 import { checkPlan, planQuery, type QueryPlan } from '../engine/plan.js'
-import { toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
-import type { CandleOptions, FillOptions, LatestOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
+import { releaseOnAbort, throwIfAborted } from '../engine/abort.js'
+import { signalOf, toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
+import type { CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
 import { describeLog, logKey, periodOf, readChunkPeriod, readLogKey, symbolKey } from '../keys/key-layout.js'
 import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
@@ -222,10 +223,11 @@ export class PriceStore {
   /**
    * The latest `limit` records of a symbol, newest first; with `to` (and/or
    * `from`), the records as of that time. An unknown symbol gives `[]`.
-   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
+   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`,
+   *   `PRICE_ABORTED` (`options.signal`)
    */
   async latest(symbol: string, options: LatestOptions = {}): Promise<PriceRecord[]> {
-    return this.#answer(this.#plan(toLatestQuery(symbol, options, this.limits))) as Promise<PriceRecord[]>
+    return this.#answer(this.#plan(toLatestQuery(symbol, options, this.limits)), signalOf(options)) as Promise<PriceRecord[]>
   }
 
   /**
@@ -233,10 +235,11 @@ export class PriceStore {
    * `symbols` is left out), within the optional window, keyed by symbol.
    * Symbols with no record in the window are left out. All symbols are read
    * from one snapshot.
-   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
+   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`,
+   *   `PRICE_ABORTED` (`options.signal`)
    */
   async several(symbols?: readonly string[], options: SeveralOptions = {}): Promise<Record<string, PriceRecord>> {
-    return this.#answer(this.#plan(toSeveralQuery(symbols, options, this.limits))) as Promise<Record<string, PriceRecord>>
+    return this.#answer(this.#plan(toSeveralQuery(symbols, options, this.limits)), signalOf(options)) as Promise<Record<string, PriceRecord>>
   }
 
   /**
@@ -246,13 +249,13 @@ export class PriceStore {
    * bucket carrying the latest record before it (see docs/semantics.md).
    * Refuses answers over `maxRangePoints`.
    * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE`, `PRICE_INVALID_INTERVAL`, `PRICE_INVALID_RANGE`,
-   *   `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_NOT_OPEN`
+   *   `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_NOT_OPEN`, `PRICE_ABORTED` (`options.signal`)
    */
   range(symbol: string, options: RangeOptions & { readonly fill?: never; readonly maxAge?: never }): Promise<SampledRecord[]>
   range(symbol: string, options: RangeOptions & { readonly fill: 'prev'; readonly maxAge?: number }): Promise<FilledPoint[]>
   range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[]>
   async range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[]> {
-    return this.#answer(this.#plan(toRangeQuery(symbol, options, this.limits))) as Promise<SampledRecord[] | FilledPoint[]>
+    return this.#answer(this.#plan(toRangeQuery(symbol, options, this.limits)), signalOf(options)) as Promise<SampledRecord[] | FilledPoint[]>
   }
 
   /**
@@ -265,49 +268,52 @@ export class PriceStore {
    * await store.candles('BTC', { from, to, interval: 3_600_000 }) // hourly candles
    */
   async candles(symbol: string, options: CandleOptions): Promise<Candle[]> {
-    return this.#answer(this.#plan(toCandlesQuery(symbol, options, this.limits))) as Promise<Candle[]>
+    return this.#answer(this.#plan(toCandlesQuery(symbol, options, this.limits)), signalOf(options)) as Promise<Candle[]>
   }
 
   /**
    * The time-weighted average value of each symbol (every symbol when
    * `symbols` is left out) over `from..to`, keyed by symbol, the record in
    * force at `from` carried in; symbols with no record in force are left out.
-   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`
+   * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_INVALID_RANGE`, `PRICE_NOT_OPEN`,
+   *   `PRICE_ABORTED` (`options.signal`)
    */
   async twap(symbols: readonly string[] | undefined, options: TwapOptions): Promise<Record<string, Twap>> {
-    return this.#answer(this.#plan(toTwapQuery(symbols, options, this.limits))) as Promise<Record<string, Twap>>
+    return this.#answer(this.#plan(toTwapQuery(symbols, options, this.limits)), signalOf(options)) as Promise<Record<string, Twap>>
   }
 
   /**
    * The range form as a stream, without the `maxRangePoints` cap, read from
    * one consistent view; gap-filled points with `fill: 'prev'`. Arguments
-   * are checked when it is called.
+   * are checked when it is called. With `signal`, an abort makes the next
+   * pull reject with `PRICE_ABORTED` and releases the view at once, even
+   * if the stream is never pulled again.
    * @throws PriceStoreError (synchronously) for bad arguments or a closed store
    */
   rangeStream(symbol: string, options: StreamOptions<RangeOptions> & { readonly fill?: never; readonly maxAge?: never }): AsyncIterable<SampledRecord>
   rangeStream(symbol: string, options: StreamOptions<RangeOptions> & { readonly fill: 'prev'; readonly maxAge?: number }): AsyncIterable<FilledPoint>
   rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint>
   rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint> {
-    return this.#stream(toRangeQuery(symbol, streamOptions(options), this.limits), 'stream a price range') as AsyncIterable<SampledRecord | FilledPoint>
+    return this.#stream(toRangeQuery(symbol, streamOptions(options), this.limits), signalOf(options), 'stream a price range') as AsyncIterable<SampledRecord | FilledPoint>
   }
 
   /**
    * The candles form as a stream, without the `maxRangePoints` cap, read
-   * from one consistent view.
+   * from one consistent view; `signal` as for {@link PriceStore.rangeStream}.
    * @throws PriceStoreError (synchronously) for bad arguments or a closed store
    */
   candleStream(symbol: string, options: StreamOptions<CandleOptions>): AsyncIterable<Candle> {
-    return this.#stream(toCandlesQuery(symbol, streamOptions(options), this.limits), 'stream candles') as AsyncIterable<Candle>
+    return this.#stream(toCandlesQuery(symbol, streamOptions(options), this.limits), signalOf(options), 'stream candles') as AsyncIterable<Candle>
   }
 
   /**
    * Answers a `GET /prices` parameter set exactly as the HTTP service does:
    * an array for single-symbol forms, an object keyed by symbol otherwise.
    * @throws PriceStoreError with a `PRICE_INVALID_*`, `PRICE_UNSUPPORTED_PROVIDER`,
-   *   `PRICE_RANGE_TOO_LARGE` or `PRICE_NOT_OPEN` code
+   *   `PRICE_RANGE_TOO_LARGE`, `PRICE_NOT_OPEN` or `PRICE_ABORTED` (`options.signal`) code
    */
-  async query(params: QueryParams): Promise<PriceAnswer> {
-    return this.#answer(this.plan(params))
+  async query(params: QueryParams, options: QueryOptions = {}): Promise<PriceAnswer> {
+    return this.#answer(this.plan(params), signalOf(options))
   }
 
   /**
@@ -324,9 +330,9 @@ export class PriceStore {
    * Answers a plan made by {@link PriceStore.plan}.
    * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else, and as {@link PriceStore.query}
    */
-  async run(plan: QueryPlan): Promise<PriceAnswer> {
+  async run(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer> {
     checkPlan(plan)
-    return this.#answer(plan)
+    return this.#answer(plan, signalOf(options))
   }
 
   /** Every symbol with at least one record, in UTF-8 byte order. */
@@ -435,47 +441,54 @@ export class PriceStore {
    * Answers a plan from the hot tails when they hold every row its reads
    * need (loading missing tails first), otherwise from a view.
    */
-  async #answer(plan: QueryPlan): Promise<PriceAnswer> {
+  async #answer(plan: QueryPlan, signal: AbortSignal | undefined): Promise<PriceAnswer> {
     this.#assertOpen()
+    throwIfAborted(signal)
+    const options = signal === undefined ? {} : { signal }
     const tails = this.#state.tails
     if (tails !== undefined) {
       const symbols = plan.symbols === 'all' ? this.#state.symbols : plan.symbols
       let captured = tails.capture(symbols, this.#knownSymbols)
       if (captured === undefined) {
-        await this.#loadTails(tails, symbols)
+        await this.#loadTails(tails, symbols, signal)
         captured = tails.capture(symbols, this.#knownSymbols)
       }
-      if (captured?.canAnswer(plan)) return executePlan(plan, captured)
+      if (captured?.canAnswer(plan)) return executePlan(plan, captured, options)
     }
-    return this.#read('answer the query', (view) => executePlan(plan, view))
+    return this.#read('answer the query', (view) => executePlan(plan, view, options))
   }
 
-  /** A bucketed form as a stream over one view (a snapshot and the open area) for its whole life. */
-  #stream(query: PriceQuery, action: string): AsyncIterable<SampledRecord | FilledPoint | Candle> {
+  /**
+   * A bucketed form as a stream over one view (a snapshot and the open area)
+   * for its whole life; the view is taken at the first pull and released
+   * when the stream ends, is left, fails or its signal aborts.
+   */
+  #stream(query: PriceQuery, signal: AbortSignal | undefined, action: string): AsyncIterable<SampledRecord | FilledPoint | Candle> {
     const plan = this.#plan(query)
     this.#assertOpen()
     const store = this
-    return {
-      [Symbol.asyncIterator]: async function* () {
-        const view = store.#view()
-        try {
-          yield* streamBuckets(plan, view)
-        } catch (err) {
-          throw toStorageError(err, action)
-        } finally {
-          await view.close()
-        }
-      },
+    async function* items(): AsyncGenerator<SampledRecord | FilledPoint | Candle> {
+      const view = store.#view()
+      try {
+        yield* streamBuckets(plan, view, signal === undefined ? {} : { signal })
+      } catch (err) {
+        throw toStorageError(err, action)
+      } finally {
+        await view.close()
+      }
     }
+    return { [Symbol.asyncIterator]: () => (signal === undefined ? items() : releaseOnAbort(items(), signal)) }
   }
 
-  async #loadTails(tails: HotTails, symbols: readonly string[]): Promise<void> {
+  async #loadTails(tails: HotTails, symbols: readonly string[], signal: AbortSignal | undefined): Promise<void> {
     const missing = symbols.filter((symbol) => this.#knownSymbols.has(symbol) && !tails.has(symbol))
     // Each tail's write version is taken with the view, in one synchronous step: a batch that
     // lands while the loads run must make them stale, whichever symbol they reach last.
     const versions = new Map(missing.map((symbol) => [symbol, tails.version(symbol)]))
     await this.#read('load the newest records', async (view) => {
       for (let start = 0; start < missing.length; start += TAIL_LOAD_CONCURRENCY) {
+        // Tails already loaded stay installed: an aborted query leaves useful work behind.
+        throwIfAborted(signal)
         await Promise.all(missing.slice(start, start + TAIL_LOAD_CONCURRENCY).map(async (symbol) => {
           const version = versions.get(symbol) as number
           const rows: Row[] = []
