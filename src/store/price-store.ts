@@ -28,6 +28,13 @@ import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { toStorageError } from './storage-errors.js'
 
+/**
+ * The well-known symbol `await using` calls, present from Node 20.4. On an
+ * older runtime (no polyfill loaded first) the method is keyed by a private
+ * symbol instead of the property name "undefined", and `close()` remains.
+ */
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol('Symbol.asyncDispose') as typeof Symbol.asyncDispose)
+
 /** Where a store is in its life. Queries and writes need `'open'`. */
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed'
 
@@ -191,6 +198,17 @@ export class PriceStore {
     } finally {
       this.#status = 'closed'
     }
+  }
+
+  /**
+   * Closes the store (as {@link PriceStore.close}) when a scope declared
+   * with `await using` ends, so a store cannot be left open by an early
+   * return or a throw:
+   * @example
+   * await using store = await PriceStore.open('./data/prices', { provider })
+   */
+  async [asyncDispose](): Promise<void> {
+    await this.close()
   }
 
   /**
