@@ -21,12 +21,14 @@ export { planQuery, LIGHT_QUERY_RECORDS } from './engine/plan.js'
 export type { QueryPlan, PlannedRead, ReadRole } from './engine/plan.js'
 export { sampleByInterval, minuteOfHour } from './engine/sample.js'
 export { answerToJson } from './engine/answer-json.js'
+export { formOf } from './engine/answer-form.js'
 export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
 
 export { DEFAULT_LIMITS } from './types.js'
 export type {
   PriceRecord, NewPriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
   CandlesQuery, TwapQuery, AsOf, AsOfDirection, BucketGrid, Fill, RecordRef, FilledPoint, Candle, Twap, PriceAnswer, QueryParams,
+  TypedAnswer, AnswerForm,
 } from './types.js'
 
 export { answerPrices, answerPlanned, planRequest, answerToJsonInSlices } from './adapters/http/answer.js'

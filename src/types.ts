@@ -224,6 +224,28 @@ export type PriceAnswer =
   | Record<string, Twap>
 
 /**
+ * An answer with the form that produced it, from `store.ask()`: switch on
+ * `form` and `answer` has its exact type, no `Array.isArray` needed.
+ * `query` is the validated query (its symbol, window, grid).
+ *
+ * - `latest`: the latest-N, history and as-of forms, newest first;
+ * - `several`: the latest record of each symbol, keyed by symbol;
+ * - `range`: one record per bucket; `filled`: the same with `fill=prev`;
+ * - `candles`: one candle per bucket, gap-filled or not;
+ * - `twap`: the time-weighted average of each symbol, keyed by symbol.
+ */
+export type TypedAnswer =
+  | { readonly form: 'latest'; readonly query: LatestQuery; readonly answer: PriceRecord[] }
+  | { readonly form: 'several'; readonly query: SeveralQuery; readonly answer: Record<string, PriceRecord> }
+  | { readonly form: 'range'; readonly query: RangeQuery; readonly answer: SampledRecord[] }
+  | { readonly form: 'filled'; readonly query: RangeQuery & { readonly fill: Fill }; readonly answer: FilledPoint[] }
+  | { readonly form: 'candles'; readonly query: CandlesQuery; readonly answer: Candle[] }
+  | { readonly form: 'twap'; readonly query: TwapQuery; readonly answer: Record<string, Twap> }
+
+/** The name of an answer's form: `TypedAnswer['form']`. */
+export type AnswerForm = TypedAnswer['form']
+
+/**
  * Raw query parameters, as from a URL. A plain object may give a parameter
  * several times as an array (which is an error for a known parameter).
  */

@@ -5,6 +5,7 @@ import { executePlan, streamBuckets } from '../engine/execute.js'
 import { parseQuery } from '../engine/parse-query.js'
 import { checkPlan, planQuery, type QueryPlan } from '../engine/plan.js'
 import { releaseOnAbort, throwIfAborted } from '../engine/abort.js'
+import { typedAnswer } from '../engine/answer-form.js'
 import { signalOf, toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
 import type { CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
@@ -14,7 +15,9 @@ import type { LogPlace } from '../keys/log-codec.js'
 import { writeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateRecord } from '../records/validate-record.js'
-import type { Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap } from '../types.js'
+import type {
+  Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer,
+} from '../types.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
@@ -335,6 +338,21 @@ export class PriceStore {
   }
 
   /**
+   * Answers a `GET /prices` parameter set, or a plan made by
+   * {@link PriceStore.plan}, as {@link PriceStore.query} does, but with the
+   * answer's form named: switch on `form` and `answer` has its exact type.
+   * @throws PriceStoreError as {@link PriceStore.query}
+   * @example
+   * const result = await store.ask(new URLSearchParams(search))
+   * if (result.form === 'candles') draw(result.answer) // Candle[]
+   */
+  async ask(request: QueryParams | QueryPlan, options: QueryOptions = {}): Promise<TypedAnswer> {
+    const plan = isPlanShaped(request) ? request : this.plan(request)
+    checkPlan(plan)
+    return typedAnswer(plan.query, await this.#answer(plan, signalOf(options)))
+  }
+
+  /**
    * Compiles a `GET /prices` parameter set into a plan without reading
    * anything: the form, the reads it makes and its cost (`heavy`), which a
    * host can act on before running it with {@link PriceStore.run}.
@@ -557,6 +575,17 @@ function rowsBySymbol(writes: readonly OpenWrite[]): Map<string, Row[]> {
     }
   }
   return bySymbol
+}
+
+/**
+ * Whether `ask` was given a plan rather than parameters: parameters hold
+ * only strings (or arrays of them), a plan holds its query as an object.
+ * Whether it really is a plan is then checked by `checkPlan`.
+ */
+function isPlanShaped(request: QueryParams | QueryPlan): request is QueryPlan {
+  if (request instanceof URLSearchParams) return false
+  const query = (request as { readonly query?: unknown }).query
+  return typeof query === 'object' && query !== null && !Array.isArray(query)
 }
 
 /** A stream's options: a bucketed form's, without `offset` and `limit`. */
