@@ -22,6 +22,9 @@ export default defineConfig([
   // The library: ESM and CommonJS, each with its own types. The shim gives
   // the CommonJS build `import.meta.url`, by which the server finds the page's script.
   { ...shared, entry: { index: 'src/index.ts' }, format: ['esm', 'cjs'], dts: true, clean: true, shims: true },
+  // price-store/testing: the arbitraries and the reference model, a separate entry so the main
+  // one never loads fast-check (an optional peer dependency, left external).
+  { ...shared, entry: { testing: 'src/testing/index.ts' }, format: ['esm', 'cjs'], dts: true },
   // The command: ESM only, run by node through the package's bin.
   { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'] },
   chartPageBuild,

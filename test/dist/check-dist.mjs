@@ -37,6 +37,29 @@ for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
     await store.close()
   }
 }
+// price-store/testing: its own entry, in both formats, never loaded by the main one.
+assert.equal(esm.referenceQuery, undefined, 'the main entry leaves the testing helpers out')
+assert.ok(!Object.keys(require.cache).some((path) => path.includes('/fast-check/')), 'the main entry loads no fast-check')
+const testingEsm = await import('price-store/testing')
+const testingCjs = require('price-store/testing')
+for (const [name, testing, api] of [['esm', testingEsm, esm], ['cjs', testingCjs, cjs]]) {
+  const fc = name === 'esm' ? (await import('fast-check')).default : require('fast-check')
+  const { TEST_PROVIDER, TEST_LIMITS, dataSetArb, rangeParamsArb, referenceQuery, storedRecords, outcomeOf } = testing
+  const cases = dataSetArb.chain((data) => fc.tuple(fc.constant(data), rangeParamsArb(data)))
+  await fc.assert(
+    fc.asyncProperty(cases, async ([data, params]) => {
+      const store = await api.PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER, limits: TEST_LIMITS })
+      try {
+        await store.putMany(data.records)
+        const expected = referenceQuery(storedRecords(data.records, TEST_PROVIDER), params, { provider: TEST_PROVIDER, limits: TEST_LIMITS })
+        assert.deepEqual(await outcomeOf(() => store.query(params)), expected)
+      } finally {
+        await store.close()
+      }
+    }),
+    { numRuns: 20, seed: 13 },
+  )
+}
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs, the chart page and bin OK')
+console.log('dist: esm, cjs, the chart page, price-store/testing and bin OK')

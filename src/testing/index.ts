@@ -1,0 +1,37 @@
+/**
+ * price-store/testing: the fast-check arbitraries and the naive reference
+ * model this project's property tests use, for hosts to property-test their
+ * own integration (a proxy, a cache, a server of their own) and their own
+ * interval sampling against the same model. See docs/testing.md.
+ *
+ * Needs `fast-check` 4 (an optional peer dependency of the package). Kept
+ * out of the main entry, so a program that does not import it never loads
+ * fast-check.
+ * @packageDocumentation
+ */
+
+// Records: the provider they are written for, and deterministic ones by hand.
+export { TEST_PROVIDER, T0, makeRecord } from './records.js'
+export type { InputRecord } from './records.js'
+
+// Arbitraries of records and data sets (valid and invalid).
+export {
+  TEST_LIMITS, MAX_SAFE, INDEXED_INTERVALS, TRICKY_SYMBOLS, INVALID_SYMBOLS, TRICKY_IDS,
+  rarely, symbolArb, idArb, dataIntervalArb, timestampArb, sourceArb, valueArb, inputRecordArb, dataSetArb, splitBatches, badRecordArb,
+} from './record-arbitraries.js'
+export type { DataSet, BadRecord } from './record-arbitraries.js'
+
+// Arbitraries of GET /prices parameters, and of typed store calls.
+export {
+  paramContextArb, rawEntriesArb, renderParamsArb, rawParamsArb, rangeParamsArb, queryParamsArb, showParams,
+} from './query-arbitraries.js'
+export type { ParamContext } from './query-arbitraries.js'
+export { typedCallArb, typedCallParams } from './typed-call-arbitraries.js'
+export type { TypedCall } from './typed-call-arbitraries.js'
+
+// The reference model.
+export {
+  referenceQuery, referenceFaultParameters, storedRecords, toReturned, outcomeOf, keyOrder,
+  compareRecords, compareUtf8, isValidSymbol, NearNumber, ModelTooBig,
+} from './reference-model.js'
+export type { ModelConfig, ModelResult } from './reference-model.js'
