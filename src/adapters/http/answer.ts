@@ -65,6 +65,7 @@ export type HttpErrorCode =
 
 const INTERNAL_MESSAGE = 'internal error while answering the request'
 const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'
+const ABORTED_MESSAGE = 'the query was stopped before it finished; try again later'
 
 /** Options of {@link answerPrices}. */
 export interface AnswerOptions {
@@ -175,7 +176,9 @@ export function errorAnswer(err: unknown): HttpAnswer {
     const status = statusForError(err.code)
     if (isClientError(err.code)) return httpErrorAnswer(status, err.code, String(err.message))
     // Every 503 says when to come back: the store may be restarting.
-    if (status === 503) return httpErrorAnswer(status, err.code, NOT_OPEN_MESSAGE, { 'retry-after': '1' })
+    if (status === 503) {
+      return httpErrorAnswer(status, err.code, err.code === 'PRICE_ABORTED' ? ABORTED_MESSAGE : NOT_OPEN_MESSAGE, { 'retry-after': '1' })
+    }
     return httpErrorAnswer(status, err.code, INTERNAL_MESSAGE)
   }
   return httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', INTERNAL_MESSAGE)

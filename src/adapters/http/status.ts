@@ -6,7 +6,8 @@ import type { PriceStoreErrorCode } from '../../errors.js'
  *
  * - 400: the request was wrong (bad or conflicting parameters, an unsupported
  *   provider, a range answer over the cap).
- * - 503: the store is not open (opening, closing or closed); retrying later may work.
+ * - 503: the store is not open (opening, closing or closed), or the query was
+ *   aborted by its host's signal; retrying later may work.
  * - 500: a fault on the server side. `PRICE_INVALID_OPTIONS` is here on
  *   purpose: it means the server was configured wrongly, not that the client erred.
  */
@@ -22,6 +23,7 @@ export function statusForError(code: PriceStoreErrorCode): 400 | 500 | 503 {
     case 'PRICE_RANGE_TOO_LARGE':
       return 400
     case 'PRICE_NOT_OPEN':
+    case 'PRICE_ABORTED':
       return 503
     case 'PRICE_INVALID_OPTIONS':
     case 'PRICE_LOCKED':
