@@ -36,7 +36,7 @@ export type PriceStoreErrorCode =
 
 /** Structured facts about an error, for programs that report it (e.g. a CLI mapping `index` to a line number). */
 export interface PriceStoreErrorDetails {
-  /** The query parameter, option or argument at fault (e.g. the `signal` option). */
+  /** The query parameter, option or argument at fault (`signal`, or `records` for a batch that is not iterable). */
   readonly parameter?: string
   /** The record field at fault. */
   readonly field?: string

@@ -14,7 +14,7 @@ import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
 import type { LogPlace } from '../keys/log-codec.js'
 import { writeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
-import { validateRecord } from '../records/validate-record.js'
+import { validateBatch } from '../records/validate-batch.js'
 import type {
   Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer,
 } from '../types.js'
@@ -231,9 +231,7 @@ export class PriceStore {
    */
   async putMany(records: Iterable<unknown>): Promise<number> {
     this.#assertOpen()
-    const stored: StoredRecord[] = []
-    let index = 0
-    for (const record of records) stored.push(validateRecord(record, index++, this.#options.provider))
+    const stored = validateBatch(records, this.#options.provider)
     if (stored.length === 0) return 0
     const write = this.#writeQueue.then(() => this.#writeBatch(stored))
     this.#writeQueue = write.catch(() => {})

@@ -1,0 +1,91 @@
+/**
+ * What `put`/`putMany` accept, checked at run time for JavaScript callers:
+ * every bad argument is a coded error and nothing of a refused batch is written.
+ */
+import { MemoryLevel } from 'memory-level'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { PriceStore, type NewPriceRecord } from '../../src/index.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
+import { rejectsCode } from './helpers.js'
+
+let store: PriceStore
+
+beforeEach(async () => {
+  store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER })
+})
+
+afterEach(async () => {
+  await store.close()
+})
+
+/** A call the type checker refuses, made anyway as a JavaScript caller would. */
+const untyped = (value: unknown): never => value as never
+
+describe('putMany with something that is not a batch of records', () => {
+  async function* asyncRecords(): AsyncGenerator<NewPriceRecord> {
+    yield makeRecord()
+  }
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['a number', 5],
+    ['a string', 'abc'],
+    ['a plain object', { symbol: 'BTC' }],
+    ['an async iterable', asyncRecords()],
+  ])('%s: PRICE_INVALID_RECORD naming the records argument, nothing written', async (_name, records) => {
+    const err = await rejectsCode(store.putMany(untyped(records)), 'PRICE_INVALID_RECORD')
+    expect(err.details).toEqual({ parameter: 'records' })
+    expect(err.message).toMatch(/^records must be an iterable of records/)
+    expect(await store.symbols()).toEqual([])
+  })
+
+  it('an async iterable is told how to write it', async () => {
+    const err = await rejectsCode(store.putMany(untyped(asyncRecords())), 'PRICE_INVALID_RECORD')
+    expect(err.message).toMatch(/async iterable is not accepted/)
+  })
+})
+
+describe('put with something that is not a record', () => {
+  it.each([['undefined', undefined], ['null', null], ['a number', 5], ['an array', [makeRecord()]]])(
+    '%s: PRICE_INVALID_RECORD at index 0',
+    async (_name, record) => {
+      const err = await rejectsCode(store.put(untyped(record)), 'PRICE_INVALID_RECORD')
+      expect(err.details).toEqual({ index: 0 })
+      expect(await store.symbols()).toEqual([])
+    },
+  )
+})
+
+describe('putMany with an iterable that throws part-way', () => {
+  it('passes the iterable\'s own error through unchanged and writes nothing', async () => {
+    const failure = new Error('the input file could not be read')
+    function* records(): Generator<NewPriceRecord> {
+      yield makeRecord({ timestamp: T0 })
+      yield makeRecord({ timestamp: T0 + 1 })
+      throw failure
+    }
+    await expect(store.putMany(records())).rejects.toBe(failure)
+    expect(await store.latest('BTC')).toEqual([])
+  })
+
+  it('writes a generator\'s records when it ends normally', async () => {
+    function* records(): Generator<NewPriceRecord> {
+      for (let i = 0; i < 3; i++) yield makeRecord({ timestamp: T0 + i })
+    }
+    expect(await store.putMany(records())).toBe(3)
+    expect(await store.latest('BTC', { limit: 5 })).toHaveLength(3)
+  })
+})
+
+describe('the record type, for the type checker', () => {
+  it('accepts a documented record (providerPublicKey optional, extra fields kept)', async () => {
+    const record: NewPriceRecord = {
+      id: 'r1', symbol: 'BTC', provider: TEST_PROVIDER.id, value: 1, signature: 's', permawebTx: 't', version: '0.4', source: {}, timestamp: T0,
+      liteEvmSignature: '0xabc',
+    }
+    expect(await store.putMany([record])).toBe(1)
+    await store.put({ ...record, id: 'r2', providerPublicKey: TEST_PROVIDER.publicKey })
+    expect(await store.latest('BTC', { limit: 2 })).toHaveLength(2)
+  })
+})
