@@ -1,9 +1,9 @@
 import { DEMO_END, DEMO_TOKENS } from '../demo/demo-data.js'
 import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
-import { markDemo } from './demo-marker.js'
+import { readDemoMark } from './demo-marker.js'
 import type { CliIo } from './io.js'
-import { writeDemoData } from './load-demo.js'
+import { writeDemoData, writeMarkedDemo } from './load-demo.js'
 import { openStore } from './open-store.js'
 import { formatCount } from './progress.js'
 
@@ -42,10 +42,12 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   const store = await openStore(config, { mustExist: false })
   try {
     const demo = { durationMs: Math.round(days * DAY_MS), end, ...(values.seed === undefined ? {} : { seed: values.seed }) }
-    const empty = (await store.symbols()).length === 0
-    const { count, seconds, rate } = await writeDemoData(store, io, demo)
-    // Demo data alone, so a later release may rebuild it; demo data added to someone's records stays theirs.
-    if (empty) await markDemo(config.location, 'price-store demo')
+    // Demo data alone (an empty store, or one holding only an unfinished demo) is marked, so a later release may
+    // rebuild it and an interrupted run is known as such; demo data added to someone's records stays theirs.
+    const demoOnly = (await store.symbols()).length === 0 || (await readDemoMark(config.location))?.finished === false
+    const { count, seconds, rate } = demoOnly
+      ? await writeMarkedDemo(store, config.location, io, 'price-store demo', demo)
+      : await writeDemoData(store, io, demo)
     io.stdout.write(
       `wrote ${formatCount(count)} demo records (${DEMO_TOKENS.length} tokens, ${days} days up to ${new Date(end).toISOString()}) in ${seconds.toFixed(1)} s (${rate})\n`,
     )

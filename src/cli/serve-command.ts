@@ -14,10 +14,10 @@ import type { PriceStore, PriceStoreError } from '../index.js'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { DEFAULT_DB, STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { StoreConfig } from './config.js'
-import { DEMO_MARKER, isDefaultLocation, isMarkedDemo, markDemo } from './demo-marker.js'
+import { DEMO_MARKER, isDefaultLocation, isMarkedDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { LIMIT_OPTIONS, LIMIT_OPTIONS_HELP, withLimitFlags } from './limit-options.js'
-import { writeDemoData } from './load-demo.js'
+import { ensureDemo } from './load-demo.js'
 import { openStore, storedFormat, unreadable } from './open-store.js'
 import { formatCount } from './progress.js'
 
@@ -83,13 +83,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
   try {
-    if (demoIfEmpty && (await store.symbols()).length === 0) {
-      io.stderr.write(`the database at ${config.location} is empty: writing the demo data set (run once)...\n`)
-      const { count, seconds } = await writeDemoData(store, io)
-      // Known as a demo from now on: a later release may rebuild it rather than ask.
-      await markDemo(config.location, 'price-store serve --demo-if-empty')
-      io.stderr.write(`wrote ${formatCount(count)} demo records in ${seconds.toFixed(1)} s\n`)
-    }
+    // Into an empty store, or finishing one an interrupted run left half written.
+    if (demoIfEmpty) await ensureDemo(store, config.location, io)
     running = await listen(store, host, port, limits, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()

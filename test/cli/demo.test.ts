@@ -1,12 +1,13 @@
-import { readFile, stat } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
-import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
+import { DEMO_MARKER, markDemo } from '../../src/cli/demo-marker.js'
+import { writeMarkedDemo } from '../../src/cli/load-demo.js'
 import { DEMO_END, DEMO_TOKENS, countDemoRecords, generateDemoRecords } from '../../src/demo/demo-data.js'
 import { PriceStore } from '../../src/index.js'
-import { record, run, tempDir, writeLines } from './helpers.js'
+import { memoryIo, record, run, startServe, tempDir, writeLines } from './helpers.js'
 
 const providerId = DEFAULT_PROVIDER.id
 const HOUR = 3_600_000
@@ -159,5 +160,85 @@ describe('price-store demo', () => {
     const { code, stdout } = await run(['demo', '--help'])
     expect(code).toBe(0)
     expect(stdout).toContain('USDC.e')
+  })
+
+  describe('an interrupted demo is known as such and finished by the next start', () => {
+    const marker = async (db: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(join(db, DEMO_MARKER), 'utf8'))
+    /** Records of each symbol in the store at `db`. */
+    async function counts(db: string): Promise<Record<string, number>> {
+      const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
+      try {
+        const result: Record<string, number> = {}
+        for (const symbol of await store.symbols()) result[symbol] = (await store.latest(symbol, { limit: 3000 })).length
+        return result
+      } finally {
+        await store.close()
+      }
+    }
+    const recipe = { durationMs: 864_000, end: DEMO_END } // 0.01 days: 86 records of each token
+
+    it('the mark says "not finished" from before the first batch until after the last', async () => {
+      const db = join(dir, 'db')
+      const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
+      try {
+        let batches = 0
+        // A store that fails on the second batch, as a process killed half way stops writing.
+        const failing = {
+          provider: store.provider,
+          putMany: async (records: unknown[]) => {
+            if (++batches === 2) throw new Error('killed')
+            return records.length
+          },
+        } as unknown as PriceStore
+        await expect(writeMarkedDemo(failing, db, memoryIo().io, 'price-store demo', { ...recipe, batchSize: 100 })).rejects.toThrow('killed')
+        expect(await marker(db)).toMatchObject({ demo: true, finished: false, writtenBy: 'price-store demo', recipe })
+        await writeMarkedDemo(store, db, memoryIo().io, 'price-store demo', recipe)
+        expect(await marker(db)).toMatchObject({ demo: true, finished: true, recipe })
+      } finally {
+        await store.close()
+      }
+    })
+
+    it('serve --demo-if-empty finishes a demo marked unfinished, saying so, and serves the whole set', async () => {
+      const db = join(dir, 'db')
+      const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
+      try {
+        // What an interrupted "price-store demo --days 0.01" leaves: the mark, and the first 500 of its 1,720 records.
+        await markDemo(db, { finished: false, writtenBy: 'price-store demo', recipe })
+        await store.putMany([...generateDemoRecords({ providerId, ...recipe })].slice(0, 500))
+      } finally {
+        await store.close()
+      }
+      expect(Object.values(await counts(db)).reduce((a, b) => a + b)).toBe(500)
+      const { memory, exit, banner } = await startServe(['--db', db, '--demo-if-empty'])
+      memory.signal()
+      expect(await exit).toBe(0)
+      expect(memory.stderr()).toContain(`the demo data set at ${db} is not finished (its writing by "price-store demo" was interrupted): finishing it`)
+      expect(memory.stderr()).toContain('wrote 1,720 demo records')
+      expect(banner).toContain(`price-store is serving 20 symbols from ${db}`)
+      expect(Object.values(await counts(db))).toEqual(Array(20).fill(86))
+      expect(await marker(db)).toMatchObject({ demo: true, finished: true, recipe })
+    })
+
+    it('a finished demo, and one marked by an older release (no "finished": it marked only complete demos), is served as it is', async () => {
+      const db = join(dir, 'db')
+      expect((await run(['demo', '--db', db, '--days', '0.001'])).code).toBe(0)
+      expect(await marker(db)).toMatchObject({ finished: true })
+      for (const _ of ['finished', 'older release']) {
+        const { memory, exit } = await startServe(['--db', db, '--demo-if-empty'])
+        memory.signal()
+        expect(await exit).toBe(0)
+        expect(memory.stderr()).not.toContain('demo')
+        await writeFile(join(db, DEMO_MARKER), JSON.stringify({ demo: true, writtenBy: 'price-store demo' }))
+      }
+    })
+
+    it('price-store demo run again over its own unfinished demo marks it finished', async () => {
+      const db = join(dir, 'db')
+      expect((await run(['demo', '--db', db, '--days', '0.01'])).code).toBe(0)
+      await markDemo(db, { finished: false, writtenBy: 'price-store demo', recipe })
+      expect((await run(['demo', '--db', db, '--days', '0.01'])).code).toBe(0)
+      expect(await marker(db)).toMatchObject({ finished: true })
+    })
   })
 })

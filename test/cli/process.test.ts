@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
+import { PriceStore } from '../../src/index.js'
 import { DEMO_END } from '../../src/demo/demo-data.js'
 import { rawContents, setStoredFormat, tempDir } from './helpers.js'
 
@@ -166,4 +168,41 @@ describe('the price-store process', () => {
       stderr: 'price-store serve: unknown option --prot (did you mean --port?); see "price-store serve --help"\n',
     })
   })
+
+  it('a demo killed while it writes is marked unfinished; the next serve --demo-if-empty finishes it and says so', async () => {
+    const location = join(dir, 'killed-demo')
+    const demo = start(['demo', '--db', location, '--days', '0.5'])
+    // The mark is written before the first batch; SIGKILL gives the process no chance to tidy up.
+    for (;;) {
+      const text = await readFile(join(location, DEMO_MARKER), 'utf8').catch(() => '')
+      if (text.includes('"finished": false')) break
+      if ((await Promise.race([demo.exited, new Promise((resolve) => setTimeout(() => resolve('waiting'), 20))])) !== 'waiting') {
+        throw new Error(`demo exited before it could be killed: ${demo.stderr()}`)
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    demo.child.kill('SIGKILL')
+    expect(await demo.exited).toBe('SIGKILL')
+    expect(JSON.parse(await readFile(join(location, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true, finished: false })
+    const partial = await PriceStore.open(location, { provider: DEFAULT_PROVIDER })
+    let btc = 0
+    try {
+      for await (const _ of partial.rangeStream('BTC', { from: 0, to: DEMO_END, interval: 1 })) btc++
+    } finally {
+      await partial.close()
+    }
+    expect(btc).toBeLessThan(4320) // half a day every 10 s: the demo was cut short
+
+    const serve = start(['serve', '--db', location, '--port', '0', '--demo-if-empty'])
+    try {
+      const text = await banner(serve)
+      expect(serve.stderr()).toContain(`the demo data set at ${location} is not finished (its writing by "price-store demo" was interrupted): finishing it`)
+      expect(serve.stderr()).toContain('wrote 86,400 demo records')
+      expect(text).toContain(`price-store is serving 20 symbols from ${location}`)
+    } finally {
+      serve.child.kill('SIGTERM')
+    }
+    expect(await serve.exited).toBe(0)
+    expect(JSON.parse(await readFile(join(location, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true, finished: true })
+  }, 120_000)
 })
