@@ -5,7 +5,7 @@
  */
 import { getEventListeners } from 'node:events'
 import { MemoryLevel } from 'memory-level'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { PriceStoreError } from '../../src/index.js'
 import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
@@ -38,8 +38,6 @@ function countSnapshots(db: MemoryLevel<any, any>): { readonly open: number } {
   return counter
 }
 
-/** Turns of the event loop, for work started by an abort listener to finish. */
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10))
 
 let db: MemoryLevel<any, any>
 let store: PriceStore
@@ -105,7 +103,7 @@ describe('an aborted signal', () => {
 
   it('a timeout signal (AbortSignal.timeout) gives PRICE_ABORTED with its TimeoutError as cause', async () => {
     const signal = AbortSignal.timeout(1)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await vi.waitFor(() => expect(signal.aborted).toBe(true))
     const err = await rejectsCode(store.latest('BTC', { signal }), 'PRICE_ABORTED')
     expect((err.cause as Error).name).toBe('TimeoutError')
   })
@@ -137,8 +135,8 @@ describe('an aborted stream', () => {
     expect(first.done).toBe(false)
     expect(snapshots.open).toBe(1)
     controller.abort()
-    await settle()
-    expect(snapshots.open).toBe(0)
+    // The release runs from the abort listener, without a pull: wait for it to finish.
+    await vi.waitFor(() => expect(snapshots.open).toBe(0))
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
     await rejectsCode(iterator.next(), 'PRICE_ABORTED')
     await rejectsCode(iterator.next(), 'PRICE_ABORTED')
