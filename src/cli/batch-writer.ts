@@ -1,4 +1,6 @@
 import { isPriceStoreError } from '../index.js'
+import type { NewPriceRecord, PriceStoreError, Provider } from '../index.js'
+import { validateRecord } from '../records/validate-record.js'
 import { CliError } from './args.js'
 import { type Progress, formatCount } from './progress.js'
 import { InputSyntaxError } from './record-reader.js'
@@ -11,34 +13,95 @@ export interface Position {
 
 /** Where batches go: `PriceStore` fits. */
 export interface BatchTarget {
-  putMany(records: Iterable<unknown>): Promise<number>
+  readonly provider: Provider
+  putMany(records: Iterable<NewPriceRecord>): Promise<number>
 }
 
-/** Collects records into batches, writes each batch atomically, and explains failures by file and line. */
+/** What an import did, for its summary. */
+export interface ImportCounts {
+  /** Records now in the store from this import: a record repeated within one batch counts once. */
+  readonly stored: number
+  /** Records read (bad ones included), excluding blank lines. */
+  readonly read: number
+  /** Bad records skipped with `--skip-bad`. */
+  readonly skipped: number
+  /** Records that repeated one of the same batch (same symbol, timestamp and id): written once. */
+  readonly repeated: number
+}
+
+/**
+ * Collects records into batches, writes each batch atomically, and explains
+ * failures by file and line. With `skipBad`, each record is checked as it
+ * comes, and a bad one is reported on its own line and left out, so its
+ * batch holds only good records.
+ */
 export class BatchWriter {
   readonly #store: BatchTarget
   readonly #batchSize: number
   readonly #progress: Progress
+  readonly #skipBad: boolean
   #records: unknown[] = []
   #positions: Position[] = []
+  #read = 0
+  #skipped = 0
+  #repeated = 0
+  #lastWritten: Position | undefined
 
-  constructor(store: BatchTarget, batchSize: number, progress: Progress) {
+  constructor(store: BatchTarget, batchSize: number, progress: Progress, { skipBad = false }: { skipBad?: boolean } = {}) {
     this.#store = store
     this.#batchSize = batchSize
     this.#progress = progress
+    this.#skipBad = skipBad
+  }
+
+  /** The counts so far. */
+  get counts(): ImportCounts {
+    return { stored: this.#progress.count, read: this.#read, skipped: this.#skipped, repeated: this.#repeated }
+  }
+
+  /** Where the last record written came from (`undefined` before the first batch). */
+  get lastWritten(): Position | undefined {
+    return this.#lastWritten
+  }
+
+  /** The records read but not written yet, with where the first and last came from. */
+  get pending(): { readonly count: number; readonly first: Position | undefined; readonly last: Position | undefined } {
+    return { count: this.#positions.length, first: this.#positions[0], last: this.#positions.at(-1) }
   }
 
   /** Adds a record; writes the batch once it is full. */
   async add(record: unknown, position: Position): Promise<void> {
+    this.#read++
+    if (this.#skipBad) {
+      try {
+        validateRecord(record, 0, this.#store.provider)
+      } catch (err) {
+        if (!isPriceStoreError(err, 'PRICE_INVALID_RECORD')) throw err
+        this.#skip(badRecord(err, position))
+        return
+      }
+    }
     this.#records.push(record)
     this.#positions.push(position)
     if (this.#records.length >= this.#batchSize) await this.flush()
   }
 
+  /** Reports a record that is not JSON (with `--skip-bad`, which reads on past it). */
+  skipSyntaxError(err: InputSyntaxError): void {
+    this.#read++
+    this.#skip(err.message)
+  }
+
   /** Writes the records collected so far, if any. */
   async flush(): Promise<void> {
     if (this.#records.length === 0) return
-    this.#progress.add(await this.#store.putMany(this.#records))
+    // Parsed JSON of any shape: putMany checks each record at run time and names the bad one.
+    await this.#store.putMany(this.#records as NewPriceRecord[])
+    // The store keeps one record per (symbol, timestamp, id): count what it holds, not what was read.
+    const distinct = countDistinct(this.#records)
+    this.#repeated += this.#records.length - distinct
+    this.#progress.add(distinct)
+    this.#lastWritten = this.#positions.at(-1)
     this.#records = []
     this.#positions = []
   }
@@ -48,23 +111,45 @@ export class BatchWriter {
     this.#progress.finish()
     if (err instanceof InputSyntaxError) return new CliError(`${err.message}\n${this.#stopped()}`, 2, { cause: err })
     if (isPriceStoreError(err, 'PRICE_INVALID_RECORD')) {
-      const { index, field } = err.details
-      const at = index === undefined ? undefined : this.#positions[index]
-      const where = at === undefined ? 'bad record' : `${at.file}:${at.line}: bad record`
-      const what = field === undefined ? '' : ` (field "${field}")`
-      // The library counts records within the batch; the file line says more here.
-      const reason = err.message.replace(/^record \d+:? ?/, '')
-      return new CliError(`${where}${what}: ${reason}\n${this.#stopped()}`, 2, { cause: err })
+      const { index } = err.details
+      return new CliError(`${badRecord(err, index === undefined ? undefined : this.#positions[index])}\n${this.#stopped()}`, 2, { cause: err })
     }
     return err
   }
 
+  #skip(message: string): void {
+    this.#skipped++
+    this.#progress.note(`price-store import: skipped ${message}`)
+  }
+
   #stopped(): string {
     const written = `import stopped: ${formatCount(this.#progress.count)} records were written before this batch`
-    const first = this.#positions[0]
-    const last = this.#positions[this.#positions.length - 1]
+    const { count, first, last } = this.pending
     if (first === undefined || last === undefined) return `${written}.`
-    const span = first.file === last.file ? `${first.file} lines ${first.line}-${last.line}` : `${first.file}:${first.line} to ${last.file}:${last.line}`
-    return `${written}; this batch (${formatCount(this.#positions.length)} records, ${span}) was not written.`
+    return `${written}; this batch (${formatCount(count)} records, ${describeSpan(first, last)}) was not written.`
   }
+}
+
+/** `a.ndjson lines 4-7`, or `a.ndjson:9 to b.ndjson:3` across files. */
+export function describeSpan(first: Position, last: Position): string {
+  return first.file === last.file ? `${first.file} lines ${first.line}-${last.line}` : `${first.file}:${first.line} to ${last.file}:${last.line}`
+}
+
+/** `FILE:LINE: bad record (field "value"): value must be a finite number (got "abc")`. */
+function badRecord(err: PriceStoreError, at: Position | undefined): string {
+  const where = at === undefined ? 'bad record' : `${at.file}:${at.line}: bad record`
+  const { field } = err.details
+  const what = field === undefined ? '' : ` (field "${field}")`
+  // The library counts records within the batch; the file line says more here.
+  return `${where}${what}: ${err.message.replace(/^record \d+:? ?/, '')}`
+}
+
+/** Records of a written (so valid) batch counted once per (symbol, timestamp, id). */
+function countDistinct(records: readonly unknown[]): number {
+  const keys = new Set<string>()
+  for (const record of records) {
+    const { symbol, timestamp, id } = record as { symbol: string; timestamp: number; id: string }
+    keys.add(`${symbol}\u0000${timestamp}\u0000${id}`)
+  }
+  return keys.size
 }

@@ -6,8 +6,11 @@ import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.
 import { unmarkDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
-import { Progress, formatCount } from './progress.js'
-import { readRecords } from './record-reader.js'
+import { importSummary, interruptReport } from './import-report.js'
+import { inputBytes } from './input-bytes.js'
+import { Interrupt } from './interrupt.js'
+import { Progress } from './progress.js'
+import { type InputSyntaxError, readRecords } from './record-reader.js'
 
 const HELP = `Usage: price-store import [options] FILE...
 
@@ -16,15 +19,21 @@ array files ("[...]"); "-" reads standard input. Records are written in
 atomic batches. On a bad record the import stops: it reports FILE:LINE and
 the field, the batch holding the record is not written (earlier batches are),
 and the exit code is 2. Importing the same file twice does not duplicate data.
+Ctrl+C stops after the batch being written and says what is stored (exit 130).
 
 Options:
   --batch-size N              records per atomic write (default 10000)
+  --skip-bad                  write the good records; report each bad one (FILE:LINE and field) and go on
 ${STORE_OPTIONS_HELP}
 `
 
 /** `price-store import`: streams records from files into the store. */
 export async function importCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_OPTIONS, 'batch-size': { type: 'string' } }, true)
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    { ...STORE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' } },
+    true,
+  )
   if (values.help === true) {
     io.stdout.write(HELP)
     return 0
@@ -38,34 +47,47 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
   const handles: (FileHandle | undefined)[] = []
   try {
     for (const name of positionals) handles.push(name === '-' ? undefined : await openInput(name))
+    const bytes = await inputBytes(handles)
     const store = await openStore(config, { mustExist: false })
+    const interrupt = new Interrupt(io)
     try {
       // The store holds the user's own records from now on: it is no longer a demo to rebuild at will.
       await unmarkDemo(config.location)
-      const progress = new Progress(io, 'importing')
-      const importer = new BatchWriter(store, batchSize, progress)
+      const progress = new Progress(io, 'importing', { fractionDone: bytes.fractionDone })
+      const importer = new BatchWriter(store, batchSize, progress, { skipBad: values['skip-bad'] === true })
+      const skipSyntax = values['skip-bad'] === true ? (err: InputSyntaxError) => importer.skipSyntaxError(err) : undefined
       for (const [index, name] of positionals.entries()) {
         const handle = handles[index]
-        const input: Readable = handle === undefined ? io.stdin : handle.createReadStream({ encoding: 'utf8', autoClose: false })
+        const input: Readable = handle === undefined ? io.stdin : bytes.track(handle.createReadStream({ encoding: 'utf8', autoClose: false }))
         const file = name === '-' ? '<stdin>' : name
         try {
-          for await (const record of readRecords(input, file)) await importer.add(record.value, { file, line: record.line })
+          for await (const record of interrupt.until(readRecords(input, file, skipSyntax))) {
+            await importer.add(record.value, { file, line: record.line })
+          }
         } catch (err) {
           throw importer.failure(readFailure(err, file))
         } finally {
-          if (handle !== undefined) input.destroy()
+          // Standard input too once interrupted: a read left waiting would keep the process alive.
+          if (handle !== undefined || interrupt.signal !== undefined) input.destroy()
         }
+        if (interrupt.signal !== undefined) break
+      }
+      if (interrupt.signal !== undefined) {
+        // The batch in flight was finished; the records collected after it are dropped whole, as a batch would be.
+        progress.finish()
+        io.stderr.write(`price-store import: ${interruptReport(interrupt.signal, importer, config.location)}\n`)
+        return interrupt.exitCode
       }
       try {
         await importer.flush()
       } catch (err) {
         throw importer.failure(err)
       }
-      const { count, seconds, rate } = progress.finish()
-      const files = positionals.length === 1 ? '1 file' : `${positionals.length} files`
-      io.stdout.write(`imported ${formatCount(count)} records from ${files} in ${seconds.toFixed(1)} s (${rate}) into ${config.location}\n`)
+      const { seconds, rate } = progress.finish()
+      io.stdout.write(`${importSummary(importer.counts, positionals.length, seconds, rate, config.location)}\n`)
       return 0
     } finally {
+      interrupt.dispose()
       await store.close()
     }
   } finally {

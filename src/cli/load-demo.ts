@@ -21,7 +21,7 @@ export interface DemoWritten {
 export async function writeDemoData(store: PriceStore, io: CliIo, options: DemoLoadOptions = {}): Promise<DemoWritten> {
   const { batchSize = 10_000, ...rest } = options
   const demo: DemoOptions = { ...rest, providerId: store.provider.id }
-  const progress = new Progress(io, 'writing demo data', countDemoRecords(demo))
+  const progress = new Progress(io, 'writing demo data', { total: countDemoRecords(demo) })
   let batch: DemoRecord[] = []
   for (const record of generateDemoRecords(demo)) {
     batch.push(record)

@@ -24,9 +24,26 @@ export class InputSyntaxError extends CliError {
  * an array one element (or one line, if a line is longer) at a time.
  *
  * @param file the name used in error messages.
+ * @param onBadJson when given, a record that is not valid JSON (a line of
+ *   NDJSON, an element of an array) is handed to it and skipped rather than
+ *   thrown (`import --skip-bad`). An array whose structure is broken still throws:
+ *   where its next element starts cannot be known.
  * @throws InputSyntaxError on malformed JSON, naming the line.
  */
-export async function* readRecords(input: Readable, file: string): AsyncGenerator<InputRecord, void, undefined> {
+export async function* readRecords(
+  input: Readable,
+  file: string,
+  onBadJson?: (err: InputSyntaxError) => void,
+): AsyncGenerator<InputRecord, void, undefined> {
+  const parse = (text: string, line: number, element?: number): InputRecord | undefined => {
+    try {
+      return { value: parseJson(text, file, line, element), line }
+    } catch (err) {
+      if (onBadJson === undefined || !(err instanceof InputSyntaxError)) throw err
+      onBadJson(err)
+      return undefined
+    }
+  }
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })
   let lineNumber = 0
   let array: JsonArraySplitter | undefined
@@ -43,12 +60,14 @@ export async function* readRecords(input: Readable, file: string): AsyncGenerato
       }
       if (array === undefined) {
         if (text.trim() === '') continue
-        yield { value: parseJson(text, file, lineNumber), line: lineNumber }
+        const record = parse(text, lineNumber)
+        if (record !== undefined) yield record
         continue
       }
       try {
         for (const element of array.push(`${text}\n`, lineNumber)) {
-          yield { value: parseJson(element.text, file, element.line, element.index), line: element.line }
+          const record = parse(element.text, element.line, element.index)
+          if (record !== undefined) yield record
         }
       } catch (err) {
         if (err instanceof ArraySyntaxError) throw new InputSyntaxError(file, err.line, err.message)

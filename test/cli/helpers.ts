@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { ClassicLevel } from 'classic-level'
+import { afterEach, beforeEach } from 'vitest'
 import type { CliIo } from '../../src/cli/io.js'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { runCli } from '../../src/cli/run-cli.js'
+import { PriceStore } from '../../src/index.js'
 
 /** Captured streams and a fake shutdown signal for running the CLI in-process. */
 export interface MemoryIo {
@@ -16,10 +18,19 @@ export interface MemoryIo {
   signal(name?: string): void
   /** Resolves once stdout matches `pattern`. */
   waitForStdout(pattern: RegExp): Promise<RegExpMatchArray>
+  /** Resolves once stderr matches `pattern`. */
+  waitForStderr(pattern: RegExp): Promise<RegExpMatchArray>
 }
 
-/** A {@link CliIo} over memory: `stdin` is the given text. */
-export function memoryIo(options: { stdin?: string; isTTY?: boolean } = {}): MemoryIo {
+/** What {@link memoryIo} reads as standard input and whether it passes for a terminal. */
+export interface MemoryIoOptions {
+  /** The text of standard input, or a stream to feed it from. */
+  readonly stdin?: string | Readable
+  readonly isTTY?: boolean
+}
+
+/** A {@link CliIo} over memory: `stdin` is the given text or stream. */
+export function memoryIo(options: MemoryIoOptions = {}): MemoryIo {
   let out = ''
   let err = ''
   const watchers: (() => void)[] = []
@@ -31,11 +42,20 @@ export function memoryIo(options: { stdin?: string; isTTY?: boolean } = {}): Mem
         callback()
       },
     })
+  const waitFor = (text: () => string, pattern: RegExp): Promise<RegExpMatchArray> =>
+    new Promise((resolve) => {
+      const check = (): boolean => {
+        const match = pattern.exec(text())
+        if (match !== null) resolve(match)
+        return match !== null
+      }
+      if (!check()) watchers.push(check)
+    })
   let shutdown: ((signal: string) => void) | undefined
   const io: CliIo = {
     stdout: sink((text) => (out += text)),
     stderr: sink((text) => (err += text)),
-    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+    stdin: options.stdin instanceof Readable ? options.stdin : Readable.from(options.stdin === undefined ? [] : [options.stdin]),
     isTTY: options.isTTY ?? false,
     onShutdown(handler) {
       shutdown = handler
@@ -52,21 +72,13 @@ export function memoryIo(options: { stdin?: string; isTTY?: boolean } = {}): Mem
       if (shutdown === undefined) throw new Error('nothing is waiting for a shutdown signal')
       shutdown(name)
     },
-    waitForStdout(pattern) {
-      return new Promise((resolve) => {
-        const check = (): boolean => {
-          const match = pattern.exec(out)
-          if (match !== null) resolve(match)
-          return match !== null
-        }
-        if (!check()) watchers.push(check)
-      })
-    },
+    waitForStdout: (pattern) => waitFor(() => out, pattern),
+    waitForStderr: (pattern) => waitFor(() => err, pattern),
   }
 }
 
 /** Runs the CLI in-process; resolves with the exit code and what it wrote. */
-export async function run(argv: readonly string[], options: { stdin?: string; isTTY?: boolean } = {}) {
+export async function run(argv: readonly string[], options: MemoryIoOptions = {}) {
   const memory = memoryIo(options)
   const code = await runCli(argv, memory.io)
   return { code, stdout: memory.stdout(), stderr: memory.stderr() }
@@ -85,6 +97,22 @@ export async function startServe(args: readonly string[]) {
   const endpoint = /^ {2}(http:\/\/\S+\/prices)$/m.exec(banner)![1]!
   const examples = [...banner.matchAll(/curl '([^']+)'/g)].map((match) => match[1]!)
   return { memory, exit, banner, endpoint, examples }
+}
+
+/**
+ * Gives each test of the calling file a fresh temporary directory and a
+ * database path inside it (`DIR/db`, not created), removed after the test.
+ */
+export function eachTempDb(use: (dir: string, db: string) => void): void {
+  let cleanup: (() => Promise<void>) | undefined
+  beforeEach(async () => {
+    const temp = await tempDir()
+    cleanup = temp.cleanup
+    use(temp.dir, join(temp.dir, 'db'))
+  })
+  afterEach(async () => {
+    await cleanup?.()
+  })
 }
 
 /** A fresh temporary directory; `cleanup()` removes it. */
@@ -108,6 +136,23 @@ export function record(symbol: string, timestamp: number, extra: Record<string, 
     ...extra,
   }
 }
+
+/** Every stored record's id per symbol in the store at `db`, sorted, read back with a fresh store (closed again). */
+export async function storedIds(db: string): Promise<Record<string, string[]>> {
+  const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
+  try {
+    const result: Record<string, string[]> = {}
+    for (const symbol of await store.symbols()) {
+      result[symbol] = (await store.latest(symbol, { limit: 3000 })).map((r) => r.id).sort()
+    }
+    return result
+  } finally {
+    await store.close()
+  }
+}
+
+/** The records as NDJSON lines. */
+export const ndjson = (records: readonly unknown[]): string[] => records.map((r) => JSON.stringify(r))
 
 /** Writes `lines` joined by "\n" to `dir/name` and returns the path. */
 export async function writeLines(dir: string, name: string, lines: readonly string[]): Promise<string> {

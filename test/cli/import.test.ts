@@ -1,38 +1,18 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { PriceStore } from '../../src/index.js'
-import { record, run, tempDir, writeLines } from './helpers.js'
+import { eachTempDb, ndjson, record, run, storedIds, writeLines } from './helpers.js'
 
 let dir: string
 let db: string
-let cleanup: () => Promise<void>
-
-beforeEach(async () => {
-  ;({ dir, cleanup } = await tempDir())
-  db = join(dir, 'db')
+eachTempDb((newDir, newDb) => {
+  dir = newDir
+  db = newDb
 })
 
-afterEach(async () => {
-  await cleanup()
-})
-
-/** Every stored record's id per symbol, read back with a fresh store. */
-async function stored(): Promise<Record<string, string[]>> {
-  const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
-  try {
-    const result: Record<string, string[]> = {}
-    for (const symbol of await store.symbols()) {
-      result[symbol] = (await store.latest(symbol, { limit: 3000 })).map((r) => r.id).sort()
-    }
-    return result
-  } finally {
-    await store.close()
-  }
-}
-
-const ndjson = (records: readonly unknown[]): string[] => records.map((r) => JSON.stringify(r))
+const stored = (): Promise<Record<string, string[]>> => storedIds(db)
 
 describe('price-store import: good files', () => {
   it('imports NDJSON, skipping blank lines, and prints a one-line summary', async () => {
@@ -41,6 +21,14 @@ describe('price-store import: good files', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     expect(stdout).toMatch(/^imported 3 records from 1 file in [\d.]+ s \([\d,]+ records\/s\) into .*\n$/)
     expect(await stored()).toEqual({ BTC: ['BTC-1', 'BTC-2'], ETH: ['ETH-1'] })
+  })
+
+  it('the summary counts the records stored, not the lines read: a record repeated in its batch counts once', async () => {
+    const file = await writeLines(dir, 'repeats.ndjson', ndjson([record('BTC', 1), record('BTC', 2), record('BTC', 1), record('BTC', 1, { id: 'other' })]))
+    const { code, stdout } = await run(['import', '--db', db, file])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^imported 3 records from 1 file in .* \(4 read: 1 repeated a record of the same batch\)\n$/)
+    expect(Object.values(await stored()).flat()).toHaveLength(3)
   })
 
   it('imports NDJSON with CRLF line ends and a byte order mark', async () => {
@@ -168,7 +156,8 @@ describe('price-store import: bad input', () => {
     const file = await writeLines(dir, 'a.ndjson', ndjson([record('BTC', 1)]))
     const { code, stdout } = await run(['import', '--db', db, file, file])
     expect(code).toBe(0)
-    expect(stdout).toContain('imported 2 records from 2 files')
+    // Both copies fall in one batch: the summary counts the one record stored.
+    expect(stdout).toMatch(/^imported 1 record from 2 files in .* \(2 read: 1 repeated a record of the same batch\)\n$/)
     expect(await stored()).toEqual({ BTC: ['BTC-1'] })
   })
 

@@ -8,7 +8,7 @@ import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { PriceStore } from '../../src/index.js'
 import { DEMO_END } from '../../src/demo/demo-data.js'
-import { rawContents, setStoredFormat, tempDir } from './helpers.js'
+import { rawContents, record, setStoredFormat, tempDir } from './helpers.js'
 
 // The real bin in real processes: built from source with tsup (about a
 // second, no type declarations) next to node_modules so its imports resolve,
@@ -51,8 +51,8 @@ interface Running {
   readonly exited: Promise<number | string>
 }
 
-function start(args: readonly string[]): Running {
-  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+function start(args: readonly string[], { stdin = 'ignore' }: { stdin?: 'ignore' | 'pipe' } = {}): Running {
+  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, stdio: [stdin, 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -205,4 +205,32 @@ describe('the price-store process', () => {
     expect(await serve.exited).toBe(0)
     expect(JSON.parse(await readFile(join(location, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: true, finished: true })
   }, 120_000)
+
+  it('import stopped by a real SIGINT: whole batches stored, the rest reported, exit 130', async () => {
+    const location = join(dir, 'interrupted-import')
+    const importer = start(['import', '--db', location, '--batch-size', '100', '-'], { stdin: 'pipe' })
+    // 5,000 records, over a megabyte: once the pipe took them all, the child has read all but the last 64 KiB
+    // and the 1,024 lines readline buffers, so it has written thousands. Then stdin stays open, like a slow producer's.
+    const lines = Array.from({ length: 5000 }, (_, i) => JSON.stringify(record('BTC', i + 1, { signature: 'c2ln'.repeat(50) })))
+    await new Promise<void>((resolve, reject) => importer.child.stdin!.write(`${lines.join('\n')}\n`, (err) => (err ? reject(err) : resolve())))
+    importer.child.kill('SIGINT')
+    expect(await importer.exited).toBe(130)
+    expect(importer.stdout()).toBe('')
+    const match = /^price-store import: interrupted by SIGINT: ([\d,]+) records stored in (.+), up to <stdin> line (\d+)\./.exec(importer.stderr())
+    expect(match, importer.stderr()).not.toBeNull()
+    const stored = Number(match![1]!.replaceAll(',', ''))
+    expect(match![2]).toBe(location)
+    expect(Number(match![3])).toBe(stored)
+    expect(stored).toBeGreaterThan(0)
+    expect(stored % 100).toBe(0)
+    expect(importer.stderr()).toContain('To finish, run the same import again: records already stored are replaced, not duplicated.')
+    const store = await PriceStore.open(location, { provider: DEFAULT_PROVIDER })
+    try {
+      let count = 0
+      for await (const _ of store.rangeStream('BTC', { from: 0, to: 10_000, interval: 1 })) count++
+      expect(count).toBe(stored)
+    } finally {
+      await store.close()
+    }
+  })
 })
