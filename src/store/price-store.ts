@@ -16,7 +16,7 @@ import { writeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { validateBatch } from '../records/validate-batch.js'
 import type {
-  Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer,
+  Candle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer,
 } from '../types.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
@@ -218,7 +218,7 @@ export class PriceStore {
    * Writes one record. See {@link PriceStore.putMany}.
    * @throws PriceStoreError `PRICE_INVALID_RECORD`, `PRICE_NOT_OPEN`, `PRICE_STORAGE_ERROR`
    */
-  async put(record: unknown): Promise<void> {
+  async put(record: NewPriceRecord): Promise<void> {
     await this.putMany([record])
   }
 
@@ -226,10 +226,14 @@ export class PriceStore {
    * Validates and writes a batch of records atomically: if any record is
    * bad, nothing is written. A record with the same symbol, timestamp and id
    * as a stored one replaces it. Resolves with the number of records written.
+   * The parameter is typed for TypeScript callers; the same rules are
+   * checked at run time, so untyped input (JSON) may be passed as it is.
+   * An error thrown by the iterable itself passes through unchanged.
    * @throws PriceStoreError `PRICE_INVALID_RECORD` (with `details.index` and
-   *   `details.field`), `PRICE_NOT_OPEN`, `PRICE_STORAGE_ERROR`
+   *   `details.field`, or `details.parameter` `records` when the batch is not
+   *   an iterable), `PRICE_NOT_OPEN`, `PRICE_STORAGE_ERROR`
    */
-  async putMany(records: Iterable<unknown>): Promise<number> {
+  async putMany(records: Iterable<NewPriceRecord>): Promise<number> {
     this.#assertOpen()
     const stored = validateBatch(records, this.#options.provider)
     if (stored.length === 0) return 0

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import type { AbstractLevel } from 'abstract-level'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore } from '../../src/index.js'
-import type { PriceStoreOptions } from '../../src/index.js'
+import type { NewPriceRecord, PriceStoreOptions } from '../../src/index.js'
 import { readChunkPart, readCompactId } from '../../src/keys/chunk-codec.js'
 import { readHeads } from '../../src/keys/heads-codec.js'
 import { PERIOD_MS } from '../../src/keys/key-layout.js'
@@ -29,6 +29,14 @@ export interface StoreSuiteOptions {
   readonly factory: (dir: string) => AnyLevel
   /** Whether data outlives the database object (reopen, lock and on-disk corruption cases run only then). */
   readonly persistent?: boolean
+}
+
+/** A record as `rec()` makes it: typed as the store's input, whatever the test put in it. */
+type Written = ReturnType<typeof rec>
+
+/** A batch the type checker refuses, passed as a JavaScript caller would (the store checks it at run time). */
+function unchecked(records: readonly unknown[]): readonly NewPriceRecord[] {
+  return records as readonly NewPriceRecord[]
 }
 
 const MAX = Number.MAX_SAFE_INTEGER
@@ -88,8 +96,8 @@ class Model {
 }
 
 /** A mixed data set: several symbols, a prefix pair, shared milliseconds, hour and minute edges, UTF-8 order traps. */
-function seedRecords(): Input[] {
-  const out: Input[] = []
+function seedRecords(): Written[] {
+  const out: Written[] = []
   for (let k = 0; k < 14; k++) out.push(rec({ symbol: 'BTC', timestamp: H - 20 * MINUTE + k * 7 * MINUTE + (k % 3) * 999 }))
   // Three records in one millisecond, ids whose UTF-8 and UTF-16 orders differ.
   for (const id of ['m', '\uE000', '\u{10000}']) out.push(rec({ symbol: 'BTC', timestamp: H + 30 * MINUTE, id }))
@@ -371,7 +379,7 @@ export function storeSuite({ name, factory, persistent = false }: StoreSuiteOpti
       it.each([0, 2, 4])('a bad record at position %d → PRICE_INVALID_RECORD index %d; nothing of the batch is visible', async (k) => {
         const { store, model } = await seeded()
         const before = { symbols: await store.symbols(), several: await store.several(), btc: await store.latest('BTC', { limit: 100 }) }
-        const batch: Input[] = Array.from({ length: 5 }, (_, i) => rec({ symbol: `NEW${i}`, timestamp: H + 10 * HOUR + i }))
+        const batch: Written[] = Array.from({ length: 5 }, (_, i) => rec({ symbol: `NEW${i}`, timestamp: H + 10 * HOUR + i }))
         batch.push(rec({ symbol: 'BTC', timestamp: H + 10 * HOUR })) // would become BTC's latest
         batch[k] = rec({ symbol: `NEW${k}`, value: 'not a number' })
         const err = await rejectsCode(store.putMany(batch), 'PRICE_INVALID_RECORD')
@@ -388,12 +396,12 @@ export function storeSuite({ name, factory, persistent = false }: StoreSuiteOpti
       it('a non-object at position k → index k with no field; a bad record after 999 good ones → nothing written', async () => {
         const store = await openStore()
         const small = [rec({ symbol: 'X1' }), null, rec({ symbol: 'X2' })]
-        const err = await rejectsCode(store.putMany(small), 'PRICE_INVALID_RECORD')
+        const err = await rejectsCode(store.putMany(unchecked(small)), 'PRICE_INVALID_RECORD')
         expect(err.details.index).toBe(1)
         expect(err.details.field).toBeUndefined()
         const big: unknown[] = Array.from({ length: 999 }, (_, i) => rec({ symbol: `S${i % 7}`, timestamp: T0 + i }))
         big.push(rec({ symbol: 'S0', timestamp: -1 }))
-        const err2 = await rejectsCode(store.putMany(big), 'PRICE_INVALID_RECORD')
+        const err2 = await rejectsCode(store.putMany(unchecked(big)), 'PRICE_INVALID_RECORD')
         expect(err2.details).toEqual({ index: 999, field: 'timestamp' })
         expect(await store.symbols()).toEqual([])
         expect(await store.several()).toEqual({})

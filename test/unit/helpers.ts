@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
 import { PriceStoreError } from '../../src/errors.js'
 import type { PriceStoreErrorCode } from '../../src/errors.js'
-import type { Provider } from '../../src/types.js'
+import type { NewPriceRecord, Provider } from '../../src/types.js'
 
 export const PROVIDER: Provider = Object.freeze({
   name: 'redstone',
@@ -20,8 +20,12 @@ export const T0 = 1_700_000_000_000
 
 export type Input = Record<string, unknown>
 
-/** A valid incoming record; `overrides` win (use {@link without} to drop a field). */
-export function rec(overrides: Input = {}): Input {
+/**
+ * A valid incoming record; `overrides` win (use {@link without} to drop a field).
+ * Typed as the store's input even when an override spoils it, so tests of the
+ * run-time checks need no casts.
+ */
+export function rec(overrides: Input = {}): Input & NewPriceRecord {
   const symbol = typeof overrides.symbol === 'string' ? overrides.symbol : 'BTC'
   const timestamp = Number.isSafeInteger(overrides.timestamp) ? (overrides.timestamp as number) : T0
   const base: Input = {
@@ -39,7 +43,7 @@ export function rec(overrides: Input = {}): Input {
   const out: Input = {}
   for (const [key, value] of Object.entries(base)) define(out, key, value)
   for (const key of Object.keys(overrides)) define(out, key, overrides[key])
-  return out
+  return out as Input & NewPriceRecord
 }
 
 /** A copy of `record` without `field`. */

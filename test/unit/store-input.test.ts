@@ -1,6 +1,8 @@
 /**
- * What `put`/`putMany` accept, checked at run time for JavaScript callers:
- * every bad argument is a coded error and nothing of a refused batch is written.
+ * What `put`/`putMany` accept: typed as `NewPriceRecord` for TypeScript
+ * callers (the `@ts-expect-error` lines are checked by `npm run typecheck`),
+ * and checked at run time for JavaScript callers, where every bad argument
+ * is a coded error and nothing of a refused batch is written.
  */
 import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -87,5 +89,18 @@ describe('the record type, for the type checker', () => {
     expect(await store.putMany([record])).toBe(1)
     await store.put({ ...record, id: 'r2', providerPublicKey: TEST_PROVIDER.publicKey })
     expect(await store.latest('BTC', { limit: 2 })).toHaveLength(2)
+  })
+
+  it('refuses at compile time what the run-time check refuses', async () => {
+    // @ts-expect-error: a string value, and the signed fields missing
+    await rejectsCode(store.putMany([{ symbol: 'BTC', value: '1' }]), 'PRICE_INVALID_RECORD')
+    // @ts-expect-error: value must be a number
+    await rejectsCode(store.put({ ...makeRecord(), value: '1' }), 'PRICE_INVALID_RECORD')
+    // @ts-expect-error: not a batch
+    await rejectsCode(store.putMany(null), 'PRICE_INVALID_RECORD')
+    // @ts-expect-error: not a record
+    await rejectsCode(store.put(undefined), 'PRICE_INVALID_RECORD')
+    // @ts-expect-error: records read from elsewhere must be checked or asserted by the caller
+    await rejectsCode(store.putMany([JSON.parse('{}') as unknown]), 'PRICE_INVALID_RECORD')
   })
 })
