@@ -206,7 +206,8 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   }
 
   if (symbol !== undefined && interval !== undefined) {
-    const grid = { from: from!, to: to!, interval, origin: ((origin % interval) + interval) % interval }
+    // BigInt: the remainder of a signed origin must not round near 2^53.
+    const grid = { from: from!, to: to!, interval, origin: Number(((BigInt(origin) % BigInt(interval)) + BigInt(interval)) % BigInt(interval)) }
     const items = aggregate === 'candles'
       ? referenceCandles(ofSymbol(symbol), all(symbol), grid, fill !== undefined, maxAge)
       : referenceRange(ofSymbol(symbol), all(symbol), grid, fill !== undefined, maxAge)

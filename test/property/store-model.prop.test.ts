@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isPriceStoreError, PriceStore, type Limits, type PriceAnswer, type QueryParams } from '../../src/index.js'
+import { isPriceStoreError, PriceStore, type Limits, type NewPriceRecord, type PriceAnswer, type QueryParams } from '../../src/index.js'
 import { readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
 import {
   badRecordArb,
@@ -97,7 +97,7 @@ function* iterate<T>(items: readonly T[]): Generator<T> {
 async function writeBatches(store: PriceStore, batches: readonly (readonly InputRecord[])[], asGenerator: boolean): Promise<void> {
   for (const batch of batches) {
     if (batch.length === 1 && asGenerator) {
-      await store.put(batch[0])
+      await store.put(batch[0]!)
       continue
     }
     const written = await store.putMany(asGenerator ? iterate(batch) : batch)
@@ -204,7 +204,8 @@ describe.each(BACKENDS)('PriceStore on $name vs reference model', (backend) => {
           await writeBatches(store, [data.records], false)
           // Warm the hot tails first: a rejected batch must not leak into them either.
           await expectStoreMatchesModel(store, data.records, dumpQueries(data), [])
-          const error = await store.putMany(mixed).then(
+          // Bad records on purpose, as a JavaScript caller would pass them: the store checks at run time.
+          const error = await store.putMany(mixed as NewPriceRecord[]).then(
             () => undefined,
             (err: unknown) => err,
           )

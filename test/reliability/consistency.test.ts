@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
-import type { PriceRecord, PriceStoreOptions } from '../../src/index.js'
+import type { NewPriceRecord, PriceRecord, PriceStoreOptions } from '../../src/index.js'
 
 const PROVIDER = Object.freeze({ name: 'redstone', id: 'consistency-provider', publicKey: 'consistency-key' })
 const BASE_SYMBOLS = ['BTC', 'BTC-USD', 'ETH', '__proto__', 'Ω€']
@@ -33,7 +33,7 @@ afterAll(async () => {
 /** Symbols that exist after generation g: the base ones, plus NEW-3 .. NEW-g. */
 const newSymbol = (g: number): string => `NEW-${g}`
 
-function batch(g: number): Record<string, unknown>[] {
+function batch(g: number): NewPriceRecord[] {
   const symbols = g >= 3 ? [...BASE_SYMBOLS, newSymbol(g)] : BASE_SYMBOLS
   return symbols.flatMap((symbol) => [
     // A filler record a little earlier, in the same 1-s bucket: no answer may hold it without its partner.

@@ -33,7 +33,7 @@ import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
 import { encodeLogEntry, readLogEntry } from '../../src/keys/log-codec.js'
 import type { LogRecord } from '../../src/keys/log-codec.js'
-import type { PriceRecord, PriceStoreErrorCode, PriceStoreOptions, Provider, QueryParams } from '../../src/index.js'
+import type { NewPriceRecord, PriceRecord, PriceStoreErrorCode, PriceStoreOptions, Provider, QueryParams } from '../../src/index.js'
 
 const PROVIDER: Provider = Object.freeze({ name: 'redstone', id: 'damage-provider', publicKey: 'damage-key' })
 const HOUR = 3_600_000
@@ -93,7 +93,7 @@ interface Written {
   readonly symbol: string
   readonly timestamp: number
   readonly id: string
-  readonly input: Record<string, unknown>
+  readonly input: NewPriceRecord
 }
 
 function written(symbol: string, i: number, timestamp: number, id = `${symbol}-${i}`): Written {
