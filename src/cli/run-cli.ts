@@ -1,4 +1,5 @@
 import { UsageError } from './args.js'
+import { benchCommand } from './bench-command.js'
 import { demoCommand } from './demo-command.js'
 import { importCommand } from './import-command.js'
 import type { CliIo } from './io.js'
@@ -14,6 +15,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   import: importCommand,
   query: queryCommand,
   demo: demoCommand,
+  bench: benchCommand,
 }
 
 const HELP = `Usage: price-store COMMAND [options]
@@ -27,6 +29,7 @@ Commands:
   query NAME=VALUE...
                  print the answer to one GET /prices query
   demo           write the demo data set (20 tokens, every 10 s, 2 days)
+  bench          time every query form on the database (median ms, records/s)
 
 Options:
   -h, --help     this help

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { ClassicLevel } from 'classic-level'
-import { afterEach, beforeEach } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import type { CliIo } from '../../src/cli/io.js'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { runCli } from '../../src/cli/run-cli.js'
@@ -111,6 +111,26 @@ export function eachTempDb(use: (dir: string, db: string) => void): void {
     use(temp.dir, join(temp.dir, 'db'))
   })
   afterEach(async () => {
+    await cleanup?.()
+  })
+}
+
+/**
+ * Gives the calling file one temporary directory with a demo database
+ * (`DIR/db`, 0.05 days: 432 records of each of the 20 demo tokens, over 72
+ * minutes), written before its first test and removed after its last.
+ */
+export function demoDbForFile(use: (dir: string, db: string) => void): void {
+  let cleanup: (() => Promise<void>) | undefined
+  beforeAll(async () => {
+    const temp = await tempDir()
+    cleanup = temp.cleanup
+    const db = join(temp.dir, 'db')
+    const demo = await run(['demo', '--db', db, '--days', '0.05'])
+    if (demo.code !== 0) throw new Error(`demo failed: ${demo.stderr}`)
+    use(temp.dir, db)
+  })
+  afterAll(async () => {
     await cleanup?.()
   })
 }

@@ -1,24 +1,17 @@
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { PriceStore } from '../../src/index.js'
-import { rawContents, record, run, setStoredFormat, startServe, tempDir } from './helpers.js'
+import { demoDbForFile, rawContents, record, run, setStoredFormat, startServe } from './helpers.js'
 
 let dir: string
 let db: string
-let cleanup: () => Promise<void>
-
-beforeAll(async () => {
-  ;({ dir, cleanup } = await tempDir())
-  db = join(dir, 'db')
-  expect((await run(['demo', '--db', db, '--days', '0.05'])).code).toBe(0)
-})
-
-afterAll(async () => {
-  await cleanup()
+demoDbForFile((newDir, newDb) => {
+  dir = newDir
+  db = newDb
 })
 
 describe('price-store serve', () => {
