@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
+import type { ProviderNames } from '../engine/parse-query.js'
 import type { Limits, Provider } from '../types.js'
 import { CliError } from './args.js'
 
@@ -26,25 +27,28 @@ export const STORE_OPTIONS = {
   'provider-name': { type: 'string' },
   'provider-id': { type: 'string' },
   'provider-public-key': { type: 'string' },
+  'provider-alias': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const
 
 /** The help text for {@link STORE_OPTIONS}. */
 export const STORE_OPTIONS_HELP = `Store options:
   --db PATH                   database directory (default ${DEFAULT_DB})
-  --config FILE               JSON file: {"provider": {"name", "id", "publicKey"}, "limits": {...}}
+  --config FILE               JSON file: {"provider": {"name", "id", "publicKey", "aliases"}, "limits": {...}}
   --provider-name NAME        provider short name (default ${DEFAULT_PROVIDER.name})
   --provider-id ID            provider id, the "provider" field of every record
                               (default ${DEFAULT_PROVIDER.id})
   --provider-public-key KEY   provider public key, joined into every answer
                               (default: RedStone's published key for "redstone")
+  --provider-alias NAME       another name the provider parameter accepts for this provider
+                              (repeatable; e.g. redstone-rapid, which redstone-api's query builder sends)
   -h, --help                  show this help`
 
 /** How to open the store: resolved from flags, then the config file, then defaults. */
 export interface StoreConfig {
   /** Absolute database directory. */
   readonly location: string
-  readonly provider: Provider
+  readonly provider: ProviderNames
   readonly limits?: Partial<Limits>
 }
 
@@ -55,6 +59,7 @@ export interface StoreOptionValues {
   readonly 'provider-name'?: string | undefined
   readonly 'provider-id'?: string | undefined
   readonly 'provider-public-key'?: string | undefined
+  readonly 'provider-alias'?: string[] | undefined
 }
 
 /**
@@ -65,17 +70,19 @@ export interface StoreOptionValues {
  */
 export async function resolveStoreConfig(values: StoreOptionValues): Promise<StoreConfig> {
   const file = values.config === undefined ? {} : await readConfigFile(values.config)
-  const provider: Provider = {
+  const aliases = values['provider-alias'] ?? file.provider?.aliases
+  const provider: ProviderNames = {
     name: values['provider-name'] ?? file.provider?.name ?? DEFAULT_PROVIDER.name,
     id: values['provider-id'] ?? file.provider?.id ?? DEFAULT_PROVIDER.id,
     publicKey: values['provider-public-key'] ?? file.provider?.publicKey ?? DEFAULT_PROVIDER.publicKey,
+    ...(aliases === undefined ? {} : { aliases }),
   }
   const location = resolve(values.db ?? DEFAULT_DB)
   return file.limits === undefined ? { location, provider } : { location, provider, limits: file.limits }
 }
 
 interface ConfigFile {
-  provider?: Partial<Provider>
+  provider?: Partial<ProviderNames>
   limits?: Partial<Limits>
 }
 
@@ -96,10 +103,15 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
   const config: ConfigFile = {}
   if (parsed.provider !== undefined) {
     if (!isPlainObject(parsed.provider)) throw bad('"provider" must be an object')
-    const provider: { -readonly [K in keyof Provider]?: string } = {}
+    const provider: { -readonly [K in keyof Provider]?: string } & { aliases?: string[] } = {}
     for (const [key, value] of Object.entries(parsed.provider)) {
+      if (key === 'aliases') {
+        if (!Array.isArray(value) || !value.every((alias) => typeof alias === 'string')) throw bad('"provider.aliases" must be an array of strings')
+        provider.aliases = value as string[]
+        continue
+      }
       if (key !== 'name' && key !== 'id' && key !== 'publicKey') {
-        throw bad(`unknown key "provider.${key}" (expected "name", "id", "publicKey")`)
+        throw bad(`unknown key "provider.${key}" (expected "name", "id", "publicKey", "aliases")`)
       }
       if (typeof value !== 'string') throw bad(`"provider.${key}" must be a string`)
       provider[key] = value

@@ -177,7 +177,7 @@ interface ServeLimits extends QueryLimitOptions {
   readonly requestTimeoutMs?: number
 }
 
-function parseLimits(values: Readonly<Record<string, string | boolean | undefined>>): ServeLimits {
+function parseLimits(values: Readonly<Record<string, string | string[] | boolean | undefined>>): ServeLimits {
   const text = (name: string): string | undefined => {
     const value = values[name]
     return typeof value === 'string' ? value : undefined

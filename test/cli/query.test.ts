@@ -56,6 +56,22 @@ describe('price-store query', () => {
     expect(Object.keys(JSON.parse(all.stdout))).toHaveLength(20)
   })
 
+  it('provider aliases: --provider-alias and "aliases" in --config make another name for the provider acceptable', async () => {
+    const refused = await run(['query', '--db', db, 'symbol=BTC', 'provider=redstone-rapid'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('PRICE_UNSUPPORTED_PROVIDER')
+    const flagged = await run(['query', '--db', db, '--provider-alias', 'redstone-rapid', 'symbol=BTC', 'provider=redstone-rapid'])
+    expect({ code: flagged.code, stdout: flagged.stdout }).toEqual({ code: 0, stdout: await expected('symbol=BTC') })
+    const config = join(tmp, 'aliases.json')
+    await writeFile(config, JSON.stringify({ provider: { aliases: ['redstone-rapid'] } }))
+    const configured = await run(['query', '--db', db, '--config', config, 'symbol=BTC', 'provider=redstone-rapid'])
+    expect({ code: configured.code, stdout: configured.stdout }).toEqual({ code: 0, stdout: await expected('symbol=BTC') })
+    await writeFile(config, JSON.stringify({ provider: { aliases: 'redstone-rapid' } }))
+    const bad = await run(['query', '--db', db, '--config', config, 'symbol=BTC'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('"provider.aliases" must be an array of strings')
+  })
+
   it('--pretty indents', async () => {
     const { stdout } = await run(['query', '--db', db, '--pretty', 'symbol=AR'])
     expect(stdout.startsWith('[\n  {\n    "id": ')).toBe(true)
