@@ -10,7 +10,17 @@
  * --max-rss-mb. Not part of `npm test`: timings belong to benchmarks.
  *
  *   node bench/load/load-test.mjs [--seconds 25] [--clients 32] [--days 2] [--seed 1]
+ *        [--mix default|issue12] [--symbols 20]
  *        [--db DIR] [--cli dist/cli.js] [--max-rss-mb 1536] [--json FILE] [-- SERVE-FLAGS...]
+ *
+ * --mix issue12 runs issue 12's scenario: by default 50 symbols over 3 days
+ * (about 1.3 M records, written by write-data.ts, bundled from src/ the same
+ * way), and issue 12's mix (latest, latest-100, as-of, several x20, all
+ * symbols, 24 h ranges at 1 min / 10 min / 1 h, 10,000-record ranges and
+ * about 2 % malformed requests, which must be answered 400 with a JSON
+ * error). A 503 with `retry-after` and a JSON error body is a documented
+ * outcome, counted apart, not an error; any other 503 is an error.
+ * --symbols N (N > 20) writes that data set with the default mix too.
  *
  * The server is `price-store serve` in a child process of its own (so its
  * RSS and CPU are its own), on 127.0.0.1 port 0, over a database holding the
@@ -42,7 +52,9 @@ const { values: args, positionals: serveFlags } = parseArgs({
   options: {
     seconds: { type: 'string', default: '25' },
     clients: { type: 'string', default: '32' },
-    days: { type: 'string', default: '2' },
+    days: { type: 'string' },
+    symbols: { type: 'string' },
+    mix: { type: 'string', default: 'default' },
     seed: { type: 'string', default: '1' },
     db: { type: 'string' },
     cli: { type: 'string' },
@@ -59,7 +71,13 @@ if (args.help) {
 }
 const SECONDS = positiveNumber('seconds', args.seconds)
 const CLIENTS = positiveNumber('clients', args.clients)
-const DAYS = positiveNumber('days', args.days)
+const MIX = args.mix
+if (MIX !== 'default' && MIX !== 'issue12') fail(`--mix must be default or issue12 (got ${JSON.stringify(MIX)})`)
+const DAYS = positiveNumber('days', args.days ?? (MIX === 'issue12' ? '3' : '2'))
+const SYMBOLS = positiveNumber('symbols', args.symbols ?? (MIX === 'issue12' ? '50' : '20'))
+if (!Number.isSafeInteger(SYMBOLS) || SYMBOLS < 20 || SYMBOLS > 50) fail(`--symbols must be a whole number 20..50 (got ${args.symbols})`)
+/** A file in --db saying which data set the load test wrote there, so a rerun with other settings does not reuse it. */
+const DATA_MARK = 'LOAD-TEST-DATA.json'
 const MAX_RANGE_POINTS = positiveNumber('max-range-points', args['max-range-points'])
 const MAX_RSS_MB = positiveNumber('max-rss-mb', args['max-rss-mb'])
 
@@ -83,11 +101,21 @@ let server
 try {
   const cli = args.cli ?? (await bundleCli(temp))
   const db = args.db ?? join(temp, 'db')
+  const recipe = { symbols: SYMBOLS, days: DAYS, stepMs: STEP_MS }
   if (args.db === undefined || !existsSync(args.db)) {
-    log(`writing the demo data set (${DAYS} days) into ${db} ...`)
+    log(`writing the ${SYMBOLS === 20 ? 'demo ' : ''}data set (${SYMBOLS} symbols, ${DAYS} days) into ${db} ...`)
     const started = performance.now()
-    await runToEnd(cli, ['demo', '--db', db, '--days', String(DAYS)])
+    if (SYMBOLS === 20) await runToEnd(cli, ['demo', '--db', db, '--days', String(DAYS)])
+    else await runToEnd(await bundleEntry(temp, 'bench/load/write-data.ts', 'write-data.mjs'), [db, String(SYMBOLS), String(DAYS)])
+    writeFileSync(join(db, DATA_MARK), `${JSON.stringify(recipe)}\n`)
     log(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  } else {
+    // A --db written by an older load test (no mark) is reused as before; one marked with another recipe is not.
+    const mark = existsSync(join(db, DATA_MARK)) ? JSON.parse(readFileSync(join(db, DATA_MARK), 'utf8')) : undefined
+    if (mark !== undefined && (mark.symbols !== recipe.symbols || mark.days !== recipe.days)) {
+      fail(`${db} holds the load test's data set of ${mark.symbols} symbols over ${mark.days} days, not ${SYMBOLS} over ${DAYS}: choose another --db`)
+    }
+    log(`reusing the data set in ${db}`)
   }
   server = await startServe(cli, ['serve', '--port', '0', '--db', db, ...serveFlags])
   log(`server ${server.url} (pid ${server.pid})`)
@@ -95,8 +123,9 @@ try {
 
   const data = await describeData(server.url)
   log(`${data.symbols.length} symbols, ${new Date(data.from).toISOString()} .. ${new Date(data.to).toISOString()}`)
-  const forms = makeForms(data)
+  const forms = MIX === 'issue12' ? makeIssue12Forms(data) : makeForms(data)
   await checkLargestRange(server.url, forms)
+  await checkMalformed(server.url, forms)
 
   // Warm up (caches, JIT), then measure from a settled RSS.
   await runLoad(server.url, forms, { seconds: Math.min(3, SECONDS / 5), clients: CLIENTS, seed: Number(args.seed) + 1 })
@@ -113,10 +142,14 @@ try {
   const exitCode = await server.stop()
   server = undefined
   const report = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
     machine: { ...machine(), loadAverage1mBeforeRun: +loadAverage.toFixed(2) },
-    settings: { seconds: SECONDS, clients: CLIENTS, days: DAYS, records: data.symbols.length * Math.round((DAYS * DAY_MS) / STEP_MS), seed: Number(args.seed), maxRangePoints: MAX_RANGE_POINTS, serveFlags, cli: args.cli ?? 'bundled from src/' },
+    settings: { mix: MIX, seconds: SECONDS, clients: CLIENTS, days: DAYS, symbols: data.symbols.length, records: data.symbols.length * Math.floor((DAYS * DAY_MS) / STEP_MS), seed: Number(args.seed), maxRangePoints: MAX_RANGE_POINTS, serveFlags, cli: args.cli ?? 'bundled from src/' },
     forms: result.forms,
     total: result.total,
+    lightForms: result.light,
+    status503: result.status503,
     rssMb: {
       atStart: mb(atStart.rssKb),
       before: mb(before.rssKb),
@@ -145,12 +178,17 @@ try {
 // --------------------------------------------------------------- the server
 
 /** Bundles src/cli/main.ts into `dir` with esbuild; runtime deps stay external, by absolute path. */
-async function bundleCli(dir) {
+function bundleCli(dir) {
+  return bundleEntry(dir, 'src/cli/main.ts', 'cli.mjs')
+}
+
+/** Bundles `entry` (relative to the project's root) into `dir/name` with esbuild, as bundleCli does. */
+async function bundleEntry(dir, entry, name) {
   const requireFromRoot = createRequire(join(ROOT, 'package.json'))
   const { build } = await import(requireFromRoot.resolve('esbuild'))
-  const outfile = join(dir, 'cli.mjs')
+  const outfile = join(dir, name)
   await build({
-    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    entryPoints: [join(ROOT, entry)],
     outfile,
     bundle: true,
     format: 'esm',
@@ -175,7 +213,7 @@ function runToEnd(cli, argv) {
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`price-store ${argv[0]} exited with ${code}: ${stderr}`))))
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cli} ${argv[0]} exited with ${code}: ${stderr}`))))
   })
 }
 
@@ -271,6 +309,95 @@ function makeForms({ symbols, from, to }) {
   ]
 }
 
+/**
+ * Issue 12's mix: the light forms (latest, latest-100, as-of, several x20,
+ * all symbols) most of the traffic, 24 h ranges at 1 min / 10 min / 1 h,
+ * a few % of maxRangePoints-record ranges, and about 2 % malformed requests
+ * (answered 400 with a JSON error: a correct answer, not an error).
+ */
+function makeIssue12Forms({ symbols, from, to }) {
+  const symbol = (rnd) => encodeURIComponent(symbols[Math.floor(rnd() * symbols.length)])
+  const time = (rnd) => from + Math.floor(rnd() * (to - from))
+  const severalCount = Math.min(20, symbols.length)
+  const several = (rnd) => {
+    const pool = [...symbols]
+    for (let i = 0; i < severalCount; i++) {
+      const j = i + Math.floor(rnd() * (pool.length - i))
+      ;[pool[i], pool[j]] = [pool[j], pool[i]]
+    }
+    return pool.slice(0, severalCount).map(encodeURIComponent).join(',')
+  }
+  const buckets = Math.min(MAX_RANGE_POINTS, Math.floor((to - from) / STEP_MS) - 1)
+  const rangeWidth = buckets * STEP_MS
+  // 24 h, or the whole span when the data holds less (a short --days run).
+  const window = Math.min(DAY_MS, to - from)
+  const dayRange = (interval) => {
+    const perWindow = window / interval
+    return {
+      path: (rnd) => {
+        const start = from + Math.floor(rnd() * Math.max(1, to - from - window))
+        return `/prices?symbol=${symbol(rnd)}&fromTimestamp=${start}&toTimestamp=${start + window - 1}&interval=${interval}`
+      },
+      expect: { kind: 'array', min: Math.max(1, Math.floor(perWindow) - 1), max: Math.ceil(perWindow) + 1, minutes: true },
+    }
+  }
+  // Malformed: each is a 400 for a different reason (a bad number, a bad interval, conflicting parameters, an unknown one).
+  const malformed = [
+    (rnd) => `/prices?symbol=${symbol(rnd)}&limit=many`,
+    (rnd) => `/prices?symbol=${symbol(rnd)}&fromTimestamp=${from}&toTimestamp=${to}&interval=-5`,
+    (rnd) => `/prices?symbol=${symbol(rnd)}&toTimestamp=yesterday`,
+    (rnd) => `/prices?symbol=${symbol(rnd)}&symbols=${symbol(rnd)}`,
+  ]
+  return [
+    { name: 'latest', weight: 25, light: true, path: (rnd) => `/prices?symbol=${symbol(rnd)}`, expect: { kind: 'array', min: 1, max: 1 } },
+    { name: 'latest-100', weight: 10, light: true, path: (rnd) => `/prices?symbol=${symbol(rnd)}&limit=100`, expect: { kind: 'array', min: 100, max: 100 } },
+    { name: 'history (as-of)', weight: 13, light: true, path: (rnd) => `/prices?symbol=${symbol(rnd)}&toTimestamp=${time(rnd)}`, expect: { kind: 'array', min: 1, max: 1 } },
+    { name: `several, ${severalCount} named`, weight: 12, light: true, path: (rnd) => `/prices?symbols=${several(rnd)}`, expect: { kind: 'object', min: severalCount, max: severalCount } },
+    { name: `several, all ${symbols.length}`, weight: 10, light: true, path: () => '/prices', expect: { kind: 'object', min: symbols.length, max: symbols.length } },
+    { name: 'range 24 h, 1 min buckets', weight: 8, ...dayRange(60_000) },
+    { name: 'range 24 h, 10 min buckets', weight: 8, ...dayRange(600_000) },
+    { name: 'range 24 h, 1 h buckets', weight: 8, ...dayRange(3_600_000) },
+    {
+      name: `range max (${buckets} records)`,
+      weight: 4,
+      path: (rnd) => {
+        const start = Math.ceil((from + Math.floor(rnd() * Math.max(1, to - from - rangeWidth))) / STEP_MS) * STEP_MS
+        return `/prices?symbol=${symbol(rnd)}&fromTimestamp=${start}&toTimestamp=${start + rangeWidth - 1}&interval=${STEP_MS}`
+      },
+      expect: { kind: 'array', min: Math.floor(buckets * 0.99), max: MAX_RANGE_POINTS, minutes: true },
+      largest: true,
+    },
+    { name: 'malformed (400 expected)', weight: 2, status: 400, path: (rnd) => malformed[Math.floor(rnd() * malformed.length)](rnd), expect: { kind: 'error' } },
+  ]
+}
+
+/** Every malformed form must really be answered 400 with a JSON error (else the mix measures something else). */
+async function checkMalformed(url, forms) {
+  const form = forms.find((candidate) => candidate.status === 400)
+  if (form === undefined) return
+  const rnd = mulberry32(11)
+  for (let i = 0; i < 40; i++) {
+    const path = form.path(rnd)
+    const outcome = await request(url + path, undefined)
+    let body
+    try {
+      body = JSON.parse(outcome.body.toString('utf8'))
+    } catch {}
+    if (outcome.status !== 400 || typeof body?.error?.code !== 'string') fail(`${path} answered ${outcome.status} ${outcome.body?.toString('utf8').slice(0, 200)}, not 400 with a JSON error`)
+  }
+}
+
+/** A 503 as documented: `retry-after` and a JSON body { error: { code, message } }. */
+function documented503(outcome) {
+  if (outcome.retryAfter === undefined || !outcome.contentType?.startsWith('application/json')) return false
+  try {
+    const { error } = JSON.parse(outcome.body.toString('utf8'))
+    return typeof error?.code === 'string' && typeof error?.message === 'string'
+  } catch {
+    return false
+  }
+}
+
 /** The largest form must really answer maxRangePoints records (else --max-range-points is wrong for this server). */
 async function checkLargestRange(url, forms) {
   const largest = forms.find((form) => form.largest)
@@ -283,8 +410,9 @@ async function checkLargestRange(url, forms) {
 /** N clients, each on its own keep-alive connection, sending back to back until the time is up. */
 async function runLoad(url, forms, { seconds, clients, seed }) {
   const totalWeight = forms.reduce((sum, form) => sum + form.weight, 0)
-  const stats = new Map(forms.map((form) => [form.name, { latencies: [], errors: 0, bytes: 0 }]))
+  const stats = new Map(forms.map((form) => [form.name, { latencies: [], errors: 0, bytes: 0, busy: 0 }]))
   const errorSamples = []
+  const status503 = { documented: 0, undocumented: 0, codes: {} }
   const validator = startValidator()
   const deadline = performance.now() + seconds * 1000
   const started = performance.now()
@@ -302,8 +430,20 @@ async function runLoad(url, forms, { seconds, clients, seed }) {
           const outcome = await request(url + path, agent)
           const latency = performance.now() - t0
           let problem = outcome.error
+          if (problem === undefined && outcome.status === 503) {
+            // Documented (retry-after and a JSON error): counted apart, not an error, not in the latencies.
+            if (documented503(outcome)) {
+              status503.documented++
+              stat.busy++
+              const code = JSON.parse(outcome.body.toString('utf8')).error.code
+              status503.codes[code] = (status503.codes[code] ?? 0) + 1
+              continue
+            }
+            status503.undocumented++
+            problem = `503 without retry-after or a JSON error: ${outcome.body.slice(0, 200)}`
+          }
           if (problem === undefined) {
-            if (outcome.status !== 200) problem = `status ${outcome.status}: ${outcome.body.slice(0, 200)}`
+            if (outcome.status !== (form.status ?? 200)) problem = `status ${outcome.status}: ${outcome.body.slice(0, 200)}`
             else if (outcome.contentType !== 'application/json; charset=utf-8') problem = `content-type ${outcome.contentType}`
             else if (outcome.length !== outcome.body.length) problem = `content-length ${outcome.length}, got ${outcome.body.length} bytes`
           }
@@ -328,8 +468,16 @@ async function runLoad(url, forms, { seconds, clients, seed }) {
   const elapsed = (performance.now() - started) / 1000
   await validator.close()
   const rows = forms.map((form) => summarise(form.name, stats.get(form.name), elapsed))
-  const all = { latencies: [...stats.values()].flatMap((stat) => stat.latencies), errors: [...stats.values()].reduce((sum, stat) => sum + stat.errors, 0), bytes: [...stats.values()].reduce((sum, stat) => sum + stat.bytes, 0) }
-  return { forms: rows, total: summarise('all forms', all, elapsed), errorSamples, elapsed }
+  const combine = (list) => ({
+    latencies: list.flatMap((stat) => stat.latencies),
+    errors: list.reduce((sum, stat) => sum + stat.errors, 0),
+    bytes: list.reduce((sum, stat) => sum + stat.bytes, 0),
+    busy: list.reduce((sum, stat) => sum + stat.busy, 0),
+  })
+  const all = combine([...stats.values()])
+  const lightForms = forms.filter((form) => form.light)
+  const light = lightForms.length === 0 ? undefined : summarise('light forms', combine(lightForms.map((form) => stats.get(form.name))), elapsed)
+  return { forms: rows, total: summarise('all forms', all, elapsed), light, status503, errorSamples, elapsed }
 }
 
 /** A worker checking answers (validate-worker.mjs); `check` resolves with a problem or undefined. */
@@ -367,6 +515,7 @@ function request(url, agent) {
         resolve({
           status: res.statusCode,
           contentType: res.headers['content-type'],
+          retryAfter: res.headers['retry-after'],
           length: Number(res.headers['content-length']),
           body: Buffer.concat(chunks),
         }),
@@ -377,13 +526,14 @@ function request(url, agent) {
   })
 }
 
-function summarise(name, { latencies, errors, bytes }, elapsed) {
+function summarise(name, { latencies, errors, bytes, busy }, elapsed) {
   const sorted = Float64Array.from(latencies).sort()
   const at = (q) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)])
   return {
     form: name,
-    count: sorted.length + errors,
+    count: sorted.length + errors + busy,
     errors,
+    status503: busy,
     perSecond: +(sorted.length / elapsed).toFixed(1),
     mbPerSecond: +(bytes / 1e6 / elapsed).toFixed(1),
     p50: +at(0.5).toFixed(2),
@@ -456,6 +606,17 @@ function idle(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+/** The commit of the code measured, with "+changes" when src/ has uncommitted changes (or undefined outside git). */
+function gitCommit() {
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== ''
+    return dirty ? `${head}+changes` : head
+  } catch {
+    return undefined
+  }
+}
+
 function machine() {
   const cpus = os.cpus()
   return {
@@ -470,13 +631,17 @@ function formatReport(report) {
   const lines = [
     `Machine: ${report.machine.cpu}, ${report.machine.memoryGb} GB RAM, ${report.machine.os}, Node ${report.machine.node}; load average ${report.machine.loadAverage1mBeforeRun} just before the run`,
     `Load: ${report.settings.clients} keep-alive clients for ${report.settings.seconds} s on loopback (client and server share the machine); ` +
-      `${report.settings.records.toLocaleString('en-US')} demo records (${report.settings.days} days); seed ${report.settings.seed}` +
+      `${report.settings.records.toLocaleString('en-US')} records (${report.settings.symbols} symbols, ${report.settings.days} days); mix ${report.settings.mix}; seed ${report.settings.seed}` +
       `${report.settings.serveFlags.length > 0 ? `; serve ${report.settings.serveFlags.join(' ')}` : ''}`,
     '',
-    '| form | requests | errors | req/s | MB/s | p50 ms | p90 ms | p99 ms | max ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...[...report.forms, report.total].map((row) => `| ${row.form === 'all forms' ? '**all forms**' : row.form} | ${row.count} | ${row.errors} | ${row.perSecond} | ${row.mbPerSecond} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.max} |`),
+    '| form | requests | errors | 503 | req/s | MB/s | p50 ms | p90 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...[...report.forms, ...(report.lightForms === undefined ? [] : [report.lightForms]), report.total].map(
+      (row) => `| ${row.form === 'all forms' || row.form === 'light forms' ? `**${row.form}**` : row.form} | ${row.count} | ${row.errors} | ${row.status503} | ${row.perSecond} | ${row.mbPerSecond} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.max} |`,
+    ),
     '',
+    `503 answers: ${report.status503.documented} with retry-after and a JSON error (documented, not errors${Object.keys(report.status503.codes).length > 0 ? `: ${Object.entries(report.status503.codes).map(([code, n]) => `${code} ${n}`).join(', ')}` : ''}), ` +
+      `${report.status503.undocumented} without (errors). Latencies are of the answers other than 503s.`,
     `Server RSS: ${report.rssMb.atStart} MB once listening, ${report.rssMb.before} MB after the warm-up, peak ${report.rssMb.peakSampled} MB sampled every 100 ms ` +
       `(high-water mark since start ${report.rssMb.peakHighWaterMark} MB), ${report.rssMb.afterLoad} MB right after, ${report.rssMb.afterIdle3s} MB after 3 s idle.`,
     `Server RSS peak per ${Math.max(1, Math.round(report.settings.seconds / 5))} s of the run: ${report.rssMb.peakPerWindow.join(', ')} MB.`,

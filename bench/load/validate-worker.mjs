@@ -17,8 +17,12 @@ parentPort.on('message', ({ id, body, expect }) => {
   parentPort.postMessage({ id, problem })
 })
 
-/** `expect`: { kind: 'array', min, max, minutes } or { kind: 'object', min, max }. */
+/** `expect`: { kind: 'array', min, max, minutes }, { kind: 'object', min, max } or { kind: 'error' } (a JSON error body). */
 function check(value, expect) {
+  if (expect.kind === 'error') {
+    const error = value?.error
+    return typeof error?.code === 'string' && typeof error?.message === 'string' ? undefined : 'not a JSON error { error: { code, message } }'
+  }
   if (expect.kind === 'array') {
     if (!Array.isArray(value)) return `not an array`
     if (value.length < expect.min || value.length > expect.max) return `${value.length} records, expected ${expect.min}..${expect.max}`
