@@ -1,4 +1,5 @@
 import type { PriceAnswer } from '../types.js'
+import { DeferredAnswer } from './deferred-answer.js'
 import { toExactJson } from './exact-json.js'
 
 /** JSON text and its UTF-8 length in bytes. */
@@ -47,6 +48,31 @@ export function sizedAnswerJson(answer: PriceAnswer): SizedJson {
     first = false
   }
   return { json: json + '}', bytes }
+}
+
+/** Characters of JSON per piece of {@link answerJsonPieces}: large enough to write efficiently, small enough to interleave. */
+export const JSON_PIECE_CHARS = 64 * 1024
+
+/**
+ * The JSON text of an array answer, or of a deferred one (its records
+ * decoded one at a time as the pieces are taken), in pieces of about
+ * `pieceChars` characters: joined, the same text as {@link answerToJson}.
+ * Only the piece being built is held, so a large answer streams in bounded
+ * memory. A deferred record that does not decode throws from `next()`.
+ */
+export function* answerJsonPieces(answer: readonly object[] | DeferredAnswer, pieceChars = JSON_PIECE_CHARS): Generator<string, void, undefined> {
+  const deferred = answer instanceof DeferredAnswer ? answer : undefined
+  const items = answer as readonly object[]
+  let piece = '['
+  for (let i = 0; i < answer.length; i++) {
+    const json = recordToJson(deferred === undefined ? (items[i] as object) : deferred.item(i)).json
+    piece += i === 0 ? json : ',' + json
+    if (piece.length >= pieceChars) {
+      yield piece
+      piece = ''
+    }
+  }
+  yield piece + ']'
 }
 
 function recordToJson(record: object): SizedJson {

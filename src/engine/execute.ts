@@ -5,6 +5,7 @@ import type {
 } from '../types.js'
 import { abortableSource, throwIfAborted } from './abort.js'
 import { CandleBuilder, carriedCandle } from './candles.js'
+import { DeferredAnswer } from './deferred-answer.js'
 import { GapFiller, bucketAge, type FillSpan } from './gap-fill.js'
 import { planQuery, type PlannedRead, type QueryPlan, type ReadRole } from './plan.js'
 import { BucketSampler, withMinutes } from './sample.js'
@@ -32,13 +33,29 @@ export function executeQuery(query: PriceQuery, source: ScanSource, limits: Limi
  *   `PRICE_ABORTED` when `options.signal` aborts
  */
 export async function executePlan(plan: QueryPlan, source: ScanSource, options: QueryOptions = {}): Promise<PriceAnswer> {
+  const answer = await executePlanDeferred(plan, source, options)
+  return answer instanceof DeferredAnswer ? (answer.toArray() as PriceAnswer) : answer
+}
+
+/**
+ * {@link executePlan}, except that the latest-N and range forms (without
+ * gap fill) answer with a {@link DeferredAnswer}: their rows are chosen,
+ * counted and checked against the cap, but decoded only as the caller reads
+ * them. Errors and their timing are otherwise the same.
+ * @throws PriceStoreError as {@link executePlan}; reading a deferred item may throw `PRICE_CORRUPT_VALUE`
+ */
+export function executePlanDeferred(plan: QueryPlan, source: ScanSource, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
   const { signal } = options
   if (signal === undefined) return answerPlan(plan, source)
-  throwIfAborted(signal)
+  try {
+    throwIfAborted(signal)
+  } catch (err) {
+    return Promise.reject(err)
+  }
   return answerPlan(plan, abortableSource(source, signal))
 }
 
-function answerPlan(plan: QueryPlan, source: ScanSource): Promise<PriceAnswer> {
+function answerPlan(plan: QueryPlan, source: ScanSource): Promise<PriceAnswer | DeferredAnswer> {
   const { query } = plan
   switch (query.kind) {
     case 'latest':
@@ -55,15 +72,15 @@ function answerPlan(plan: QueryPlan, source: ScanSource): Promise<PriceAnswer> {
 }
 
 /** Newest first: `limit` records after skipping `offset`, inside the optional window. */
-async function latestRecords(query: LatestQuery, plan: QueryPlan, source: ScanSource): Promise<PriceRecord[]> {
-  const records: PriceRecord[] = []
+async function latestRecords(query: LatestQuery, plan: QueryPlan, source: ScanSource): Promise<DeferredAnswer> {
+  const rows: ScanRow[] = []
   let toSkip = query.offset
   await forEachRow(rowsOf(source, query.symbol, readOf(plan, 'main')), (row) => {
     if (toSkip > 0) toSkip--
-    else records.push(row.record())
-    return records.length < query.limit
+    else rows.push(row)
+    return rows.length < query.limit
   })
-  return records
+  return new DeferredAnswer(rows, recordOf)
 }
 
 /** The directed or bounded as-of lookup of one symbol: its record, or `[]`. */
@@ -101,12 +118,12 @@ async function severalLatest(query: SeveralQuery, plan: QueryPlan, source: ScanS
  * Counts the whole answer before decoding any of it, so an over-large
  * request is refused cheaply and with the size it would have had.
  */
-async function rangeRecords(query: RangeQuery, plan: QueryPlan, source: ScanSource): Promise<SampledRecord[]> {
+async function rangeRecords(query: RangeQuery, plan: QueryPlan, source: ScanSource): Promise<DeferredAnswer> {
   const page = new Page<ScanRow>(query, plan.maxRangePoints)
   const sampler = new BucketSampler(query, (row) => page.add(row))
   await forEachRow(rowsToSample(source, query.symbol, query), (row) => sampler.push(row))
   sampler.flush()
-  return page.finish().map(sampledRecord)
+  return new DeferredAnswer(page.finish(), sampledRecord)
 }
 
 /** The range form with gap filling: one point per bucket, carried records marked. */
@@ -298,6 +315,11 @@ function candlesOf(grid: BucketGrid, span: FillSpan<Candle>, first: number, last
   const out: Candle[] = []
   for (let index = first; index <= last; index++) out.push(carriedCandle(grid, index, span.row))
   return out
+}
+
+/** A row as the latest-N form returns it. */
+function recordOf(row: ScanRow): PriceRecord {
+  return row.record()
 }
 
 /** A row as the range form returns it. */

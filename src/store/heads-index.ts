@@ -23,20 +23,24 @@ export function headsEntryOf(period: number, records: readonly ChunkRecord[]): B
   return encodeHeads(period * PERIOD_MS, records.length, heads)
 }
 
+/** The heads of a sealed hour of one symbol as rows, ascending, with the hour's record count. */
+export type HeadRows = readonly Row[] & { readonly records: number }
+
 /**
- * The heads of an entry as rows (views into `bytes`), ascending.
+ * The heads of an entry as rows (views into `bytes`), ascending, and the
+ * chunk's record count.
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
  */
-export function headRows(symbol: string, period: number, bytes: Buffer, provider: Provider): Row[] {
+export function headRows(symbol: string, period: number, bytes: Buffer, provider: Provider): HeadRows {
   const rows: Row[] = []
   const entry = describeHeads(symbol, period)
   try {
-    readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
+    const records = readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
       rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, provider))
     })
+    return Object.assign(rows, { records })
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err)
     throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} cannot be decoded: ${reason}`, { cause: err, details: { key: entry } })
   }
-  return rows
 }

@@ -1,7 +1,9 @@
 import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { PriceStoreError, isPriceStoreError } from '../errors.js'
-import { executePlan, streamBuckets } from '../engine/execute.js'
+import { executePlan, executePlanDeferred, streamBuckets } from '../engine/execute.js'
+import type { DeferredAnswer } from '../engine/deferred-answer.js'
+import { costOf } from '../engine/cost.js'
 import { parseQuery } from '../engine/parse-query.js'
 import { checkPlan, planQuery, type QueryPlan } from '../engine/plan.js'
 import { releaseOnAbort, throwIfAborted } from '../engine/abort.js'
@@ -18,6 +20,7 @@ import { validateBatch } from '../records/validate-batch.js'
 import type {
   Candle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer,
 } from '../types.js'
+import type { ScanSource } from '../engine/scan-source.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
@@ -131,8 +134,8 @@ export class PriceStore {
    */
   static async open(location: string | AnyLevel, options: PriceStoreOptions): Promise<PriceStore> {
     // Check the options before creating a database: an unopened ClassicLevel opens itself and takes the lock.
-    resolveOptions(options)
-    const db = typeof location === 'string' ? new ClassicLevel(location, CLASSIC_LEVEL_OPTIONS) : location
+    const { maxOpenFiles } = resolveOptions(options)
+    const db = typeof location === 'string' ? new ClassicLevel(location, { ...CLASSIC_LEVEL_OPTIONS, maxOpenFiles }) : location
     const store = new PriceStore(db, options)
     await store.open()
     return store
@@ -373,6 +376,47 @@ export class PriceStore {
     return this.#answer(plan, signalOf(options))
   }
 
+  /**
+   * The work a plan will do, in records: 1 for each record it returns and
+   * 1/8 for each it only reads, with the records a range covers estimated
+   * from the store's own counts (a few heads entries, no records read).
+   * The HTTP service admits queries by it. A range whose answer is sure to
+   * pass the cap is refused here, before any record is read.
+   * @throws PriceStoreError `PRICE_RANGE_TOO_LARGE`, `PRICE_INVALID_QUERY` for anything but a plan, `PRICE_NOT_OPEN`
+   * @example
+   * const plan = store.plan(params)
+   * if (store.cost(plan) > 5_000) queueForLater(plan)
+   */
+  cost(plan: QueryPlan): number {
+    checkPlan(plan)
+    this.#assertOpen()
+    const kind = plan.query.kind
+    if (kind === 'latest' || kind === 'several') return costOf(plan, { symbols: this.#state.symbols, records: () => 0 })
+    const view = this.#view()
+    try {
+      return costOf(plan, {
+        symbols: this.#state.symbols,
+        records: (symbol, from, to) => view.estimateRecords(symbol, from, to),
+        bucketsSurelyHeld: (symbol, grid) => view.bucketsSurelyHeld(symbol, grid),
+      })
+    } finally {
+      void view.close().catch(() => {})
+    }
+  }
+
+  /**
+   * Answers a plan as {@link PriceStore.run} does, except that the latest-N
+   * and range forms give a {@link DeferredAnswer}: their records are chosen,
+   * counted and checked against the cap, then decoded only as they are read.
+   * The HTTP service streams large answers from it, so neither the decoded
+   * records nor their JSON are ever whole in memory.
+   * @throws PriceStoreError as {@link PriceStore.run}; reading an item may throw `PRICE_CORRUPT_VALUE`
+   */
+  async runDeferred(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
+    checkPlan(plan)
+    return this.#answer(plan, signalOf(options), executePlanDeferred)
+  }
+
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
     this.#assertOpen()
@@ -479,7 +523,10 @@ export class PriceStore {
    * Answers a plan from the hot tails when they hold every row its reads
    * need (loading missing tails first), otherwise from a view.
    */
-  async #answer(plan: QueryPlan, signal: AbortSignal | undefined): Promise<PriceAnswer> {
+  async #answer<T = PriceAnswer>(
+    plan: QueryPlan, signal: AbortSignal | undefined,
+    execute: (plan: QueryPlan, source: ScanSource, options: QueryOptions) => Promise<T> = executePlan as never,
+  ): Promise<T> {
     this.#assertOpen()
     throwIfAborted(signal)
     const options = signal === undefined ? {} : { signal }
@@ -491,9 +538,9 @@ export class PriceStore {
         await this.#loadTails(tails, symbols, signal)
         captured = tails.capture(symbols, this.#knownSymbols)
       }
-      if (captured?.canAnswer(plan)) return executePlan(plan, captured, options)
+      if (captured?.canAnswer(plan)) return execute(plan, captured, options)
     }
-    return this.#read('answer the query', (view) => executePlan(plan, view, options))
+    return this.#read('answer the query', (view) => execute(plan, view, options))
   }
 
   /**

@@ -40,7 +40,7 @@ import { HotTails } from './hot-tails.js'
 import { Lru } from './lru.js'
 import { OpenArea, mergeRows } from './open-area.js'
 import type { OpenWrite } from './open-area.js'
-import { headRows } from './heads-index.js'
+import { headRows, type HeadRows } from './heads-index.js'
 import { compareRows } from './row.js'
 import type { Row } from './row.js'
 import { RowArray, SealedChunk, allRows, firstAfter, firstAtOrAfter } from './row-list.js'
@@ -67,10 +67,12 @@ export interface ReadStateOptions {
 }
 
 /** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
-type PeriodHeads = readonly Row[] | null
+type PeriodHeads = HeadRows | null
 
 /** Rough memory of one cached head besides the entry's bytes: the row object and its id (a decoded record adds about 1.5 KB). */
 const ROW_OVERHEAD = 256
+/** Hours whose record counts {@link ReadView.estimateRecords} reads, spread over its window. */
+const COUNT_SAMPLES = 4
 /** Up to this many periods, a scan looks each one up (a miss costs a few µs) instead of iterating the index. */
 const PROBE_LIMIT = 1024
 /**
@@ -167,7 +169,7 @@ export class ReadState {
    * chunks' heads and drop their old chunks. The open area keeps the hour's
    * rows until {@link ReadState.applySealEnd}; readers merge both.
    */
-  applySealStep(period: number, heads: ReadonlyMap<string, readonly Row[]>): void {
+  applySealStep(period: number, heads: ReadonlyMap<string, HeadRows>): void {
     for (const [symbol, rows] of heads) {
       const key = cacheKey(symbol, period)
       this.#chunks.delete(key)
@@ -313,6 +315,54 @@ export class ReadView implements ScanSource {
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
   periodRows(symbol: string, period: number): readonly Row[] {
     return allRows(this.#periodRows(symbol, period, false))
+  }
+
+  /**
+   * About how many records `symbol` has in `from..to`, to weigh a query
+   * before it runs: the record counts of up to {@link COUNT_SAMPLES} hours
+   * spread over the window (a sealed hour's from its heads entry, an open
+   * hour's rows counted), scaled to the hours the window covers.
+   */
+  estimateRecords(symbol: string, from: number, to: number): number {
+    const [lo, hi] = this.#clamp(from, to)
+    if (lo > hi) return 0
+    const hours = hi - lo + 1
+    const samples = Math.min(hours, COUNT_SAMPLES)
+    let counted = 0
+    for (let i = 0; i < samples; i++) {
+      const period = lo + Math.floor(((i + 0.5) * hours) / samples)
+      counted += (this.#headsOf(symbol, period)?.records ?? 0) + this.#open.rows(symbol, period).length
+    }
+    // The window may cover only part of its first and last hours.
+    const covered = Math.min(1, (to - from + 1) / (hours * PERIOD_MS))
+    return Math.ceil((counted / samples) * hours * covered)
+  }
+
+  /**
+   * How many buckets of the range's grid surely hold a record of `symbol`:
+   * those holding one of its ten-minute heads (each the latest record of
+   * its ten minutes) inside `from..to`. For a grid on ten-minute lines that
+   * is the range form's answer, give or take the bucket holding `to`; for a
+   * finer one, a lower bound. `undefined` for a range over more than
+   * {@link PROBE_LIMIT} hours, which this does not read.
+   */
+  bucketsSurelyHeld(symbol: string, { from, to, interval, origin }: SampleRange): number | undefined {
+    const [lo, hi] = this.#clamp(from, to)
+    if (hi - lo + 1 > PROBE_LIMIT) return undefined
+    let buckets = 0
+    let last = Number.NEGATIVE_INFINITY
+    for (let period = lo; period <= hi; period++) {
+      const sealed = this.#headsOf(symbol, period)
+      const open = this.#open.rows(symbol, period)
+      if (sealed === null && open.length === 0) continue
+      for (const head of combineHeads(sealed ?? [], open)) {
+        if (head.timestamp < from || head.timestamp > to) continue
+        const bucket = Math.floor((head.timestamp - origin) / interval)
+        if (bucket !== last) buckets++
+        last = bucket
+      }
+    }
+    return buckets
   }
 
   /** Releases the snapshot. */

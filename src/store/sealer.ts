@@ -17,7 +17,7 @@ import { MAX_PART_RECORDS, encodeChunkPart } from '../keys/chunk-codec.js'
 import type { ChunkRecord } from '../keys/chunk-codec.js'
 import { HEAD_MS, PERIOD_MS, chunkKey, headsKey } from '../keys/key-layout.js'
 import type { Provider } from '../types.js'
-import { headRows, headsEntryOf } from './heads-index.js'
+import { headRows, headsEntryOf, type HeadRows } from './heads-index.js'
 import type { ReadState, ReadSublevels, ReadView } from './read-view.js'
 import { RootBatch } from './root-batch.js'
 import type { Row } from './row.js'
@@ -123,7 +123,7 @@ export class Sealer {
       this.#task = undefined
       return
     }
-    const heads = new Map<string, readonly Row[]>()
+    const heads = new Map<string, HeadRows>()
     const view = state.view(db, levels)
     try {
       let bytes = 0
@@ -157,7 +157,7 @@ export class Sealer {
  */
 function writeChunk(
   batch: RootBatch, view: ReadView, period: number, symbol: string, provider: Provider,
-  prefixes: SealerContext['prefixes'], heads: Map<string, readonly Row[]>,
+  prefixes: SealerContext['prefixes'], heads: Map<string, HeadRows>,
 ): number {
   const records = view.periodRows(symbol, period).map(toChunkRecord)
   const parts = Math.ceil(records.length / MAX_PART_RECORDS)

@@ -59,7 +59,19 @@ export interface PriceStoreOptions {
    * `openBytes + headBytes + chunkBytes + recordsPerSymbol × symbols × 1.5 KB`.
    */
   readonly openBytes?: number
+  /**
+   * Table files LevelDB keeps open when the store opens a directory itself
+   * (default 100; at least 74, LevelDB's own floor). LevelDB maps each open
+   * table file (about 2 MB) into memory, and the pages it reads stay in the
+   * process's resident memory while the file is open, so this bounds that
+   * part of it: about 2 MB × (`maxOpenFiles` − 10). Ignored for a database
+   * passed in, which has its own options.
+   */
+  readonly maxOpenFiles?: number
 }
+
+/** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
+export const DEFAULT_MAX_OPEN_FILES = 100
 
 /** Validated options, frozen. */
 export interface ResolvedOptions {
@@ -70,6 +82,7 @@ export interface ResolvedOptions {
   readonly headBytes: number
   readonly chunkBytes: number
   readonly openBytes: number
+  readonly maxOpenFiles: number
 }
 
 /**
@@ -105,6 +118,10 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   }
   const { openBytes = DEFAULT_OPEN_BYTES } = options as Partial<PriceStoreOptions>
   if (!Number.isSafeInteger(openBytes) || openBytes < 0) throw invalid('openBytes', openBytes, 'must be an integer >= 0')
+  const { maxOpenFiles = DEFAULT_MAX_OPEN_FILES } = options as Partial<PriceStoreOptions>
+  if (!Number.isSafeInteger(maxOpenFiles) || maxOpenFiles < 74 || maxOpenFiles > 50_000) {
+    throw invalid('maxOpenFiles', maxOpenFiles, 'must be an integer from 74 to 50000')
+  }
   return Object.freeze({
     provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey, ...(aliases && { aliases: Object.freeze([...aliases]) }) }),
     limits: Object.freeze(resolvedLimits),
@@ -113,6 +130,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     headBytes,
     chunkBytes,
     openBytes,
+    maxOpenFiles,
   })
 }
 

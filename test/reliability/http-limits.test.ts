@@ -220,7 +220,7 @@ describe('a cap on heavy queries at once, and a bounded line', () => {
     stub.call('symbol', 'C').resolve({})
     expect((await answerOf(b)).body).toBe('{}')
     expect((await answerOf(c)).body).toBe('{}')
-    expect(running.queries()).toEqual({ running: 0, queued: 0, refused: 1, timedOut: 0 })
+    expect(running.queries()).toEqual({ running: 0, sending: 0, queued: 0, refused: 1, timedOut: 0 })
     expect(stub.calls.map((call) => call.params.get('symbol'))).not.toContain('D') // never ran
   })
 

@@ -1,9 +1,11 @@
-import { answerToJson, sizedAnswerJson } from '../../engine/answer-json.js'
+import { answerJsonPieces, answerToJson, sizedAnswerJson } from '../../engine/answer-json.js'
+import { DeferredAnswer } from '../../engine/deferred-answer.js'
 import { toExactJson } from '../../engine/exact-json.js'
 import type { QueryPlan } from '../../engine/plan.js'
 import { isPriceStoreError } from '../../errors.js'
 import type { PriceAnswer, QueryParams } from '../../types.js'
 import { isClientError, statusForError } from './status.js'
+import { StreamedBody } from './streamed-body.js'
 
 /**
  * What {@link answerPrices} needs from a store: `PriceStore` fits, and so
@@ -17,20 +19,35 @@ export interface PricesQueryable {
   plan?(params: QueryParams): QueryPlan
   /** Answers a plan made by `plan`. */
   run?(plan: QueryPlan): Promise<PriceAnswer>
+  /**
+   * The work a plan will do, in records read and returned, from what the
+   * store knows of its data (`PriceStore.cost`); may throw the coded error
+   * of an answer sure to be over the cap. Without it, a plan's cost is its
+   * `records` (infinite for heavy plans).
+   */
+  cost?(plan: QueryPlan): number
+  /** Answers a plan with large forms' records decoded as they are serialised (`PriceStore.runDeferred`); preferred to `run`. */
+  runDeferred?(plan: QueryPlan): Promise<PriceAnswer | DeferredAnswer>
 }
 
-/** A request ready to run: its plan when the store makes plans, otherwise its parameters. */
-export type PlannedRequest = { readonly plan: QueryPlan } | { readonly params: URLSearchParams }
+/**
+ * A request ready to run: its plan when the store makes plans, otherwise its
+ * parameters; and its cost, the work it will do in records (see
+ * `PricesQueryable.cost`), infinite when unknown.
+ */
+export type PlannedRequest = ({ readonly plan: QueryPlan } | { readonly params: URLSearchParams }) & { readonly cost: number }
 
 /**
- * Compiles a request with the store's `plan`, when it has one: the plan,
- * the parameters for a store without plans, or the error answer for bad
- * parameters (the store reads nothing).
+ * Compiles a request with the store's `plan`, when it has one, and weighs
+ * it with the store's `cost`: the plan and its cost, the parameters for a
+ * store without plans (cost unknown: infinite), or the error answer for bad
+ * parameters or an answer sure to be over the cap (the store reads nothing).
  */
 export function planRequest(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}): PlannedRequest | HttpAnswer {
-  if (store.plan === undefined || store.run === undefined) return { params }
+  if (store.plan === undefined || store.run === undefined) return { params, cost: Number.POSITIVE_INFINITY }
   try {
-    return { plan: store.plan(params) }
+    const plan = store.plan(params)
+    return { plan, cost: store.cost === undefined ? (plan.heavy ? Number.POSITIVE_INFINITY : plan.records) : store.cost(plan) }
   } catch (err) {
     return failedAnswer(options, err)
   }
@@ -41,8 +58,13 @@ export interface HttpAnswer {
   readonly status: number
   /** Lower-case header names; always `content-type` and `content-length`. */
   readonly headers: Readonly<Record<string, string>>
-  /** The JSON text of the answer (UTF-8 when sent). */
+  /** The JSON text of the answer (UTF-8 when sent); empty when the answer is in `stream`. */
   readonly body: string
+  /**
+   * A large answer to send piece by piece instead of `body` (only when
+   * `streamAbove` asked for it): its headers then have no `content-length`.
+   */
+  readonly stream?: StreamedBody
 }
 
 /**
@@ -74,6 +96,12 @@ export interface AnswerOptions {
    * what the client is not shown. Exceptions it throws are ignored.
    */
   readonly onError?: (err: unknown) => void
+  /**
+   * Array answers of more records than this are answered as a
+   * {@link HttpAnswer.stream} to send piece by piece, not as one body
+   * (default: never). Only a host that sends streams (the handler) sets it.
+   */
+  readonly streamAbove?: number
 }
 
 /**
@@ -96,10 +124,10 @@ export function answerPrices(
 export function answerPlanned(store: PricesQueryable, request: PlannedRequest, options: AnswerOptions = {}): Promise<HttpAnswer> {
   // Plain promise chaining rather than async/await: this runs once per
   // request, and each await layer costs the server measurable CPU.
-  let prices: Promise<PriceAnswer>
+  let prices: Promise<PriceAnswer | DeferredAnswer>
   try {
     // Promise.resolve: a stub may answer with a plain value or a thenable, as `await` allowed.
-    prices = Promise.resolve('plan' in request ? (store.run as (plan: QueryPlan) => Promise<PriceAnswer>)(request.plan) : store.query(request.params))
+    prices = Promise.resolve('plan' in request ? runPlan(store, request.plan) : store.query(request.params))
   } catch (err) {
     return Promise.resolve(failedAnswer(options, err)) // a store (or stub) that throws instead of rejecting
   }
@@ -109,9 +137,18 @@ export function answerPlanned(store: PricesQueryable, request: PlannedRequest, o
   )
 }
 
+/** Runs a plan with the store's `runDeferred` when it has one, else `run`. */
+function runPlan(store: PricesQueryable, plan: QueryPlan): Promise<PriceAnswer | DeferredAnswer> {
+  return store.runDeferred === undefined ? (store.run as (plan: QueryPlan) => Promise<PriceAnswer>)(plan) : store.runDeferred(plan)
+}
+
 /** The 200 answer for the store's answer; a failure to serialise it is answered like a failed query. */
-function pricesAnswer(answer: PriceAnswer, options: AnswerOptions): HttpAnswer | Promise<HttpAnswer> {
+function pricesAnswer(deferred: PriceAnswer | DeferredAnswer, options: AnswerOptions): HttpAnswer | Promise<HttpAnswer> {
   try {
+    if ((deferred instanceof DeferredAnswer || Array.isArray(deferred)) && deferred.length > (options.streamAbove ?? Number.POSITIVE_INFINITY)) {
+      return streamedAnswer(deferred)
+    }
+    const answer = deferred instanceof DeferredAnswer ? (deferred.toArray() as PriceAnswer) : deferred
     if (!isSliced(answer)) {
       const { json, bytes } = sizedAnswerJson(answer)
       return bodyAnswer(200, json, bytes)
@@ -122,6 +159,16 @@ function pricesAnswer(answer: PriceAnswer, options: AnswerOptions): HttpAnswer |
     )
   } catch (err) {
     return failedAnswer(options, err)
+  }
+}
+
+/** A 200 answer whose JSON is built and sent piece by piece. */
+function streamedAnswer(answer: readonly object[] | DeferredAnswer): HttpAnswer {
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: '',
+    stream: new StreamedBody(answer.length, answerJsonPieces(answer)),
   }
 }
 

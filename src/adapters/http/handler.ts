@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { httpErrorAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
 import { ChartPage, type ChartPageOptions } from './chart-page.js'
-import { QueryGate, type GateRequest, type QueryLimitOptions, type QueryLoad } from './query-gate.js'
+import { MAX_TIMER_MS, QueryGate, checkIntegerOption, type GateRequest, type QueryLimitOptions, type QueryLoad } from './query-gate.js'
 import { checkBasePath, notFoundAnswer, routeRequest, type RouteTable } from './routes.js'
+import { DEFAULT_SEND_STALL_MS, sendStreamed, type StreamSendOptions as SendOptions } from './streamed-body.js'
 import { answerUdf, type UdfSource } from './udf.js'
 import { historyThroughGate } from './udf-gate.js'
 
@@ -23,7 +24,22 @@ export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, 
    * chart page is served only without a prefix (its script asks the root).
    */
   readonly basePath?: string
+  /**
+   * `/prices` answers of more records than this are streamed: serialised and
+   * sent piece by piece with backpressure (chunked, without
+   * `content-length`), so their size does not weigh on the server's memory
+   * (default {@link DEFAULT_STREAM_ABOVE}).
+   */
+  readonly streamAbove?: number
+  /**
+   * Time a streamed answer waits for its client to read a full socket
+   * buffer before the connection is cut (ms, default 30,000).
+   */
+  readonly sendStallMs?: number
 }
+
+/** Default size, in records, above which a `/prices` answer is streamed (about 350 KB of JSON). */
+export const DEFAULT_STREAM_ABOVE = 256
 
 /** What a host calls when a request is not for this handler; Express's `next` fits. */
 export type NextHandler = (err?: unknown) => void
@@ -63,6 +79,12 @@ export interface PricesHandler {
  */
 export function createPricesHandler(store: PricesQueryable, options: PricesHandlerOptions = {}): PricesHandler {
   const gate = new QueryGate(options)
+  const streamAbove = checkIntegerOption('streamAbove', options.streamAbove, DEFAULT_STREAM_ABOVE, 0, Number.MAX_SAFE_INTEGER)
+  const send: SendOptions = {
+    stallMs: checkIntegerOption('sendStallMs', options.sendStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS),
+    onError: (err) => reportError(options, err),
+  }
+  const pricesOptions = { ...options, streamAbove }
   const charts = chartSource(store)
   const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath) }
   const page = new ChartPage(options)
@@ -103,8 +125,8 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
       }
       // No async function and no named closure per request (tsx names each with a
       // defineProperty call): at thousands of requests a second, each shows in the profile.
-      gate.answer(store, routed.params, options, new HandlerRequest(arrivedAt, res)).then(
-        (answer) => sendOrFail(options, res, answer, head),
+      gate.answer(store, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res)).then(
+        (answer) => sendOrFail(options, res, answer, head, send),
         (err: unknown) => failRequest(options, res, err, head),
       )
     } catch (err) {
@@ -133,10 +155,12 @@ class HandlerRequest implements GateRequest {
   }
 }
 
-function sendOrFail(options: AnswerOptions, res: ServerResponse, answer: HttpAnswer, head: boolean): void {
+function sendOrFail(options: AnswerOptions, res: ServerResponse, answer: HttpAnswer, head: boolean, send?: SendOptions): void {
   try {
-    sendAnswer(res, answer, head)
+    if (answer.stream !== undefined && send !== undefined) sendStreamed(res, answer.status, answer.headers, answer.stream, head, send)
+    else sendAnswer(res, answer, head)
   } catch (err) {
+    answer.stream?.end()
     failRequest(options, res, err, head)
   }
 }

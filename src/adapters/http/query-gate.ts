@@ -12,11 +12,16 @@ export { MAX_TIMER_MS }
  * Admission control for the store queries behind `GET /prices`, so that one
  * client cannot starve the others (issue 5):
  *
- * - at most `maxConcurrentQueries` heavy queries (a plan's `heavy`: more
- *   than {@link LIGHT_QUERY_RECORDS} records may be read) run against the
- *   store at once; light lookups never wait behind them;
- * - up to `maxQueuedQueries` heavy queries wait for a slot, first come first
- *   served; past that a query is refused at once with 503 `HTTP_BUSY`;
+ * - each query is weighed before it runs: its cost is the work it will do,
+ *   in records read and returned, estimated by the store from its plan and
+ *   what the store knows of its data (`PriceStore.cost`). A query costing
+ *   at most `lightQueryCost` is light and runs at once: it never waits
+ *   behind heavy ones;
+ * - at most `maxConcurrentQueries` heavy queries run against the store at
+ *   once (a streamed answer holds its slot until it is sent);
+ * - up to `maxQueuedQueries` heavy queries wait for a slot, the line ordered
+ *   by arrival plus cost (a cheaper query passes costlier ones that came
+ *   shortly before it); past that a query is refused at once with 503 `HTTP_BUSY`;
  * - every query has a time budget of `queryTimeoutMs`, counted from the
  *   request's arrival (time spent waiting included). A query still waiting
  *   when its budget runs out is dropped from the line and answered 503
@@ -34,6 +39,15 @@ export interface QueryLimitOptions {
   readonly maxQueuedQueries?: number
   /** Time budget of one query in ms, from arrival to answer (default {@link DEFAULT_QUERY_TIMEOUT_MS}); 0 means none. */
   readonly queryTimeoutMs?: number
+  /**
+   * Heavy answers in flight at once: running, or streamed to clients that
+   * read slowly (default {@link DEFAULT_MAX_ANSWERS_IN_FLIGHT}). An answer
+   * waiting for its client gives its slot to the next query but still holds
+   * the records it chose, so this bounds that memory.
+   */
+  readonly maxAnswersInFlight?: number
+  /** The most a query may cost and run at once, without a slot (default {@link DEFAULT_LIGHT_QUERY_COST}). */
+  readonly lightQueryCost?: number
 }
 
 /**
@@ -53,12 +67,27 @@ export const DEFAULT_MAX_CONCURRENT_QUERIES = 2
 export const DEFAULT_MAX_QUEUED_QUERIES = 64
 /** Default time budget of one query (ms). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
+/**
+ * Default number of heavy answers in flight: each holds at most
+ * `maxRangePoints` chosen records' stored bytes (about 6 MB at the default
+ * cap) while its client reads, so 16 bound that to about 100 MB.
+ */
+export const DEFAULT_MAX_ANSWERS_IN_FLIGHT = 16
+/**
+ * Default cost up to which a query is light: a few hundred records, which
+ * take a millisecond or two to answer, so light queries at once never hold
+ * the server long (several tokens over 500 symbols, the latest 500 records,
+ * a day at ten minutes or coarser).
+ */
+export const DEFAULT_LIGHT_QUERY_COST = 500
 export { LIGHT_QUERY_RECORDS }
 
 /** What a {@link QueryGate} has seen so far, and what it holds now. */
 export interface QueryLoad {
   /** Heavy queries running against the store now (timed-out ones included until they end). */
   readonly running: number
+  /** Heavy answers being sent to clients that read slowly now (each parked, without a slot). */
+  readonly sending: number
   /** Heavy queries waiting for a slot now. */
   readonly queued: number
   /** Queries refused with `HTTP_BUSY` so far (line full, or budget spent waiting). */
@@ -81,8 +110,53 @@ export interface GateRequest {
 
 type Wake = 'admitted' | 'expired' | 'gone'
 
+/** See `QueryGate.#slot`. */
+interface HeavySlot {
+  release(): void
+  park(): void
+  leave(): void
+}
+
+/**
+ * Holds a heavy query's slot while its answer is sent: a whole answer
+ * gives it back at once; a streamed one when sent, or, if its client reads
+ * slowly, parks at the first wait and leaves once sent.
+ */
+function holdWhileSent(answer: HttpAnswer, slot: HeavySlot): void {
+  const stream = answer.stream
+  if (stream === undefined) return slot.release()
+  let parked = false
+  stream.onFirstWait(() => {
+    parked = true
+    slot.park()
+  })
+  stream.onEnd(() => (parked ? slot.leave() : slot.release()))
+}
+
 interface Waiter {
+  /** Its place in line: earlier first. */
+  readonly due: number
   wake(outcome: Wake): void
+}
+
+/**
+ * How much of a query's cost counts as one millisecond of waiting when the
+ * line is ordered (see {@link QueryGate}): about what one slot answers in a
+ * millisecond, so a query waits behind costlier ones only if they came
+ * earlier by about the time they take.
+ */
+const COST_PER_MS = 100
+
+/** The index at which a query due at `due` joins the line: after every query due no later. */
+function placeInLine(line: readonly Waiter[], due: number): number {
+  let lo = 0
+  let hi = line.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((line[mid] as Waiter).due <= due) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 /**
@@ -94,7 +168,11 @@ export class QueryGate {
   readonly maxConcurrentQueries: number
   readonly maxQueuedQueries: number
   readonly queryTimeoutMs: number
+  readonly lightQueryCost: number
+  readonly maxAnswersInFlight: number
   #running = 0
+  /** Heavy answers still being sent to clients that read slowly, without a slot. */
+  #sending = 0
   #refused = 0
   #timedOut = 0
   readonly #waiting: Waiter[] = []
@@ -105,18 +183,20 @@ export class QueryGate {
     this.maxConcurrentQueries = checkIntegerOption('maxConcurrentQueries', options.maxConcurrentQueries, DEFAULT_MAX_CONCURRENT_QUERIES, 1, 1_000_000)
     this.maxQueuedQueries = checkIntegerOption('maxQueuedQueries', options.maxQueuedQueries, DEFAULT_MAX_QUEUED_QUERIES, 0, 1_000_000)
     this.queryTimeoutMs = checkIntegerOption('queryTimeoutMs', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS, 0, MAX_TIMER_MS)
+    this.maxAnswersInFlight = checkIntegerOption('maxAnswersInFlight', options.maxAnswersInFlight, DEFAULT_MAX_ANSWERS_IN_FLIGHT, 1, 1_000_000)
+    this.lightQueryCost = checkIntegerOption('lightQueryCost', options.lightQueryCost, DEFAULT_LIGHT_QUERY_COST, 0, Number.MAX_SAFE_INTEGER)
   }
 
   /** A snapshot of the gate's load and counters. */
   load(): QueryLoad {
-    return { running: this.#running, queued: this.#waiting.length, refused: this.#refused, timedOut: this.#timedOut }
+    return { running: this.#running, sending: this.#sending, queued: this.#waiting.length, refused: this.#refused, timedOut: this.#timedOut }
   }
 
   /**
    * Answers one query through the gate: the store's answer, or 503
    * `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT`. The query is compiled first (see
    * {@link planRequest}): a bad one is answered at once, and only a heavy
-   * plan (or any query of a store without plans) waits for a slot.
+   * one (or any query of a store without plans) waits for a slot.
    */
   answer(store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}, request: GateRequest = {}): Promise<HttpAnswer> {
     const arrivedAt = request.arrivedAt ?? performance.now()
@@ -128,33 +208,41 @@ export class QueryGate {
       return Promise.reject(err) // e.g. params not a URLSearchParams: fail as an async function would
     }
     if ('status' in planned) return Promise.resolve(planned)
+    const cost = planned.cost
     // Light queries (nearly all) take no await here: each promise layer costs CPU per request.
-    if ('plan' in planned && !planned.plan.heavy) return this.#run(store, planned, options, deadline, undefined)
-    return this.#answerHeavy(store, planned, options, deadline, request)
+    if (cost <= this.lightQueryCost) return this.#run(store, planned, options, deadline, undefined)
+    return this.#answerHeavy(store, planned, options, deadline, request, arrivedAt + cost / COST_PER_MS)
   }
 
-  /** A heavy query: a free slot, a place in line, or 503 `HTTP_BUSY` at once when the line is full. */
-  async #answerHeavy(store: PricesQueryable, planned: PlannedRequest, options: AnswerOptions, deadline: number, request: GateRequest): Promise<HttpAnswer> {
-    if (this.#running < this.maxConcurrentQueries) {
+  /**
+   * A heavy query: a free slot, a place in line, or 503 `HTTP_BUSY` at once when the line is full.
+   * The line is ordered by `due`: its arrival plus its cost as time, so a cheaper query passes
+   * costlier ones that came a little before it, and none waits for ever behind cheaper ones.
+   */
+  async #answerHeavy(
+    store: PricesQueryable, planned: PlannedRequest, options: AnswerOptions, deadline: number, request: GateRequest, due: number,
+  ): Promise<HttpAnswer> {
+    if (this.#waiting.length === 0 && this.#canAdmit()) {
       this.#running++
     } else if (this.#waiting.length >= this.maxQueuedQueries) {
       return this.#busy(options, `the server is busy: ${this.#running} queries are running and ${this.#waiting.length} are waiting; retry later`)
     } else {
-      const outcome = await this.#wait(deadline, typeof request.signal === 'function' ? request.signal() : request.signal)
+      const outcome = await this.#wait(deadline, typeof request.signal === 'function' ? request.signal() : request.signal, due)
       if (outcome === 'gone') return this.#busy(options, 'the client went away while its query waited', false)
       if (outcome === 'expired') {
         return this.#busy(options, `the server is busy: no query slot came free within ${this.queryTimeoutMs} ms; retry later`)
       }
       // 'admitted': the slot of the query that ended was handed over to this one.
     }
-    return this.#run(store, planned, options, deadline, () => this.#release())
+    return this.#run(store, planned, options, deadline, this.#slot)
   }
 
   /** Waits in line for a slot, until admitted, the deadline, or the client leaving. */
-  #wait(deadline: number, signal: AbortSignal | undefined): Promise<Wake> {
+  #wait(deadline: number, signal: AbortSignal | undefined, due: number): Promise<Wake> {
     return new Promise<Wake>((resolve) => {
       let budget: Deadline | undefined
       const waiter: Waiter = {
+        due,
         wake: (outcome) => {
           if (budget !== undefined) this.#deadlines.cancel(budget)
           signal?.removeEventListener('abort', onAbort)
@@ -172,17 +260,45 @@ export class QueryGate {
         resolve('gone')
         return
       }
-      this.#waiting.push(waiter)
+      this.#waiting.splice(placeInLine(this.#waiting, due), 0, waiter)
       signal?.addEventListener('abort', onAbort, { once: true })
       if (deadline !== Number.POSITIVE_INFINITY) budget = this.#deadlines.add(deadline, () => leave('expired'))
     })
   }
 
-  /** A slot came free: hand it to the longest-waiting query, or give it back. */
-  #release(): void {
-    const next = this.#waiting.shift()
-    if (next === undefined) this.#running--
-    else next.wake('admitted')
+  /** Whether a heavy query may start now: a slot is free, and so is room for its answer. */
+  #canAdmit(): boolean {
+    return this.#running < this.maxConcurrentQueries && this.#running + this.#sending < this.maxAnswersInFlight
+  }
+
+  /** Starts the queries first in line while there is room. */
+  #admitWaiting(): void {
+    while (this.#waiting.length > 0 && this.#canAdmit()) {
+      this.#running++
+      ;(this.#waiting.shift() as Waiter).wake('admitted')
+    }
+  }
+
+  /**
+   * What a heavy query does with its slot: gives it back when done; or,
+   * when its streamed answer first waits for a slow client, parks (the slot
+   * goes to the next query while the answer stays counted in flight) and
+   * leaves once sent.
+   */
+  readonly #slot: HeavySlot = {
+    release: () => {
+      this.#running--
+      this.#admitWaiting()
+    },
+    park: () => {
+      this.#running--
+      this.#sending++
+      this.#admitWaiting()
+    },
+    leave: () => {
+      this.#sending--
+      this.#admitWaiting()
+    },
   }
 
   /** Runs the query against the store, racing its answer against the deadline. */
@@ -191,23 +307,28 @@ export class QueryGate {
     planned: PlannedRequest,
     options: AnswerOptions,
     deadline: number,
-    release: (() => void) | undefined,
+    slot: HeavySlot | undefined,
   ): Promise<HttpAnswer> {
     if (deadline - performance.now() <= 0) {
-      release?.()
+      slot?.release()
       return Promise.resolve(this.#busy(options, `the server is busy: no query slot came free within ${this.queryTimeoutMs} ms; retry later`))
     }
     // answerPrices never rejects; the slot is held until the store is done,
     // even when the answer comes too late to be sent.
     const work = answerPlanned(store, planned, options)
-    if (release !== undefined) void work.then(release, release)
+    if (slot !== undefined) void work.then((answer) => holdWhileSent(answer, slot), slot.release)
     if (deadline === Number.POSITIVE_INFINITY) return work
     return new Promise<HttpAnswer>((resolve) => {
-      // Whichever comes first answers; resolving a settled promise again does nothing.
-      const budget = this.#deadlines.add(deadline, () => resolve(this.#overBudget(options)))
+      let late = false
+      const budget = this.#deadlines.add(deadline, () => {
+        late = true
+        resolve(this.#overBudget(options))
+      })
       void work.then((answer) => {
         this.#deadlines.cancel(budget)
-        resolve(answer)
+        // Too late to be sent: a stream is ended unsent, which gives its slot back.
+        if (late) answer.stream?.end()
+        else resolve(answer)
       })
     })
   }

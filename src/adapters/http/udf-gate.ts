@@ -55,6 +55,7 @@ class GatedRead implements PricesQueryable {
   answer: HttpAnswer | undefined
   readonly plan?: (params: QueryParams) => QueryPlan
   readonly run?: () => Promise<PriceAnswer>
+  readonly cost?: (plan: QueryPlan) => number
   readonly #read: () => Promise<HttpAnswer>
 
   constructor(read: () => Promise<HttpAnswer>, store: PricesQueryable) {
@@ -62,6 +63,7 @@ class GatedRead implements PricesQueryable {
     if (store.plan !== undefined && store.run !== undefined) {
       this.plan = (params) => store.plan!(params)
       this.run = () => this.query()
+      if (store.cost !== undefined) this.cost = (plan) => store.cost!(plan)
     }
   }
 

@@ -1,0 +1,45 @@
+import type { PriceRecord, SampledRecord } from '../types.js'
+import type { ScanRow } from './scan-source.js'
+
+/** An item of a deferred answer: a record of the latest-N form, or of the range form with `minutes`. */
+export type DeferredItem = PriceRecord | SampledRecord
+
+/**
+ * An array answer whose records are decoded only as they are read. The
+ * latest-N and range forms choose their rows without decoding them; a host
+ * that serialises the answer piece by piece (the HTTP service streams large
+ * answers) then never holds the whole answer decoded, nor its whole JSON.
+ * The rows are views of bytes already read, so no snapshot is held open.
+ *
+ * @example
+ * const answer = await executePlanDeferred(plan, source)
+ * if (answer instanceof DeferredAnswer) for (let i = 0; i < answer.length; i++) send(answer.item(i))
+ */
+export class DeferredAnswer {
+  readonly #rows: readonly ScanRow[]
+  readonly #build: (row: ScanRow) => DeferredItem
+
+  /** @param build turns a chosen row into its answer item (may throw `PRICE_CORRUPT_VALUE`) */
+  constructor(rows: readonly ScanRow[], build: (row: ScanRow) => DeferredItem) {
+    this.#rows = rows
+    this.#build = build
+  }
+
+  /** How many records the answer holds. */
+  get length(): number {
+    return this.#rows.length
+  }
+
+  /**
+   * The record at `index`, decoded now (rows decode once and keep the result).
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when its stored value does not decode
+   */
+  item(index: number): DeferredItem {
+    return this.#build(this.#rows[index] as ScanRow)
+  }
+
+  /** Every record, decoded: the answer `executePlan` gives. */
+  toArray(): DeferredItem[] {
+    return this.#rows.map(this.#build)
+  }
+}
