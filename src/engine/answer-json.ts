@@ -65,7 +65,7 @@ export function* answerJsonPieces(answer: readonly object[] | DeferredAnswer, pi
   const items = answer as readonly object[]
   let piece = '['
   for (let i = 0; i < answer.length; i++) {
-    const json = recordToJson(deferred === undefined ? (items[i] as object) : deferred.item(i)).json
+    const json = deferred === undefined ? recordToJson(items[i] as object).json : (deferred.json(i) ?? recordToJson(deferred.item(i)).json)
     piece += i === 0 ? json : ',' + json
     if (piece.length >= pieceChars) {
       yield piece
@@ -73,6 +73,11 @@ export function* answerJsonPieces(answer: readonly object[] | DeferredAnswer, pi
     }
   }
   yield piece + ']'
+}
+
+/** One record's JSON as the answers write it ({@link toExactJson}), cached for a frozen record. */
+export function recordJson(record: object): string {
+  return recordToJson(record).json
 }
 
 function recordToJson(record: object): SizedJson {

@@ -18,11 +18,16 @@ export type DeferredItem = PriceRecord | SampledRecord
 export class DeferredAnswer {
   readonly #rows: readonly ScanRow[]
   readonly #build: (row: ScanRow) => DeferredItem
+  readonly #withMinutes: boolean
 
-  /** @param build turns a chosen row into its answer item (may throw `PRICE_CORRUPT_VALUE`) */
-  constructor(rows: readonly ScanRow[], build: (row: ScanRow) => DeferredItem) {
+  /**
+   * @param build turns a chosen row into its answer item (may throw `PRICE_CORRUPT_VALUE`)
+   * @param withMinutes whether the items are the range form's (with `minutes`), for rows that write their own JSON
+   */
+  constructor(rows: readonly ScanRow[], build: (row: ScanRow) => DeferredItem, withMinutes: boolean) {
     this.#rows = rows
     this.#build = build
+    this.#withMinutes = withMinutes
   }
 
   /** How many records the answer holds. */
@@ -36,6 +41,14 @@ export class DeferredAnswer {
    */
   item(index: number): DeferredItem {
     return this.#build(this.#rows[index] as ScanRow)
+  }
+
+  /**
+   * The JSON text of the record at `index` when its row can write it
+   * without decoding (see `ScanRow.json`); otherwise `undefined`.
+   */
+  json(index: number): string | undefined {
+    return (this.#rows[index] as ScanRow).json?.(this.#withMinutes)
   }
 
   /** Every record, decoded: the answer `executePlan` gives. */

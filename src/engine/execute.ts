@@ -80,7 +80,7 @@ async function latestRecords(query: LatestQuery, plan: QueryPlan, source: ScanSo
     else rows.push(row)
     return rows.length < query.limit
   })
-  return new DeferredAnswer(rows, recordOf)
+  return new DeferredAnswer(rows, recordOf, false)
 }
 
 /** The directed or bounded as-of lookup of one symbol: its record, or `[]`. */
@@ -123,7 +123,7 @@ async function rangeRecords(query: RangeQuery, plan: QueryPlan, source: ScanSour
   const sampler = new BucketSampler(query, (row) => page.add(row))
   await forEachRow(rowsToSample(source, query.symbol, query), (row) => sampler.push(row))
   sampler.flush()
-  return new DeferredAnswer(page.finish(), sampledRecord)
+  return new DeferredAnswer(page.finish(), sampledRecord, true)
 }
 
 /** The range form with gap filling: one point per bucket, carried records marked. */

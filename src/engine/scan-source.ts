@@ -20,6 +20,13 @@ export interface ScanRow {
    * `PRICE_CORRUPT_VALUE`.
    */
   ref?(): RecordRef
+  /**
+   * Optional: the record's JSON text exactly as the answers write it
+   * (`toExactJson` of `record()`, or of `sampled()` when `withMinutes`),
+   * built without decoding the record when the source can. May throw
+   * `PRICE_CORRUPT_VALUE`.
+   */
+  json?(withMinutes: boolean): string
 }
 
 /** Bounds of a scan over one symbol's records; both ends inclusive, each optional. */

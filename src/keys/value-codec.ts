@@ -132,6 +132,39 @@ export function decodeValue(
   return record as PriceRecord
 }
 
+/**
+ * The JSON text of the record a stored value holds, exactly as
+ * `toExactJson` writes the record {@link decodeValue} returns, built from
+ * the bytes without making the record: `prefix` (the record's JSON up to
+ * and including its `provider` member, without a comma after it), the
+ * value's members, then `suffix` (`,"timestamp":...` and what follows,
+ * closing brace included). Serialising a record this way skips making,
+ * freezing and walking it. `undefined` when the value needs the general
+ * path (a JSON body, extra fields, anything unexpected), which the caller
+ * then takes, with its errors.
+ */
+export function valueJson(bytes: Buffer, start: number, end: number, prefix: string, suffix: string): string | undefined {
+  if (end - start < HEADER_BYTES) return undefined
+  const flags = bytes[start] as number
+  if ((flags & ~SIGNATURE_BYTES) !== 0) return undefined
+  try {
+    const value = bytes.readDoubleLE(start + 1)
+    const reader = new ByteReader(bytes, start + HEADER_BYTES, end)
+    const signatureStart = reader.sized()
+    // Base64 never needs escaping in JSON.
+    const signature = (flags & SIGNATURE_BYTES) !== 0
+      ? `"${bytes.toString('base64', signatureStart, reader.offset)}"`
+      : JSON.stringify(bytes.toString('utf8', signatureStart, reader.offset))
+    const permawebTx = reader.text()
+    const version = reader.text()
+    const rest = unpackRest(bytes, reader.offset, end)
+    if (!Array.isArray(rest) || rest.length !== 2 || rest[1] !== null || !isObject(rest[0])) return undefined
+    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)},"signature":${signature},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${toExactJson(rest[0])}${suffix}`
+  } catch {
+    return undefined
+  }
+}
+
 /** Names a record and its entry in an error message and `details.key`. */
 export function describePlace(place: ValuePlace): string {
   return `${place.symbol}@${place.timestamp}#${place.id} in ${typeof place.entry === 'string' ? place.entry : place.entry()}`

@@ -1,7 +1,8 @@
 import type { ScanRow } from '../engine/scan-source.js'
 import { compareIds } from '../engine/compare-ids.js'
 import { minuteOfHour, withMinutes } from '../engine/sample.js'
-import { decodeValue, peekValue } from '../keys/value-codec.js'
+import { decodeValue, peekValue, valueJson } from '../keys/value-codec.js'
+import { recordJson } from '../engine/answer-json.js'
 import type { PriceRecord, Provider, RecordRef, SampledRecord } from '../types.js'
 
 /** Reads a row's id from stored bytes on first use. */
@@ -84,6 +85,22 @@ export class Row implements ScanRow {
   sampled(): SampledRecord {
     this.#sampled ??= (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord
     return this.#sampled
+  }
+
+  /**
+   * The record's JSON text as the answers write it (with `minutes` for the
+   * range form), straight from the stored bytes when the record is not
+   * decoded yet: no record object is made, so a large answer serialised
+   * this way costs far less CPU and garbage.
+   */
+  json(withMinutes: boolean): string {
+    const decoded = withMinutes ? this.#sampled : this.#record
+    if (decoded !== undefined) return recordJson(decoded)
+    const provider = this.#provider
+    const prefix = `{"id":${JSON.stringify(this.id)},"symbol":${JSON.stringify(this.symbol)},"provider":${JSON.stringify(provider.id)}`
+    const minutes = withMinutes ? `,"minutes":${minuteOfHour(this.timestamp)}` : ''
+    const suffix = `,"timestamp":${this.timestamp},"providerPublicKey":${JSON.stringify(provider.publicKey)}${minutes}}`
+    return valueJson(this.#bytes, this.#valueStart, this.#valueEnd, prefix, suffix) ?? recordJson(withMinutes ? this.sampled() : this.record())
   }
 
   /**
