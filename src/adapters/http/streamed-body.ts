@@ -55,6 +55,20 @@ export class StreamedBody {
 /** Default time a streamed answer may wait for a client to read what was sent before the connection is cut (ms). */
 export const DEFAULT_SEND_STALL_MS = 30_000
 
+/**
+ * Characters of an answer queued in the response (not yet taken by the
+ * kernel) past which no more is built until it drains: a few pieces, so a
+ * fast client never waits for the next piece, and a slow one holds no more.
+ */
+export const MAX_QUEUED_CHARS = 256 * 1024
+
+/**
+ * How long the response must wait for its client before the answer counts
+ * as waiting (its slot then goes to the next query): a client reading at
+ * loopback speed drains the socket well within it.
+ */
+const WAITING_AFTER_MS = 20
+
 /** How {@link sendStreamed} treats the connection. */
 export interface StreamSendOptions {
   /** Time to wait for the client to read a full socket buffer before cutting the connection (ms). */
@@ -66,9 +80,10 @@ export interface StreamSendOptions {
 /**
  * Sends a streamed answer: the status and headers (no `content-length`, so
  * Node sends it chunked), then one piece per turn of the event loop, so other
- * requests are answered in between. When the socket's buffer is full it
- * waits for `drain`; a client that reads nothing for `stallMs` has its
- * connection cut. A piece that cannot be built (a stored record that does
+ * requests are answered in between. Once a few pieces are queued in the
+ * response it waits for `drain` (the answer counts as waiting for its client
+ * when that takes more than a moment); a client that reads nothing for
+ * `stallMs` has its connection cut. A piece that cannot be built (a stored record that does
  * not decode) cuts the connection too: with the status already sent, that
  * is the only honest way to say the answer is incomplete. The body's
  * `end()` runs in every case, once.
@@ -87,15 +102,20 @@ export function sendStreamed(
     return
   }
   let stall: NodeJS.Timeout | undefined
-  const finish = (): void => {
+  let waiting: NodeJS.Timeout | undefined
+  const stopTimers = (): void => {
     if (stall !== undefined) clearTimeout(stall)
+    if (waiting !== undefined) clearTimeout(waiting)
+    stall = waiting = undefined
+  }
+  const finish = (): void => {
+    stopTimers()
     res.off('close', finish)
     res.off('drain', resume)
     body.end()
   }
   const resume = (): void => {
-    if (stall !== undefined) clearTimeout(stall)
-    stall = undefined
+    stopTimers()
     setImmediate(step)
   }
   const step = (): void => {
@@ -112,13 +132,15 @@ export function sendStreamed(
       res.end()
       return finish()
     }
-    if (res.write(piece)) {
+    res.write(piece)
+    if (res.writableLength < MAX_QUEUED_CHARS) {
       setImmediate(step)
       return
     }
     res.once('drain', resume)
-    body.waiting()
+    waiting = setTimeout(() => body.waiting(), WAITING_AFTER_MS)
     stall = setTimeout(() => res.destroy(), options.stallMs)
+    waiting.unref()
     stall.unref()
   }
   res.once('close', finish)
