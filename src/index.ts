@@ -10,6 +10,9 @@ export type {
   AsOfOptions, CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions,
 } from './engine/typed-queries.js'
 export type { StreamOptions } from './store/price-store.js'
+export type { ExportOptions } from './engine/typed-queries.js'
+export type { StoreStats, SymbolStats, DiskUsage } from './store/stats.js'
+export type { BackupOptions, BackupProgress, BackupResult } from './store/backup.js'
 
 export { PriceStoreError, isPriceStoreError } from './errors.js'
 export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'

@@ -10,14 +10,21 @@ export class Interrupt {
   signal: string | undefined
   readonly #stopped: Promise<void>
   readonly #unsubscribe: () => void
+  readonly #controller = new AbortController()
 
   constructor(io: CliIo) {
     let resolve!: () => void
     this.#stopped = new Promise((done) => (resolve = done))
     this.#unsubscribe = io.onShutdown((name) => {
       this.signal = name
+      this.#controller.abort(new Error(`interrupted by ${name}`))
       resolve()
     })
+  }
+
+  /** Aborts when the signal comes: for library calls that take an `AbortSignal` (a backup). */
+  get abortSignal(): AbortSignal {
+    return this.#controller.signal
   }
 
   /** The exit code for the signal, as a shell reports a process it ended: 128 + its number. */

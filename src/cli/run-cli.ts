@@ -1,11 +1,14 @@
 import { UsageError } from './args.js'
+import { backupCommand } from './backup-command.js'
 import { benchCommand } from './bench-command.js'
 import { demoCommand } from './demo-command.js'
+import { exportCommand } from './export-command.js'
 import { importCommand } from './import-command.js'
 import type { CliIo } from './io.js'
 import { queryCommand } from './query-command.js'
 import { describeFailure } from './report-error.js'
 import { serveCommand } from './serve-command.js'
+import { statsCommand } from './stats-command.js'
 import { packageVersion } from './version.js'
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>
@@ -16,6 +19,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   query: queryCommand,
   demo: demoCommand,
   bench: benchCommand,
+  export: exportCommand,
+  backup: backupCommand,
+  stats: statsCommand,
 }
 
 const HELP = `Usage: price-store COMMAND [options]
@@ -30,6 +36,9 @@ Commands:
                  print the answer to one GET /prices query
   demo           write the demo data set (20 tokens, every 10 s, 2 days)
   bench          time every query form on the database (median ms, records/s)
+  export         write the stored records as NDJSON or CSV (to stdout or --output FILE)
+  backup DIR     write a consistent copy of the database into the new directory DIR
+  stats          print records, symbols, first and last timestamps, bytes on disk
 
 Options:
   -h, --help     this help

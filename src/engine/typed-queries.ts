@@ -1,5 +1,6 @@
 import type { PriceStoreErrorCode } from '../errors.js'
 import { describeValue } from '../errors.js'
+import { DEFAULT_LIMITS } from '../types.js'
 import type { AsOfDirection, CandlesQuery, LatestQuery, Limits, RangeQuery, SeveralQuery, TwapQuery } from '../types.js'
 import { checkSignal } from './abort.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
@@ -124,6 +125,35 @@ export function toTwapQuery(symbols: unknown, rawOptions: unknown, limits: Limit
   const { from, to } = toWindow(options)
   if (from === undefined || to === undefined) throw missing(from)
   return Object.freeze({ kind: 'twap', symbols: list, from, to })
+}
+
+/** Options of `store.export()`: which records to read, all of them when left out. */
+export interface ExportOptions extends QueryOptions {
+  /** Only these symbols (each once, in the store's order); every symbol when left out. An unknown symbol gives nothing. */
+  readonly symbols?: readonly string[]
+  /** Only records at or after this time (ms since the epoch). */
+  readonly from?: number
+  /** Only records at or before this time. */
+  readonly to?: number
+}
+
+/** What an export reads, checked: `symbols` undefined means every symbol. */
+export interface ExportSelection {
+  readonly symbols?: readonly string[]
+  readonly from?: number
+  readonly to?: number
+}
+
+/**
+ * Validates the options of an export. The symbol list has no `maxSymbols`
+ * cap: an export is not a query answer, and reads one symbol at a time.
+ * @throws PriceStoreError `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_RANGE`, `PRICE_INVALID_QUERY`
+ */
+export function toExportSelection(rawOptions: unknown): ExportSelection {
+  const options = optionsObject<ExportOptions>(rawOptions)
+  const window = toWindow(options)
+  if (options.symbols === undefined) return Object.freeze(window)
+  return Object.freeze({ symbols: symbolList(options.symbols, { ...DEFAULT_LIMITS, maxSymbols: Number.MAX_SAFE_INTEGER }), ...window })
 }
 
 /**

@@ -52,6 +52,15 @@ export function readPartCount(bytes: Buffer): number {
   return reader.uint16()
 }
 
+/** How many records one chunk part holds, from its header. @throws MalformedBytes */
+export function readPartRecordCount(bytes: Buffer): number {
+  const reader = new ByteReader(bytes)
+  const version = reader.byte()
+  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  reader.uint16()
+  return reader.varint()
+}
+
 /** A chunk part's column, parsed: per record its timestamp, and where its id and value sit in the part. */
 export interface ChunkColumn {
   readonly count: number

@@ -47,3 +47,14 @@ export function readHeads(
   if (!reader.done) throw new MalformedBytes('bytes after the last head')
   return count
 }
+
+/**
+ * The chunk's record count alone, without visiting the heads.
+ * @throws MalformedBytes when the entry does not start as one
+ */
+export function readHeadsCount(bytes: Buffer): number {
+  const reader = new ByteReader(bytes)
+  const version = reader.byte()
+  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  return reader.varint()
+}

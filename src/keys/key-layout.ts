@@ -85,6 +85,12 @@ export function readHeadsPeriod(key: Uint8Array): number {
   return bytes.readUInt32BE(bytes.length - 4)
 }
 
+/** The symbol of a heads key: the UTF-8 bytes before its separator. */
+export function readHeadsSymbol(key: Uint8Array): string {
+  if (key.length < 5) throw new MalformedBytes(`a heads key has at least 5 bytes, this one ${key.length}`)
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8', 0, key.length - 5)
+}
+
 /** A symbol as a key of the symbols sublevel. */
 export function symbolKey(symbol: string): Buffer {
   return Buffer.from(symbol, 'utf8')

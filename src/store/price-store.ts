@@ -8,8 +8,8 @@ import { parseQuery } from '../engine/parse-query.js'
 import { checkPlan, planQuery, type QueryPlan } from '../engine/plan.js'
 import { releaseOnAbort, throwIfAborted } from '../engine/abort.js'
 import { typedAnswer } from '../engine/answer-form.js'
-import { signalOf, toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
-import type { CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
+import { signalOf, toCandlesQuery, toExportSelection, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
+import type { CandleOptions, ExportOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import { compareIds } from '../engine/compare-ids.js'
 import { describeLog, logKey, periodOf, readChunkPeriod, readLogKey, symbolKey } from '../keys/key-layout.js'
 import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
@@ -21,6 +21,9 @@ import type {
   Candle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceQuery, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer,
 } from '../types.js'
 import type { ScanSource } from '../engine/scan-source.js'
+import { backupStore } from './backup.js'
+import type { BackupOptions, BackupResult } from './backup.js'
+import { exportRecords } from './export.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
@@ -30,6 +33,8 @@ import type { BytesSublevel, HourSpan, ReadSublevels, ReadView } from './read-vi
 import { RootBatch, prefixOf } from './root-batch.js'
 import { Row } from './row.js'
 import { Sealer } from './sealer.js'
+import { diskUsage, readStats } from './stats.js'
+import type { StoreStats } from './stats.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { toStorageError } from './storage-errors.js'
@@ -423,6 +428,58 @@ export class PriceStore {
     return [...this.#state.symbols]
   }
 
+  /**
+   * Every stored record (of `symbols`, within `from..to` when given), read
+   * from one consistent view: each symbol's records oldest first in
+   * (timestamp, id) order, the symbols in the store's order, each record as
+   * {@link PriceStore.latest} returns it. Nothing is sampled or capped. The
+   * view is taken at the first pull and released when the iteration ends,
+   * is left, fails or `signal` aborts (see {@link PriceStore.rangeStream}).
+   * @throws PriceStoreError (synchronously) `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_RANGE`,
+   *   `PRICE_INVALID_QUERY`, `PRICE_NOT_OPEN`; on a pull, `PRICE_ABORTED`
+   * @example
+   * for await (const record of store.export({ symbols: ['BTC'] })) out.write(`${JSON.stringify(record)}\n`)
+   */
+  export(options: ExportOptions = {}): AsyncIterable<PriceRecord> {
+    const selection = toExportSelection(options)
+    const signal = signalOf(options)
+    return this.#viewStream('export the records', signal, (view) => exportRecords(view, selection, signal))
+  }
+
+  /**
+   * Counts and facts about the store from one consistent view: records and
+   * symbols, each symbol's record count and first and last timestamp, the
+   * records not sealed yet, the bytes on disk, the format version and the
+   * provider. Reads no record: sealed hours are counted from the heads index.
+   * @throws PriceStoreError `PRICE_NOT_OPEN`, `PRICE_ABORTED` (`options.signal`), `PRICE_CORRUPT_VALUE`
+   */
+  async stats(options: QueryOptions = {}): Promise<StoreStats> {
+    const signal = signalOf(options)
+    this.#assertOpen()
+    const stats = await this.#read('read the statistics', (view) => readStats(view, this.#levels.heads, this.#options.provider, signal))
+    return Object.freeze({ ...stats, disk: await diskUsage(this.#db) })
+  }
+
+  /**
+   * Writes a consistent copy of the store, from one snapshot, into a new
+   * store directory `dir` (classic-level) while this store goes on serving
+   * and taking writes. The copy is written into `DIR.partial`, checked by
+   * opening it, and renamed to `dir` only when complete.
+   * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (parameter `dir`: it exists and is
+   *   not an empty directory), `PRICE_NOT_OPEN`, `PRICE_ABORTED`, `PRICE_STORAGE_ERROR`
+   */
+  async backup(dir: string, options: BackupOptions = {}): Promise<BackupResult> {
+    const signal = signalOf(options)
+    this.#assertOpen()
+    const provider = this.#options.provider
+    const meta = this.#db.sublevel<Uint8Array, Uint8Array>('m', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
+    const { symbols, heads, log, chunks } = this.#levels
+    return this.#read('back up the store', (view) => backupStore({
+      view, provider, levels: { meta, symbols, heads, log, chunks },
+      openCopy: (location) => PriceStore.open(location, { provider: { name: provider.name, id: provider.id, publicKey: provider.publicKey } }),
+    }, dir, { ...options, ...(signal === undefined ? {} : { signal }) }))
+  }
+
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
     const entries = new Map<number, LogEntryWriter>()
@@ -550,12 +607,17 @@ export class PriceStore {
    */
   #stream(query: PriceQuery, signal: AbortSignal | undefined, action: string): AsyncIterable<SampledRecord | FilledPoint | Candle> {
     const plan = this.#plan(query)
+    return this.#viewStream(action, signal, (view) => streamBuckets(plan, view, signal === undefined ? {} : { signal }))
+  }
+
+  /** The items `produce` yields from one view, held for the stream's whole life (see {@link PriceStore.#stream}). */
+  #viewStream<T>(action: string, signal: AbortSignal | undefined, produce: (view: ReadView) => AsyncIterable<T>): AsyncIterable<T> {
     this.#assertOpen()
     const store = this
-    async function* items(): AsyncGenerator<SampledRecord | FilledPoint | Candle> {
+    async function* items(): AsyncGenerator<T> {
       const view = store.#view()
       try {
-        yield* streamBuckets(plan, view, signal === undefined ? {} : { signal })
+        yield* produce(view)
       } catch (err) {
         throw toStorageError(err, action)
       } finally {

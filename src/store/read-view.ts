@@ -28,7 +28,7 @@
  *    later query, whose open area no longer holds the sealed rows, could
  *    miss them.
  */
-import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
+import type { AbstractIterator, AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
 import { readPartCount } from '../keys/chunk-codec.js'
@@ -363,6 +363,19 @@ export class ReadView implements ScanSource {
       }
     }
     return buckets
+  }
+
+  /** The open area captured with the snapshot (immutable). */
+  get openArea(): OpenArea {
+    return this.#open
+  }
+
+  /**
+   * Raw entries of any of the store's sublevels as of this view's snapshot,
+   * for whole-store reads (statistics, backup); close the iterator when done.
+   */
+  entries(level: BytesSublevel, range: { readonly gte?: Uint8Array; readonly lt?: Uint8Array } = {}): AbstractIterator<AbstractLevel<any, any, any>, Uint8Array, Uint8Array> {
+    return level.iterator({ ...range, ...this.#pin }) as unknown as AbstractIterator<AbstractLevel<any, any, any>, Uint8Array, Uint8Array>
   }
 
   /** Releases the snapshot. */

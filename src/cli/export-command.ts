@@ -1,0 +1,117 @@
+import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
+import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import { EXPORT_FORMATS, type ExportFormat, exportHeader, formatRecord } from './export-format.js'
+import { Interrupt } from './interrupt.js'
+import type { CliIo } from './io.js'
+import { openStore } from './open-store.js'
+import { fileOutput, streamOutput, type Output } from './output-file.js'
+import { Progress, formatCount } from './progress.js'
+
+const HELP = `Usage: price-store export [options]
+
+Writes every stored record (of the symbols asked for, within the time
+window) to standard output or a file, as NDJSON (one JSON record per line,
+which "price-store import" reads back unchanged) or CSV. Records are read
+from one consistent snapshot: each symbol's oldest first, symbols in the
+store's order. Nothing is sampled or capped.
+
+A file is written as FILE.partial and renamed to FILE once complete, so an
+export that is stopped or killed never leaves a FILE that looks complete.
+Ctrl+C stops it: the partial file is removed (exit 130).
+
+Options:
+  --symbol S                  only this symbol (repeatable, or comma-separated: --symbol BTC,ETH)
+  --from TIME                 only records at or after TIME (ms since 1970, an ISO date, or "now")
+  --to TIME                   only records at or before TIME
+  --format ndjson|csv         the output format (default ndjson). CSV: a header, then the stored
+                              fields; source as JSON text, other fields as one JSON object in "extra"
+  -o, --output FILE           write to FILE instead of standard output ("-" = standard output)
+${STORE_OPTIONS_HELP}
+`
+
+/** Text written out at once, so a large export is not one write call per record. */
+const FLUSH_CHARS = 64 * 1024
+
+/** `price-store export`: streams the stored records out as NDJSON or CSV. */
+export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs(
+    argv,
+    {
+      ...STORE_OPTIONS,
+      symbol: { type: 'string', multiple: true },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      format: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    },
+    false,
+  )
+  if (values.help === true) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const format = (values.format ?? 'ndjson') as ExportFormat
+  if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be ndjson or csv (got ${JSON.stringify(values.format)})`)
+  const symbols = values.symbol?.flatMap((list) => list.split(','))
+  if (symbols?.includes('') === true) throw new UsageError('--symbol needs a symbol (an empty name was given)')
+  const from = values.from === undefined ? undefined : parseTimeOption('from', values.from)
+  const to = values.to === undefined ? undefined : parseTimeOption('to', values.to)
+  if (from !== undefined && to !== undefined && from > to) throw new UsageError(`--from must not be after --to (got ${from} > ${to})`)
+  const config = await resolveStoreConfig(values)
+  const file = values.output === undefined || values.output === '-' ? undefined : values.output
+
+  const store = await openStore(config, { mustExist: true })
+  const interrupt = new Interrupt(io)
+  const stdout = file === undefined ? streamOutput(io.stdout) : undefined
+  let output: Output | undefined
+  try {
+    // Checked before anything is written: a bad symbol must not leave an empty file behind.
+    const records = store.export({ ...(symbols === undefined ? {} : { symbols }), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) })
+    const total = from === undefined && to === undefined ? await selectedCount(store, symbols) : undefined
+    output = stdout ?? (await fileOutput(file as string))
+    const progress = new Progress(io, 'exporting', total === undefined ? {} : { total })
+    let pending = exportHeader(format)
+    let count = 0
+    for await (const record of interrupt.until(records)) {
+      pending += formatRecord(format, record)
+      count++
+      if (pending.length >= FLUSH_CHARS) {
+        await output.write(pending)
+        pending = ''
+        progress.add(count - progress.count)
+      }
+    }
+    if (interrupt.signal !== undefined) {
+      progress.finish()
+      await output.discard()
+      const where = file === undefined
+        ? `the output is incomplete (${formatCount(progress.count)} records written before the stop)`
+        : `nothing was written to ${file} (the partial file was removed)`
+      io.stderr.write(`price-store export: interrupted by ${interrupt.signal}: ${where}\n`)
+      return interrupt.exitCode
+    }
+    await output.write(pending)
+    progress.add(count - progress.count)
+    await output.commit()
+    const { seconds, rate } = progress.finish()
+    // The summary goes to stderr when the records go to stdout, so a pipe gets records only.
+    const summary = `exported ${formatCount(count)} ${count === 1 ? 'record' : 'records'} as ${format.toUpperCase()} in ${seconds.toFixed(1)} s (${rate}) from ${config.location}${file === undefined ? '' : ` to ${file}`}\n`
+    ;(file === undefined ? io.stderr : io.stdout).write(summary)
+    return 0
+  } catch (err) {
+    await output?.discard()
+    throw err
+  } finally {
+    stdout?.dispose()
+    interrupt.dispose()
+    await store.close()
+  }
+}
+
+/** How many records the selection holds (for the percent done), from the store's statistics. */
+async function selectedCount(store: { stats(): Promise<{ perSymbol: readonly { symbol: string; records: number }[] }> }, symbols: readonly string[] | undefined): Promise<number> {
+  const wanted = symbols === undefined ? undefined : new Set(symbols)
+  let total = 0
+  for (const entry of (await store.stats()).perSymbol) if (wanted === undefined || wanted.has(entry.symbol)) total += entry.records
+  return total
+}

@@ -1,0 +1,159 @@
+/**
+ * Statistics of a store, read from one view: records and symbols, each
+ * symbol's count and first and last timestamp, the records not sealed yet,
+ * and the bytes the database takes.
+ *
+ * Counting reads no record: each sealed hour's count is in its heads entry
+ * (one small value per symbol-hour, read in one pass over the heads index),
+ * and the open area is in memory. Only an hour that is both sealed and open
+ * (late records, or a seal under way) is merged row by row, since an open
+ * row may replace a sealed one.
+ */
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { AbstractLevel } from 'abstract-level'
+import { throwIfAborted } from '../engine/abort.js'
+import { PriceStoreError } from '../errors.js'
+import { readHeadsCount } from '../keys/heads-codec.js'
+import { describeHeads, readHeadsPeriod, readHeadsSymbol } from '../keys/key-layout.js'
+import { STORE_FORMAT } from '../keys/value-codec.js'
+import type { Provider } from '../types.js'
+import type { BytesSublevel, ReadView } from './read-view.js'
+
+/** One symbol's part of {@link StoreStats}. */
+export interface SymbolStats {
+  readonly symbol: string
+  /** Records stored (one per symbol, timestamp and id). */
+  readonly records: number
+  /** The oldest record's timestamp (ms since the epoch). */
+  readonly firstTimestamp: number
+  /** The newest record's timestamp. */
+  readonly lastTimestamp: number
+}
+
+/** How much the database takes, and how that was measured. */
+export interface DiskUsage {
+  readonly bytes: number
+  /**
+   * `directory`: the sizes of the files in the database's directory
+   * (classic-level), what `du` counts, LevelDB's own log and manifest
+   * included. `approximate`: the database's `approximateSize()` over every
+   * key, which leaves out data not yet compacted into tables.
+   */
+  readonly measured: 'directory' | 'approximate'
+}
+
+/** What `store.stats()` answers: plain data, ready for `JSON.stringify`. */
+export interface StoreStats {
+  /** Records stored, all symbols together. */
+  readonly records: number
+  /** Symbols with at least one record. */
+  readonly symbols: number
+  /** Per symbol, in the store's order (UTF-8 bytes). */
+  readonly perSymbol: readonly SymbolStats[]
+  /** Records written and not sealed into chunks yet (held in the log and in memory); counted in `records` too. */
+  readonly unsealedRecords: number
+  /** Bytes the database takes; `null` when it is not on disk or cannot say (memory-level). */
+  readonly disk: DiskUsage | null
+  /** The storage format version (see docs/architecture.md). */
+  readonly formatVersion: number
+  /** The provider the store serves, as recorded in it. */
+  readonly provider: Provider
+}
+
+/** Sealed record counts by symbol, then by hour. */
+type SealedCounts = Map<string, Map<number, number>>
+
+/** Reads the statistics of `view` (everything but the disk usage, which is not part of a snapshot). */
+export async function readStats(view: ReadView, heads: BytesSublevel, provider: Provider, signal: AbortSignal | undefined): Promise<Omit<StoreStats, 'disk'>> {
+  const sealed = await sealedCounts(view, heads, signal)
+  const open = view.openArea
+  const perSymbol: SymbolStats[] = []
+  let records = 0
+  let unsealedRecords = 0
+  for (const symbol of await view.symbols()) {
+    throwIfAborted(signal)
+    const hours = sealed.get(symbol) ?? new Map<number, number>()
+    let count = 0
+    for (const n of hours.values()) count += n
+    for (const period of open.periodsOf(symbol)) {
+      const rows = open.rows(symbol, period).length
+      unsealedRecords += rows
+      const held = hours.get(period)
+      count += held === undefined ? rows : view.periodRows(symbol, period).length - held
+    }
+    const first = await edgeTimestamp(view, symbol, false)
+    const last = await edgeTimestamp(view, symbol, true)
+    // A symbol is indexed only with its first record and records are never deleted, so both exist.
+    if (first === undefined || last === undefined || count === 0) continue
+    perSymbol.push(Object.freeze({ symbol, records: count, firstTimestamp: first, lastTimestamp: last }))
+    records += count
+  }
+  return Object.freeze({
+    records,
+    symbols: perSymbol.length,
+    perSymbol: Object.freeze(perSymbol),
+    unsealedRecords,
+    formatVersion: STORE_FORMAT,
+    provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey }),
+  })
+}
+
+/** One pass over the heads index in the view's snapshot: each sealed hour's record count. */
+async function sealedCounts(view: ReadView, heads: BytesSublevel, signal: AbortSignal | undefined): Promise<SealedCounts> {
+  const counts: SealedCounts = new Map()
+  const iterator = view.entries(heads)
+  try {
+    for (;;) {
+      const entries = await iterator.nextv(1024)
+      if (entries.length === 0) return counts
+      throwIfAborted(signal)
+      for (const [key, value] of entries) {
+        const symbol = readHeadsSymbol(key)
+        const period = readHeadsPeriod(key)
+        let hours = counts.get(symbol)
+        if (hours === undefined) counts.set(symbol, (hours = new Map()))
+        try {
+          hours.set(period, readHeadsCount(Buffer.from(value.buffer, value.byteOffset, value.byteLength)))
+        } catch (err) {
+          const entry = describeHeads(symbol, period)
+          throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} cannot be decoded: ${(err as Error).message}`, { cause: err, details: { key: entry } })
+        }
+      }
+    }
+  } finally {
+    await iterator.close()
+  }
+}
+
+/** The timestamp of the oldest (or newest) record of `symbol`: a scan of limit 1, which reads one hour. */
+async function edgeTimestamp(view: ReadView, symbol: string, newest: boolean): Promise<number | undefined> {
+  for await (const rows of view.scan(symbol, { reverse: newest, limit: 1 })) return rows[0]?.timestamp
+  return undefined
+}
+
+/**
+ * The bytes the database takes now: its directory's files when it has a
+ * location (classic-level), else its `approximateSize()` over every key when
+ * it has one, else `null` (memory-level: nothing on disk).
+ */
+export async function diskUsage(db: AbstractLevel<any, any, any>): Promise<DiskUsage | null> {
+  const { location, approximateSize } = db as { location?: unknown; approximateSize?: unknown }
+  if (typeof location === 'string') return { bytes: await directoryBytes(location), measured: 'directory' }
+  if (typeof approximateSize === 'function') {
+    const size = approximateSize as (start: Uint8Array, end: Uint8Array, options: object) => Promise<number>
+    return { bytes: await size.call(db, new Uint8Array([0]), new Uint8Array([0xff, 0xff, 0xff, 0xff]), { keyEncoding: 'view' }), measured: 'approximate' }
+  }
+  return null
+}
+
+/** The sizes of the files in a directory and its subdirectories (LevelDB's is flat), a file removed meanwhile (compaction) skipped. */
+export async function directoryBytes(path: string): Promise<number> {
+  let bytes = 0
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    const full = join(path, entry.name)
+    if (entry.isDirectory()) bytes += await directoryBytes(full)
+    else if (entry.isFile()) bytes += (await stat(full).catch(() => undefined))?.size ?? 0
+  }
+  return bytes
+}
