@@ -10,7 +10,7 @@ export type {
   AsOfOptions, CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions,
 } from './engine/typed-queries.js'
 export type { StreamOptions } from './store/price-store.js'
-export type { WatchOptions, WatchItem, WatchRecords, WatchProgress, WatchReset, WatchOverflow } from './store/watch-options.js'
+export type { WatchOptions, WatchIterator, WatchItem, WatchRecords, WatchProgress, WatchReset, WatchOverflow } from './store/watch-options.js'
 
 export { PriceStoreError, isPriceStoreError } from './errors.js'
 export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'

@@ -35,7 +35,7 @@ import { toStorageError } from './storage-errors.js'
 import { Watch } from './watch.js'
 import { WatchHub } from './watch-hub.js'
 import { resolveWatchOptions } from './watch-options.js'
-import type { WatchItem, WatchOptions } from './watch-options.js'
+import type { WatchIterator, WatchOptions } from './watch-options.js'
 
 /**
  * The well-known symbol `await using` calls, present from Node 20.4. On an
@@ -410,11 +410,12 @@ export class PriceStore {
    *   lastSeen = item.position
    * }
    */
-  watch(options: WatchOptions = {}): AsyncIterableIterator<WatchItem> {
+  watch(options: WatchOptions = {}): WatchIterator {
     const resolved = resolveWatchOptions(options, this.limits)
     this.#assertOpen()
     return new Watch({
       start: (subscriber) => {
+        if (this.#status !== 'open') return undefined
         const view = this.#view()
         this.#hub.subscribe(subscriber)
         return { view, head: this.#journal.head }

@@ -72,6 +72,12 @@ export interface WatchOverflow {
 /** What a watch yields. Every item's `position` is where a resumed watch should start (`after`). */
 export type WatchItem = WatchRecords | WatchProgress | WatchReset | WatchOverflow
 
+/** What `store.watch()` returns: an async iterator, also iterable with `for await`. */
+export interface WatchIterator extends AsyncIterableIterator<WatchItem> {
+  /** Stops watching (leaving a `for await` loop calls it): unsubscribes and releases what the watch holds. */
+  return(): Promise<IteratorResult<WatchItem>>
+}
+
 /** A filtered watch reports progress after this many commits without a record for it. */
 export const PROGRESS_EVERY = 256
 

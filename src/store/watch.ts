@@ -25,7 +25,7 @@ import type { BytesSublevel, ReadView } from './read-view.js'
 import { toStorageError } from './storage-errors.js'
 import type { Subscriber, WatchHub } from './watch-hub.js'
 import { PROGRESS_EVERY } from './watch-options.js'
-import type { ResolvedWatchOptions, WatchItem } from './watch-options.js'
+import type { ResolvedWatchOptions, WatchItem, WatchIterator } from './watch-options.js'
 
 /** Journal entries read per round trip while replaying. */
 const REPLAY_BATCH = 16
@@ -34,10 +34,10 @@ const REPLAY_BATCH = 16
 export interface WatchContext {
   /**
    * Takes a view, reads the head position and subscribes `subscriber` to
-   * live commits, in one synchronous step.
-   * @throws PriceStoreError `PRICE_NOT_OPEN`
+   * live commits, in one synchronous step; `undefined` once the store is
+   * closing or closed.
    */
-  start(subscriber: Subscriber): { readonly view: ReadView; readonly head: number }
+  start(subscriber: Subscriber): { readonly view: ReadView; readonly head: number } | undefined
   readonly journal: BytesSublevel
   readonly hub: WatchHub
 }
@@ -51,7 +51,7 @@ interface Queued {
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined })
 
 /** One watcher: an async iterator of {@link WatchItem}s. */
-export class Watch implements AsyncIterableIterator<WatchItem>, Subscriber {
+export class Watch implements WatchIterator, Subscriber {
   readonly #context: WatchContext
   readonly #options: ResolvedWatchOptions
   /** The position the watch starts after. */
@@ -99,6 +99,15 @@ export class Watch implements AsyncIterableIterator<WatchItem>, Subscriber {
   }
 
   next(): Promise<IteratorResult<WatchItem>> {
+    // The first pull starts the watch at once, not after a tick: a close() called next must find it subscribed.
+    if (this.#phase === 'idle') {
+      try {
+        this.#begin()
+      } catch (err) {
+        this.#phase = 'ended'
+        return Promise.reject(toStorageError(err, 'start watching'))
+      }
+    }
     const step = this.#chain.then(() => this.#step())
     this.#chain = step.catch(() => {})
     return step
@@ -148,7 +157,6 @@ export class Watch implements AsyncIterableIterator<WatchItem>, Subscriber {
       if (signal?.aborted === true && !this.#aborted && this.#phase !== 'ended') this.#onAbort()
       if (this.#aborted) throw abortError(signal as AbortSignal)
       if (this.#phase === 'ended') return DONE
-      if (this.#phase === 'idle') this.#begin()
       if (this.#prelude !== undefined) {
         const item = this.#prelude
         this.#prelude = undefined
@@ -188,7 +196,13 @@ export class Watch implements AsyncIterableIterator<WatchItem>, Subscriber {
   }
 
   #begin(): void {
-    const { view, head } = this.#context.start(this)
+    const started = this.#context.start(this)
+    if (started === undefined) {
+      // Pulled first after the store began closing: a watch ends with its store.
+      this.#phase = 'ended'
+      return
+    }
+    const { view, head } = started
     this.#head = head
     this.#delivered = this.#skipped = this.#after
     this.#options.signal?.addEventListener('abort', this.#onAbort, { once: true })
