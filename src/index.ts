@@ -13,6 +13,7 @@ export type { StreamOptions } from './store/price-store.js'
 export type { ExportOptions } from './engine/typed-queries.js'
 export type { StoreStats, SymbolStats, DiskUsage } from './store/stats.js'
 export type { BackupOptions, BackupProgress, BackupResult } from './store/backup.js'
+export type { WatchOptions, WatchIterator, WatchItem, WatchRecords, WatchProgress, WatchReset, WatchOverflow } from './store/watch-options.js'
 
 export { PriceStoreError, isPriceStoreError } from './errors.js'
 export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'

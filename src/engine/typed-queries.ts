@@ -203,7 +203,7 @@ function typedAsOf(options: AsOfOptions, window: { from?: number; to?: number },
 }
 
 /** Checks a typed symbol list: an array of valid symbols, at most `maxSymbols` distinct, kept in order. */
-function symbolList(symbols: unknown, limits: Limits): readonly string[] {
+export function symbolList(symbols: unknown, limits: Limits): readonly string[] {
   if (!Array.isArray(symbols)) throw fail('PRICE_INVALID_SYMBOL', 'symbols', `symbols must be an array (got ${describeValue(symbols)})`)
   const distinct = new Set<string>()
   for (const symbol of symbols) {
@@ -217,7 +217,7 @@ function symbolList(symbols: unknown, limits: Limits): readonly string[] {
 }
 
 /** Options come from JavaScript callers too: `undefined` means none, anything else must be an object. */
-function optionsObject<T>(options: unknown): T {
+export function optionsObject<T>(options: unknown): T {
   if (options === undefined) return {} as T
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw fail('PRICE_INVALID_QUERY', 'options', `options must be an object (got ${describeValue(options)})`)

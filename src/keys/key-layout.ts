@@ -7,10 +7,11 @@
  *
  * | sublevel | key | value |
  * |---|---|---|
- * | `l` log | `period (u32 BE) · sequence (u64 BE)` | one batch's records of that period (log-codec) |
+ * | `l` log | `period (u32 BE) · sequence (u64 BE): the commit position` | one batch's records of that period (log-codec) |
  * | `c` chunks | `period (u32 BE) · symbol (UTF-8) · 0x00 · part (u16 BE)` | a sealed chunk part (chunk-codec) |
  * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads (summary-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
+ * | `j` journal | `commit position (u64 BE)` | the keys of one batch's records, in batch order (journal-codec) |
  * | `m` meta | `format`, `provider` (UTF-8) | `"3"`, the provider as JSON |
  *
  * Symbols never contain control characters, so the 0x00 after a symbol sorts
@@ -32,7 +33,7 @@ export function periodOf(timestamp: number): number {
   return Math.floor(timestamp / PERIOD_MS)
 }
 
-/** A log entry's key: the period of its records, then the store-wide write sequence. */
+/** A log entry's key: the period of its records, then the commit position of the batch that wrote it. */
 export function logKey(period: number, sequence: number): Buffer {
   const key = Buffer.allocUnsafe(12)
   key.writeUInt32BE(period, 0)
@@ -96,6 +97,19 @@ export function symbolKey(symbol: string): Buffer {
   return Buffer.from(symbol, 'utf8')
 }
 
+/** A journal entry's key: the commit position, so entries sort in commit order. */
+export function journalKey(position: number): Buffer {
+  const key = Buffer.allocUnsafe(8)
+  writeUint64(key, 0, position)
+  return key
+}
+
+/** The commit position of a journal key. */
+export function readJournalKey(key: Uint8Array): number {
+  if (key.length !== 8) throw new MalformedBytes(`a journal key has 8 bytes, this one ${key.length}`)
+  return readUint64(key, 0)
+}
+
 /** Names a stored entry in an error message. */
 export function describeChunk(period: number, symbol: string, part: number): string {
   return `chunk ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms part ${part}`
@@ -104,6 +118,11 @@ export function describeChunk(period: number, symbol: string, part: number): str
 /** Names a heads entry in an error message. */
 export function describeHeads(symbol: string, period: number): string {
   return `heads ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms`
+}
+
+/** Names a journal entry in an error message. */
+export function describeJournal(position: number): string {
+  return `journal entry ${position}`
 }
 
 /** Names a log entry in an error message. */

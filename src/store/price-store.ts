@@ -24,6 +24,8 @@ import type { ScanSource } from '../engine/scan-source.js'
 import { backupStore } from './backup.js'
 import type { BackupOptions, BackupResult } from './backup.js'
 import { exportRecords } from './export.js'
+import { CommitJournal } from './commit-journal.js'
+import { rowsInCommitOrder } from './commit-notice.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
@@ -38,6 +40,10 @@ import type { StoreStats } from './stats.js'
 import { resolveOptions } from './store-options.js'
 import type { PriceStoreOptions, ResolvedOptions } from './store-options.js'
 import { toStorageError } from './storage-errors.js'
+import { Watch } from './watch.js'
+import { WatchHub } from './watch-hub.js'
+import { resolveWatchOptions } from './watch-options.js'
+import type { WatchIterator, WatchOptions } from './watch-options.js'
 
 /**
  * The well-known symbol `await using` calls, present from Node 20.4. On an
@@ -75,10 +81,12 @@ const CLASSIC_LEVEL_OPTIONS = {
 export class PriceStore {
   readonly #db: AnyLevel
   readonly #options: ResolvedOptions
-  readonly #levels: ReadSublevels & { readonly log: BytesSublevel; readonly symbols: BytesSublevel }
+  readonly #levels: ReadSublevels & { readonly log: BytesSublevel; readonly symbols: BytesSublevel; readonly journal: BytesSublevel }
   readonly #meta: AbstractLevel<any, string, string>
   /** Each sublevel's key prefix in the root database, for writing batches there directly. */
-  readonly #prefixes: { readonly log: Uint8Array; readonly chunks: Uint8Array; readonly heads: Uint8Array; readonly symbols: Uint8Array }
+  readonly #prefixes: {
+    readonly log: Uint8Array; readonly chunks: Uint8Array; readonly heads: Uint8Array; readonly symbols: Uint8Array; readonly journal: Uint8Array
+  }
   /** What queries read from memory, and the rule for mixing it with the disk. */
   readonly #state: ReadState
   /** Symbols already in the symbol index, so a batch only adds new ones. */
@@ -86,8 +94,10 @@ export class PriceStore {
   #status: StoreStatus = 'closed'
   /** Writes and seals run one after another, so index bookkeeping never races. */
   #writeQueue: Promise<unknown> = Promise.resolve()
-  /** The next log entry's sequence number. */
-  #sequence = 0
+  /** Numbers each batch (its commit position, also its log entries' sequence) and keeps the journal watchers replay. */
+  readonly #journal: CommitJournal
+  /** The live watchers, told of each commit in the step that makes it visible. */
+  readonly #hub = new WatchHub()
   /** Moves closed hours from the log into chunks, in the write queue. */
   readonly #sealer: Sealer
 
@@ -108,10 +118,10 @@ export class PriceStore {
     try {
       const bytes = (name: string): BytesSublevel =>
         db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as BytesSublevel
-      this.#levels = { log: bytes('l'), chunks: bytes('c'), heads: bytes('h'), symbols: bytes('s') }
+      this.#levels = { log: bytes('l'), chunks: bytes('c'), heads: bytes('h'), symbols: bytes('s'), journal: bytes('j') }
       this.#meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as AbstractLevel<any, string, string>
-      const { log, chunks, heads, symbols } = this.#levels
-      this.#prefixes = { log: prefixOf(log), chunks: prefixOf(chunks), heads: prefixOf(heads), symbols: prefixOf(symbols) }
+      const { log, chunks, heads, symbols, journal } = this.#levels
+      this.#prefixes = { log: prefixOf(log), chunks: prefixOf(chunks), heads: prefixOf(heads), symbols: prefixOf(symbols), journal: prefixOf(journal) }
     } catch (err) {
       throw new PriceStoreError(
         'PRICE_INVALID_OPTIONS',
@@ -125,6 +135,7 @@ export class PriceStore {
       headBytes: this.#options.headBytes,
       chunkBytes: this.#options.chunkBytes,
     })
+    this.#journal = new CommitJournal(this.#levels.journal, this.#prefixes.journal, this.#options.journal)
     this.#sealer = new Sealer({
       db, levels: this.#levels, state: this.#state, provider: this.#options.provider, prefixes: this.#prefixes,
       sync: this.#options.sync, openBytes: this.#options.openBytes,
@@ -179,7 +190,9 @@ export class PriceStore {
       this.#knownSymbols.clear()
       for (const key of await this.#levels.symbols.keys().all()) this.#knownSymbols.add(Buffer.from(key).toString('utf8'))
       // The database may have changed while the store was closed: start from what it holds now.
-      this.#state.load(await this.#replayLog(), [...this.#knownSymbols].sort(compareIds), await this.#sealedHours())
+      const { area, nextSequence } = await this.#replayLog()
+      await this.#journal.load(nextSequence)
+      this.#state.load(area, [...this.#knownSymbols].sort(compareIds), await this.#sealedHours())
       this.#status = 'open'
       // Hours a crash left unsealed are sealed in the background, as after a batch.
       this.#enqueueSeal()
@@ -203,6 +216,7 @@ export class PriceStore {
     this.#status = 'closing'
     try {
       await this.#writeQueue
+      this.#hub.end()
       // A failed seal leaves its hours in the log, which the next open replays: nothing is lost.
       await this.#sealer.runAll().catch(() => {})
       await this.#db.close()
@@ -422,6 +436,44 @@ export class PriceStore {
     return this.#answer(plan, signalOf(options), executePlanDeferred)
   }
 
+  /**
+   * The position of the newest commit (0 before the first): every batch
+   * `putMany` writes is one commit, numbered one more than the one before,
+   * across restarts. `watch({ after: store.position })` starts from now.
+   */
+  get position(): number {
+    return this.#journal.head
+  }
+
+  /**
+   * The records each commit writes, in commit order, as they are committed:
+   * with `after`, first the commits after that position replayed from the
+   * store's journal, then the live ones, with no gap and no repeat. Ends
+   * when the store closes or the loop is left; an abort of `signal` rejects
+   * the pull with `PRICE_ABORTED`. Arguments are checked when it is called.
+   * See docs/api.md for the items (`records`, `progress`, `reset`, `overflow`).
+   * @throws PriceStoreError (synchronously) `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`, `PRICE_NOT_OPEN`
+   * @example
+   * for await (const item of store.watch({ symbols: ['BTC'], after: lastSeen })) {
+   *   if (item.type === 'records') show(item.records)
+   *   lastSeen = item.position
+   * }
+   */
+  watch(options: WatchOptions = {}): WatchIterator {
+    const resolved = resolveWatchOptions(options, this.limits)
+    this.#assertOpen()
+    return new Watch({
+      start: (subscriber) => {
+        if (this.#status !== 'open') return undefined
+        const view = this.#view()
+        this.#hub.subscribe(subscriber)
+        return { view, head: this.#journal.head }
+      },
+      journal: this.#levels.journal,
+      hub: this.#hub,
+    }, resolved, this.#journal.head)
+  }
+
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
     this.#assertOpen()
@@ -494,13 +546,14 @@ export class PriceStore {
       if (record.timestamp > horizon) horizon = record.timestamp
     }
     const batch = new RootBatch()
+    // The journal entry goes in the records' own atomic write: after a crash it lists exactly the batches stored.
+    const position = this.#journal.stage(batch, records)
     const writes: OpenWrite[] = []
     for (const [period, entry] of entries) {
-      const sequence = this.#sequence++
-      const key = logKey(period, sequence)
+      const key = logKey(period, position)
       const { bytes, places } = entry.finish()
       batch.put(this.#prefixes.log, key, bytes)
-      writes.push(this.#openWrite(period, sequence, key, bytes, places))
+      writes.push(this.#openWrite(period, position, key, bytes, places))
     }
     for (const symbol of newSymbols) batch.put(this.#prefixes.symbols, symbolKey(symbol), EMPTY)
     try {
@@ -508,12 +561,17 @@ export class PriceStore {
     } catch (err) {
       // LevelDB may have committed it: the caches can no longer vouch for what they hold.
       this.#state.writeFailed()
-      throw toStorageError(err, 'write the records')
+      const error = toStorageError(err, 'write the records')
+      // Watchers cannot tell whether this commit landed: they end, and a resumed watch replays what did.
+      this.#hub.end(error)
+      throw error
     }
     // One synchronous step after the commit, so readers see all of the batch or none of it.
     for (const symbol of newSymbols) this.#knownSymbols.add(symbol)
     const symbols = newSymbols.size > 0 ? [...this.#knownSymbols].sort(compareIds) : this.#state.symbols
     this.#state.applyBatch(writes, rowsBySymbol(writes), newSymbols, symbols)
+    this.#journal.committed(position)
+    this.#hub.publish(position, () => rowsInCommitOrder(records, writes))
     this.#sealer.horizon = horizon
     return records.length
   }
@@ -540,17 +598,17 @@ export class PriceStore {
     return { first: readChunkPeriod(first), last: readChunkPeriod(last) }
   }
 
-  /** Reads the log into a new open area: the records written and not yet sealed, in commit order. */
-  async #replayLog(): Promise<OpenArea> {
+  /** Reads the log into a new open area: the records written and not yet sealed, in commit order; and the next free sequence. */
+  async #replayLog(): Promise<{ area: OpenArea; nextSequence: number }> {
     const writes: OpenWrite[] = []
-    this.#sequence = 0
+    let nextSequence = 0
     this.#sealer.horizon = 0
     for await (const [key, entry] of this.#levels.log.iterator()) {
       let write: OpenWrite
       try {
         const { period, sequence } = readLogKey(key)
         write = this.#openWrite(period, sequence, Buffer.from(key), Buffer.from(entry))
-        this.#sequence = Math.max(this.#sequence, sequence + 1)
+        nextSequence = Math.max(nextSequence, sequence + 1)
       } catch (err) {
         const name = key.length === 12 ? describeLog(readLogKey(key).period, readLogKey(key).sequence) : `log entry 0x${Buffer.from(key).toString('hex')}`
         throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${name} cannot be decoded: ${(err as Error).message}`, { cause: err, details: { key: name } })
@@ -559,7 +617,7 @@ export class PriceStore {
       for (const rows of write.rows.values()) for (const row of rows) this.#sealer.horizon = Math.max(this.#sealer.horizon, row.timestamp)
     }
     // One new area for the whole log: entries are taken in key order, which within an hour is commit order.
-    return OpenArea.EMPTY.withWrites(writes)
+    return { area: OpenArea.EMPTY.withWrites(writes), nextSequence }
   }
 
   /** Queues a turn of sealing after the writes queued so far. */

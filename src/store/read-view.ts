@@ -312,6 +312,23 @@ export class ReadView implements ScanSource {
     return rows
   }
 
+  /**
+   * The stored row of one record key (an open row over a sealed one), or
+   * `undefined`: one hour's open rows, then its chunk, searched by timestamp.
+   */
+  row(symbol: string, timestamp: number, id: string): Row | undefined {
+    const period = periodOf(timestamp)
+    const open = this.#open.rows(symbol, period)
+    const found = open.length === 0 ? undefined : findRow(new RowArray(open), timestamp, id)
+    if (found !== undefined || this.#headsOf(symbol, period) === null) return found
+    return findRow(this.#chunk(symbol, period, true), timestamp, id)
+  }
+
+  /** Read options that read another sublevel from this view's snapshot. */
+  get readOptions(): { readonly snapshot: AbstractSnapshot } {
+    return this.#pin
+  }
+
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
   periodRows(symbol: string, period: number): readonly Row[] {
     return allRows(this.#periodRows(symbol, period, false))
@@ -538,6 +555,15 @@ function combineHeads(sealed: readonly Row[], open: readonly Row[]): readonly Ro
     if (held === undefined || compareRows(row, held) >= 0) byBucket.set(bucket, row)
   }
   return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
+}
+
+/** The row of `list` with this timestamp and id, if any. */
+function findRow(list: RowList, timestamp: number, id: string): Row | undefined {
+  for (let i = firstAtOrAfter(list, timestamp); i < list.length && list.timestampAt(i) === timestamp; i++) {
+    const row = list.rowAt(i)
+    if (row.id === id) return row
+  }
+  return undefined
 }
 
 function cacheKey(symbol: string, period: number): string {

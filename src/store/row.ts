@@ -81,6 +81,15 @@ export class Row implements ScanRow {
     return this.#record
   }
 
+  /**
+   * The record, without keeping it on the row: for readers (watchers) whose
+   * rows are shared with the open area, which must not grow by every record
+   * decoded through it.
+   */
+  decode(): PriceRecord {
+    return this.#record ?? this.#decode(undefined)
+  }
+
   /** The range form's record, decoded straight into its shape unless the plain record is at hand. */
   sampled(): SampledRecord {
     this.#sampled ??= (this.#record === undefined ? this.#decode(minuteOfHour(this.timestamp)) : withMinutes(this.#record)) as SampledRecord

@@ -2,6 +2,8 @@ import { PriceStoreError, describeValue } from '../errors.js'
 import { DEFAULT_LIMITS } from '../types.js'
 import type { Limits } from '../types.js'
 import type { ProviderNames } from '../engine/parse-query.js'
+import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_COMMITS } from './commit-journal.js'
+import type { JournalWindow } from './commit-journal.js'
 
 /** Newest records per symbol kept in memory unless configured otherwise. */
 export const DEFAULT_RECORDS_PER_SYMBOL = 128
@@ -68,6 +70,14 @@ export interface PriceStoreOptions {
    * passed in, which has its own options.
    */
   readonly maxOpenFiles?: number
+  /**
+   * How much history `watch({ after })` can replay: the commit journal keeps
+   * the record keys of the newest `commits` batches (default 100,000, at
+   * least 1) in no more than `bytes` bytes (default 64 MiB; about 40 bytes a
+   * record), the newest batch always. A watcher asking for an older position
+   * is told so with a `reset` item.
+   */
+  readonly journal?: { readonly commits?: number; readonly bytes?: number }
 }
 
 /** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
@@ -83,6 +93,7 @@ export interface ResolvedOptions {
   readonly chunkBytes: number
   readonly openBytes: number
   readonly maxOpenFiles: number
+  readonly journal: JournalWindow
 }
 
 /**
@@ -122,6 +133,11 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   if (!Number.isSafeInteger(maxOpenFiles) || maxOpenFiles < 74 || maxOpenFiles > 50_000) {
     throw invalid('maxOpenFiles', maxOpenFiles, 'must be an integer from 74 to 50000')
   }
+  const { journal = {} } = options as Partial<PriceStoreOptions>
+  if (typeof journal !== 'object' || journal === null) throw invalid('journal', journal, 'must be an object')
+  const { commits = DEFAULT_JOURNAL_COMMITS, bytes = DEFAULT_JOURNAL_BYTES } = journal
+  if (!Number.isSafeInteger(commits) || commits < 1) throw invalid('journal.commits', commits, 'must be an integer >= 1')
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw invalid('journal.bytes', bytes, 'must be an integer >= 0')
   return Object.freeze({
     provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey, ...(aliases && { aliases: Object.freeze([...aliases]) }) }),
     limits: Object.freeze(resolvedLimits),
@@ -131,6 +147,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     chunkBytes,
     openBytes,
     maxOpenFiles,
+    journal: Object.freeze({ commits, bytes }),
   })
 }
 

@@ -1,0 +1,75 @@
+/**
+ * Journal entries: the keys of the records one batch wrote, in batch order,
+ * stored under the batch's commit position in the same atomic write as the
+ * records. Only keys are kept (the records live in the log and chunks), so
+ * the journal costs a few dozen bytes a record.
+ *
+ * `version (1) · end (u64 BE) · symbol count (varint) · symbol* · (symbol index (varint) · timestamp (u64 BE) · id)*`
+ *
+ * where each symbol and id is a varint length and its UTF-8 bytes, and `end`
+ * counts the bytes of every journal entry written so far, this one included:
+ * the first and last entries then tell how many bytes the journal holds
+ * without reading the entries between them.
+ */
+import { ByteReader, ByteWriter, MalformedBytes, readUint64, writeUint64 } from './bytes.js'
+import { STORE_FORMAT } from './value-codec.js'
+
+/** Where `end` sits in an entry. */
+const END_OFFSET = 1
+
+/** The key of one record, as a journal entry lists it. */
+export interface JournalRecord {
+  readonly symbol: string
+  readonly timestamp: number
+  readonly id: string
+}
+
+/**
+ * Packs the keys of one batch's records, in the batch's order.
+ * @param endBefore the `end` of the entry written before this one (0 for the first)
+ */
+export function encodeJournalEntry(records: readonly JournalRecord[], endBefore: number): Buffer {
+  const symbols = new Map<string, number>()
+  for (const record of records) if (!symbols.has(record.symbol)) symbols.set(record.symbol, symbols.size)
+  const writer = new ByteWriter(64 + records.length * 48).byte(STORE_FORMAT).uint64(0).varint(symbols.size)
+  for (const symbol of symbols.keys()) writer.text(symbol)
+  for (const record of records) writer.varint(symbols.get(record.symbol) as number).uint64(record.timestamp).text(record.id)
+  const bytes = writer.finish()
+  writeUint64(bytes, END_OFFSET, endBefore + bytes.length)
+  return bytes
+}
+
+/**
+ * The `end` of an entry: the bytes of every journal entry up to it.
+ * @throws MalformedBytes when the entry is too short or of another version
+ */
+export function readJournalEnd(bytes: Uint8Array): number {
+  const reader = new ByteReader(bytes)
+  checkVersion(reader.byte())
+  return readUint64(bytes, reader.skip(8))
+}
+
+/**
+ * The record keys an entry lists, in batch order (a key written twice in
+ * one batch is listed twice).
+ * @throws MalformedBytes when the entry does not parse
+ */
+export function readJournalEntry(bytes: Uint8Array): JournalRecord[] {
+  const reader = new ByteReader(bytes)
+  checkVersion(reader.byte())
+  reader.skip(8)
+  const symbols: string[] = []
+  for (let count = reader.varint(); symbols.length < count;) symbols.push(reader.text())
+  const records: JournalRecord[] = []
+  while (!reader.done) {
+    const index = reader.varint()
+    const symbol = symbols[index]
+    if (symbol === undefined) throw new MalformedBytes(`symbol index ${index} of ${symbols.length}`)
+    records.push({ symbol, timestamp: reader.uint64(), id: reader.text() })
+  }
+  return records
+}
+
+function checkVersion(version: number): void {
+  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+}

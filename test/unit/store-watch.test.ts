@@ -1,0 +1,379 @@
+/**
+ * store.watch(): commit order, the symbols filter, replay from the journal
+ * then live commits, positions across restarts, trimming (the reset item),
+ * overflow, and the endings (close, abort, break), on memory-level and
+ * classic-level. Expected records are built from the inputs (helpers.ts),
+ * not from the store.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import { MemoryLevel } from 'memory-level'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { PriceStore } from '../../src/index.js'
+import type { PriceStoreOptions, WatchItem, WatchIterator } from '../../src/index.js'
+import { PROGRESS_EVERY } from '../../src/store/watch-options.js'
+import { PROVIDER, T0, expected, rec, rejectsCode, throwsCode } from './helpers.js'
+import type { Input } from './helpers.js'
+
+const HOUR = 3_600_000
+const dirs: string[] = []
+const open: PriceStore[] = []
+
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close()
+})
+
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+/** A database that keeps its data across close and reopen. */
+interface Backend {
+  readonly name: string
+  make(): Promise<() => MemoryLevel<any, any> | ClassicLevel<any, any>>
+}
+
+const BACKENDS: Backend[] = [
+  {
+    name: 'memory-level',
+    async make() {
+      const db = new MemoryLevel()
+      return () => db
+    },
+  },
+  {
+    name: 'classic-level',
+    async make() {
+      const dir = await mkdtemp(join(tmpdir(), 'helper-watch-'))
+      dirs.push(dir)
+      return () => new ClassicLevel(dir)
+    },
+  },
+]
+
+async function openOn(db: () => MemoryLevel<any, any> | ClassicLevel<any, any>, options: Partial<PriceStoreOptions> = {}): Promise<PriceStore> {
+  const store = await PriceStore.open(db(), { provider: PROVIDER, ...options })
+  open.push(store)
+  return store
+}
+
+/** An item as plain data: records as their expected JSON shape. */
+const plain = (item: WatchItem): unknown => JSON.parse(JSON.stringify(item))
+const recordsItem = (position: number, inputs: readonly Input[]): unknown => ({ type: 'records', position, records: inputs.map((input) => expected(input)) })
+
+/** Pulls items until one reaches `position` (or the watch ends). */
+async function collectUntil(items: WatchIterator, position: number): Promise<unknown[]> {
+  const out: unknown[] = []
+  if (position <= 0) return out
+  for await (const item of items) {
+    out.push(plain(item))
+    if (item.position >= position) break
+  }
+  return out
+}
+
+async function collectAll(items: WatchIterator): Promise<unknown[]> {
+  const out: unknown[] = []
+  for await (const item of items) out.push(plain(item))
+  return out
+}
+
+type In = ReturnType<typeof rec>
+const btc = (offset: number, extra: Input = {}): In => rec({ symbol: 'BTC', timestamp: T0 + offset, ...extra })
+const eth = (offset: number, extra: Input = {}): In => rec({ symbol: 'ETH', timestamp: T0 + offset, ...extra })
+
+describe.each(BACKENDS)('store.watch() on $name', (backend) => {
+  it('numbers commits from 1 and replays them in commit order, records in batch order', async () => {
+    const store = await openOn(await backend.make())
+    expect(store.position).toBe(0)
+    const batches = [[eth(5), btc(1)], [btc(0)], [eth(2 * HOUR), btc(HOUR), eth(0)]]
+    for (const batch of batches) await store.putMany(batch)
+    expect(store.position).toBe(3)
+    expect(await collectUntil(store.watch({ after: 0 }), 3)).toEqual(batches.map((batch, i) => recordsItem(i + 1, batch)))
+    expect(await collectUntil(store.watch({ after: 2 }), 3)).toEqual([recordsItem(3, batches[2] as In[])])
+  })
+
+  it('gives live commits after the call when no position is given', async () => {
+    const store = await openOn(await backend.make())
+    await store.putMany([btc(0)])
+    const watch = store.watch()
+    // Written after the call and before the first pull: still delivered.
+    await store.putMany([btc(1)])
+    const pulled = collectUntil(watch, 3)
+    await store.putMany([eth(2), btc(2)])
+    expect(await pulled).toEqual([recordsItem(2, [btc(1)]), recordsItem(3, [eth(2), btc(2)])])
+  })
+
+  it('lists a key written twice in one batch once, at its last place, with the value stored', async () => {
+    const store = await openOn(await backend.make())
+    const batch = [btc(0, { value: 1 }), eth(0), btc(0, { value: 2 })]
+    const watch = store.watch()
+    const live = collectUntil(watch, 1)
+    await store.putMany(batch)
+    expect(await live).toEqual([recordsItem(1, [eth(0), btc(0, { value: 2 })])])
+    expect(await collectUntil(store.watch({ after: 0 }), 1)).toEqual([recordsItem(1, [eth(0), btc(0, { value: 2 })])])
+    expect(await store.latest('BTC')).toEqual([expected(btc(0, { value: 2 }))])
+  })
+
+  it('filters by symbols, reporting the commits it skipped at the end of the replay', async () => {
+    const store = await openOn(await backend.make())
+    await store.putMany([btc(0), eth(0)])
+    await store.putMany([eth(1)])
+    await store.putMany([rec({ symbol: 'AR', timestamp: T0 })])
+    expect(await collectUntil(store.watch({ symbols: ['BTC'], after: 0 }), 3)).toEqual([
+      recordsItem(1, [btc(0)]),
+      { type: 'progress', position: 3 },
+    ])
+    expect(await collectUntil(store.watch({ symbols: ['AR', 'ETH'], after: 0 }), 3)).toEqual([
+      recordsItem(1, [eth(0)]), recordsItem(2, [eth(1)]), recordsItem(3, [rec({ symbol: 'AR', timestamp: T0 })]),
+    ])
+  })
+
+  it(`reports live progress after ${PROGRESS_EVERY} commits without a match`, async () => {
+    const store = await openOn(await backend.make())
+    const watch = store.watch({ symbols: ['BTC'] })
+    const first = watch.next()
+    for (let i = 0; i < PROGRESS_EVERY; i++) await store.putMany([eth(i)])
+    expect(plain((await first).value as WatchItem)).toEqual({ type: 'progress', position: PROGRESS_EVERY })
+    const next = watch.next()
+    await store.putMany([btc(0)])
+    expect(plain((await next).value as WatchItem)).toEqual(recordsItem(PROGRESS_EVERY + 1, [btc(0)]))
+    await watch.return()
+  })
+
+  it('continues positions across a restart and replays commits sealed into chunks', async () => {
+    const db = await backend.make()
+    let store = await openOn(db)
+    await store.putMany([btc(0), eth(0)])
+    await store.putMany([btc(HOUR)])
+    await store.close()
+    store = await openOn(db)
+    expect(store.position).toBe(2)
+    await store.putMany([eth(HOUR)])
+    expect(store.position).toBe(3)
+    expect(await collectUntil(store.watch({ after: 0 }), 3)).toEqual([
+      recordsItem(1, [btc(0), eth(0)]), recordsItem(2, [btc(HOUR)]), recordsItem(3, [eth(HOUR)]),
+    ])
+  })
+
+  it('replays a rewritten record as it is now, once in each commit that wrote it; live watchers saw each version', async () => {
+    const store = await openOn(await backend.make(), { openBytes: 0 })
+    const live = collectUntil(store.watch(), 3)
+    await store.putMany([btc(0, { value: 1 }), eth(0)])
+    await store.putMany([btc(HOUR)])
+    // A rewrite of a sealed record (openBytes 0 seals after each batch).
+    await store.putMany([btc(0, { value: 3 })])
+    expect(await live).toEqual([recordsItem(1, [btc(0, { value: 1 }), eth(0)]), recordsItem(2, [btc(HOUR)]), recordsItem(3, [btc(0, { value: 3 })])])
+    expect(await collectUntil(store.watch({ after: 0 }), 3)).toEqual([
+      recordsItem(1, [btc(0, { value: 3 }), eth(0)]), recordsItem(2, [btc(HOUR)]), recordsItem(3, [btc(0, { value: 3 })]),
+    ])
+  })
+
+  it('says a trimmed position is too old (reset), then replays what the journal keeps', async () => {
+    const db = await backend.make()
+    const store = await openOn(db, { journal: { commits: 3 } })
+    for (let i = 0; i < 5; i++) await store.putMany([btc(i)])
+    expect(await collectUntil(store.watch({ after: 0 }), 5)).toEqual([
+      { type: 'reset', reason: 'trimmed', requested: 0, position: 2 },
+      recordsItem(3, [btc(2)]), recordsItem(4, [btc(3)]), recordsItem(5, [btc(4)]),
+    ])
+    // A position still inside the window replays without a reset.
+    expect(await collectUntil(store.watch({ after: 2 }), 5)).toEqual([recordsItem(3, [btc(2)]), recordsItem(4, [btc(3)]), recordsItem(5, [btc(4)])])
+  })
+
+  it('trims by bytes too, keeping at least the newest commit, also across a reopen', async () => {
+    const db = await backend.make()
+    let store = await openOn(db, { journal: { bytes: 0 } })
+    await store.putMany([btc(0)])
+    await store.putMany([btc(1), eth(1)])
+    expect(await collectUntil(store.watch({ after: 0 }), 2)).toEqual([
+      { type: 'reset', reason: 'trimmed', requested: 0, position: 1 }, recordsItem(2, [btc(1), eth(1)]),
+    ])
+    await store.close()
+    // A larger window on reopen keeps more from now on; what was trimmed stays gone.
+    store = await openOn(db, { journal: { bytes: 1_000_000 } })
+    await store.putMany([eth(2)])
+    expect(await collectUntil(store.watch({ after: 0 }), 3)).toEqual([
+      { type: 'reset', reason: 'trimmed', requested: 0, position: 1 }, recordsItem(2, [btc(1), eth(1)]), recordsItem(3, [eth(2)]),
+    ])
+    await store.close()
+    // A smaller window on reopen trims the entries written before.
+    store = await openOn(db, { journal: { commits: 1 } })
+    await store.putMany([eth(3)])
+    expect(await collectUntil(store.watch({ after: 2 }), 4)).toEqual([{ type: 'reset', reason: 'trimmed', requested: 2, position: 3 }, recordsItem(4, [eth(3)])])
+  })
+
+  it('says a position past the newest commit is unknown, then goes on live', async () => {
+    const store = await openOn(await backend.make())
+    await store.putMany([btc(0)])
+    const watch = store.watch({ after: 7 })
+    const first = await watch.next()
+    expect(plain(first.value as WatchItem)).toEqual({ type: 'reset', reason: 'unknown', requested: 7, position: 1 })
+    const next = watch.next()
+    await store.putMany([eth(0)])
+    expect(plain((await next).value as WatchItem)).toEqual(recordsItem(2, [eth(0)]))
+    await watch.return()
+  })
+
+  it('ends a watcher that falls more than maxPending records behind with an overflow item; resuming replays the rest', async () => {
+    const store = await openOn(await backend.make())
+    const watch = store.watch({ maxPending: 3 })
+    const first = watch.next()
+    await store.putMany([btc(0)])
+    expect(plain((await first).value as WatchItem)).toEqual(recordsItem(1, [btc(0)]))
+    await store.putMany([btc(1), eth(1)])
+    await store.putMany([btc(2)])
+    await store.putMany([btc(3)])
+    expect(plain((await watch.next()).value as WatchItem)).toEqual({ type: 'overflow', position: 1 })
+    expect(await watch.next()).toEqual({ done: true, value: undefined })
+    expect(await collectUntil(store.watch({ after: 1 }), 4)).toEqual([recordsItem(2, [btc(1), eth(1)]), recordsItem(3, [btc(2)]), recordsItem(4, [btc(3)])])
+  })
+
+  it('lets one commit larger than maxPending through when nothing else waits', async () => {
+    const store = await openOn(await backend.make())
+    const live = collectUntil(store.watch({ maxPending: 1 }), 1)
+    await store.putMany([btc(0), btc(1), btc(2)])
+    expect(await live).toEqual([recordsItem(1, [btc(0), btc(1), btc(2)])])
+  })
+
+  it('ends cleanly on close: queued commits first, then done; a waiting pull resolves done', async () => {
+    const store = await openOn(await backend.make())
+    const slow = store.watch()
+    const slowFirst = slow.next()
+    await store.putMany([btc(0)])
+    await store.putMany([btc(1)])
+    const idle = store.watch()
+    const idleFirst = idle.next()
+    await store.close()
+    expect(await idleFirst).toEqual({ done: true, value: undefined })
+    expect(plain((await slowFirst).value as WatchItem)).toEqual(recordsItem(1, [btc(0)]))
+    expect(await collectAll(slow)).toEqual([recordsItem(2, [btc(1)])])
+  })
+
+  it('delivers the batches queued when close() is called before ending', async () => {
+    const store = await openOn(await backend.make())
+    const watch = store.watch()
+    const first = watch.next()
+    const writes = [store.putMany([btc(0)]), store.putMany([eth(0)])]
+    await store.close()
+    await Promise.all(writes)
+    expect(plain((await first).value as WatchItem)).toEqual(recordsItem(1, [btc(0)]))
+    expect(await collectAll(watch)).toEqual([recordsItem(2, [eth(0)])])
+  })
+
+  it('rejects with PRICE_ABORTED on an abort, the pull in progress and every later one', async () => {
+    const store = await openOn(await backend.make())
+    const controller = new AbortController()
+    const watch = store.watch({ signal: controller.signal })
+    const pending = watch.next()
+    controller.abort(new Error('client left'))
+    const err = await rejectsCode(pending, 'PRICE_ABORTED')
+    expect(err.message).toContain('client left')
+    await rejectsCode(watch.next(), 'PRICE_ABORTED')
+    // An aborted watcher no longer takes commits: the store writes and closes as usual.
+    await store.putMany([btc(0)])
+    await rejectsCode(watch.next(), 'PRICE_ABORTED')
+  })
+
+  it('rejects at the first pull when the signal aborted before it', async () => {
+    const store = await openOn(await backend.make())
+    await rejectsCode(store.watch({ after: 0, signal: AbortSignal.abort() }).next(), 'PRICE_ABORTED')
+  })
+
+  it('checks its options when called', async () => {
+    const store = await openOn(await backend.make())
+    throwsCode(() => store.watch({ symbols: ['BTC USD'] }), 'PRICE_INVALID_SYMBOL')
+    throwsCode(() => store.watch({ symbols: 'BTC' as unknown as string[] }), 'PRICE_INVALID_SYMBOL')
+    throwsCode(() => store.watch({ symbols: [] }), 'PRICE_INVALID_QUERY')
+    for (const after of [-1, 1.5, '3', Number.MAX_SAFE_INTEGER + 1]) {
+      expect(throwsCode(() => store.watch({ after: after as number }), 'PRICE_INVALID_QUERY').details.parameter).toBe('after')
+    }
+    for (const maxPending of [0, 2.5, null]) {
+      expect(throwsCode(() => store.watch({ maxPending: maxPending as number }), 'PRICE_INVALID_QUERY').details.parameter).toBe('maxPending')
+    }
+    throwsCode(() => store.watch({ signal: {} as AbortSignal }), 'PRICE_INVALID_QUERY')
+    throwsCode(() => store.watch(7 as unknown as object), 'PRICE_INVALID_QUERY')
+    await store.close()
+    throwsCode(() => store.watch(), 'PRICE_NOT_OPEN')
+  })
+})
+
+describe('store.watch(): resources', () => {
+  /** Counts open snapshots: a replaying watch holds one. */
+  function countSnapshots(db: MemoryLevel<any, any>): { readonly open: number } {
+    const counter = { open: 0 }
+    const take = db.snapshot.bind(db)
+    db.snapshot = (...args: Parameters<typeof take>) => {
+      const snapshot = take(...args)
+      counter.open++
+      const close = snapshot.close.bind(snapshot)
+      let closed = false
+      snapshot.close = async () => {
+        if (!closed) counter.open--
+        closed = true
+        return close()
+      }
+      return snapshot
+    }
+    return counter
+  }
+
+  it('leaving the loop during a replay releases its view; leaving a live watch ends it', async () => {
+    const db = new MemoryLevel()
+    const snapshots = countSnapshots(db)
+    const store = await openOn(() => db)
+    for (let i = 0; i < 40; i++) await store.putMany([btc(i)])
+    const base = snapshots.open
+    for await (const item of store.watch({ after: 0 })) {
+      expect(snapshots.open).toBe(base + 1)
+      if (item.position === 3) break
+    }
+    expect(snapshots.open).toBe(base)
+    const live = store.watch()
+    const next = live.next()
+    await store.putMany([btc(100)])
+    await next
+    expect(await live.return()).toEqual({ done: true, value: undefined })
+    expect(await live.next()).toEqual({ done: true, value: undefined })
+  })
+
+  it('an abort during a replay releases the view at once, without another pull', async () => {
+    const db = new MemoryLevel()
+    const snapshots = countSnapshots(db)
+    const store = await openOn(() => db)
+    for (let i = 0; i < 40; i++) await store.putMany([btc(i)])
+    const base = snapshots.open
+    const controller = new AbortController()
+    const watch = store.watch({ after: 0, signal: controller.signal })
+    await watch.next()
+    expect(snapshots.open).toBe(base + 1)
+    controller.abort()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(snapshots.open).toBe(base)
+    await rejectsCode(watch.next(), 'PRICE_ABORTED')
+  })
+
+  it('a write that fails ends live watchers with its error; a resumed watch replays what landed', async () => {
+    const db = new MemoryLevel()
+    const store = await openOn(() => db)
+    await store.putMany([btc(0)])
+    const watch = store.watch()
+    const pending = watch.next()
+    const batch = db.batch.bind(db)
+    let failNext = true
+    db.batch = ((...args: Parameters<typeof batch>) => {
+      if (failNext) {
+        failNext = false
+        return Promise.reject(new Error('disk full'))
+      }
+      return batch(...args)
+    }) as typeof db.batch
+    await rejectsCode(store.putMany([btc(1)]), 'PRICE_STORAGE_ERROR')
+    await rejectsCode(pending, 'PRICE_STORAGE_ERROR')
+    await store.putMany([btc(2)])
+    // The failed batch's number stays unused: no gap is reported, nothing is repeated.
+    expect(await collectUntil(store.watch({ after: 1 }), 3)).toEqual([recordsItem(3, [btc(2)])])
+  })
+})
