@@ -183,6 +183,33 @@ export class ReadState {
   }
 
   /**
+   * A prune step is about to go to the database: the chunks it deletes or
+   * rewrites leave the caches now, so no view reads them from memory once
+   * its snapshot may lack them, and nothing is cached until the step is
+   * taken in (as during a seal).
+   */
+  beginPrune(chunks: readonly PrunedChunk[]): void {
+    for (const { symbol, period } of chunks) {
+      const key = cacheKey(symbol, period)
+      this.#heads.delete(key)
+      this.#chunks.delete(key)
+    }
+    this.#sealing = true
+  }
+
+  /**
+   * Takes in a committed prune step: the hot tails drop the records it
+   * removed (`from <= timestamp < to` of each chunk), and the symbols it
+   * left without records are gone from `symbols`.
+   */
+  applyPrune(chunks: readonly PrunedChunk[], symbols: readonly string[]): void {
+    for (const { symbol, from, to } of chunks) this.#tails?.drop(symbol, from, to)
+    this.#symbols = symbols
+    this.#version++
+    this.#sealing = false
+  }
+
+  /**
    * After a write whose outcome is unknown (LevelDB may have committed it):
    * caches of sealed data may no longer match the disk.
    */
@@ -308,6 +335,11 @@ export class ReadView implements ScanSource {
     const rows: Row[] = []
     for (let period = lo; period <= hi; period++) this.#headsIn(symbol, period, range, rows)
     return rows
+  }
+
+  /** The hours in `lo..hi` holding records of `symbol` (sealed or open), ascending. */
+  hoursOf(symbol: string, lo: number, hi: number): AsyncGenerator<number> {
+    return this.#periods(symbol, lo, hi, false)
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
@@ -445,6 +477,14 @@ export class ReadView implements ScanSource {
     }
     return bytes
   }
+}
+
+/** A chunk a prune step deletes or rewrites: the records of `symbol` in `period` with `from <= timestamp < to` go. */
+export interface PrunedChunk {
+  readonly symbol: string
+  readonly period: number
+  readonly from: number
+  readonly to: number
 }
 
 /** The first and last hour holding records; `first > last` when there are none. */

@@ -59,6 +59,15 @@ export interface PriceStoreOptions {
    * `openBytes + headBytes + chunkBytes + recordsPerSymbol × symbols × 1.5 KB`.
    */
   readonly openBytes?: number
+  /**
+   * Keep only the last `days` days (a whole number, at least 1): older
+   * records are pruned in the background, a whole hour at a time, when the
+   * store opens and whenever the newest record moves into a new hour. The
+   * days count back from the newest record's hour or the current hour,
+   * whichever is earlier, so a historical store keeps its last days and a
+   * future-dated record cannot empty the store. Off by default.
+   */
+  readonly retention?: { readonly days: number }
 }
 
 /** Validated options, frozen. */
@@ -70,6 +79,8 @@ export interface ResolvedOptions {
   readonly headBytes: number
   readonly chunkBytes: number
   readonly openBytes: number
+  /** Days of records kept, or `undefined` to keep everything. */
+  readonly retentionDays: number | undefined
 }
 
 /**
@@ -105,6 +116,12 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   }
   const { openBytes = DEFAULT_OPEN_BYTES } = options as Partial<PriceStoreOptions>
   if (!Number.isSafeInteger(openBytes) || openBytes < 0) throw invalid('openBytes', openBytes, 'must be an integer >= 0')
+  const { retention } = options as Partial<PriceStoreOptions>
+  if (retention !== undefined && (typeof retention !== 'object' || retention === null)) throw invalid('retention', retention, 'must be an object { days }')
+  const retentionDays = retention?.days
+  if (retention !== undefined && (!Number.isSafeInteger(retentionDays) || (retentionDays as number) < 1)) {
+    throw invalid('retention.days', retentionDays, 'must be a whole number of days >= 1')
+  }
   return Object.freeze({
     provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey, ...(aliases && { aliases: Object.freeze([...aliases]) }) }),
     limits: Object.freeze(resolvedLimits),
@@ -113,6 +130,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     headBytes,
     chunkBytes,
     openBytes,
+    retentionDays,
   })
 }
 
