@@ -10,6 +10,7 @@ export class Interrupt {
   signal: string | undefined
   readonly #stopped: Promise<void>
   readonly #unsubscribe: () => void
+  readonly #controller = new AbortController()
 
   constructor(io: CliIo) {
     let resolve!: () => void
@@ -17,7 +18,13 @@ export class Interrupt {
     this.#unsubscribe = io.onShutdown((name) => {
       this.signal = name
       resolve()
+      this.#controller.abort(new Error(`received ${name}`))
     })
+  }
+
+  /** Aborts when the signal comes: for a library call that takes a `signal` (a prune stops between two steps). */
+  get abortSignal(): AbortSignal {
+    return this.#controller.signal
   }
 
   /** The exit code for the signal, as a shell reports a process it ended: 128 + its number. */

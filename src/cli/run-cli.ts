@@ -2,6 +2,7 @@ import { UsageError } from './args.js'
 import { benchCommand } from './bench-command.js'
 import { demoCommand } from './demo-command.js'
 import { importCommand } from './import-command.js'
+import { pruneCommand } from './prune-command.js'
 import type { CliIo } from './io.js'
 import { queryCommand } from './query-command.js'
 import { describeFailure } from './report-error.js'
@@ -16,6 +17,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   query: queryCommand,
   demo: demoCommand,
   bench: benchCommand,
+  prune: pruneCommand,
 }
 
 const HELP = `Usage: price-store COMMAND [options]
@@ -30,6 +32,8 @@ Commands:
                  print the answer to one GET /prices query
   demo           write the demo data set (20 tokens, every 10 s, 2 days)
   bench          time every query form on the database (median ms, records/s)
+  prune --before T
+                 remove the records older than T (all symbols, or --symbol S)
 
 Options:
   -h, --help     this help
