@@ -1,4 +1,4 @@
-import { cp } from 'node:fs/promises'
+import { cp, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import { runCli } from '../../src/cli/run-cli.js'
 import { PriceStore } from '../../src/index.js'
 import type { PriceRecord } from '../../src/index.js'
 import { referencePrune } from '../fixtures/reference-model.js'
-import { memoryIo, run, tempDir } from './helpers.js'
+import { memoryIo, run, startServe, tempDir } from './helpers.js'
 
 const END = Date.parse('2024-06-02T00:00:00Z')
 const HOUR = 3_600_000
@@ -137,5 +137,54 @@ describe('price-store prune', () => {
     expect(code).toBe(0)
     expect(stdout).toMatch(/^Usage: price-store prune --before T/)
     expect((await run(['--help'])).stdout).toMatch(/prune --before T/)
+  })
+})
+
+describe('price-store serve: retention', () => {
+  /** A database of one BTC record an hour for three days before END. */
+  async function threeDays(): Promise<string> {
+    const db = join(tmp, `db-${copies++}`)
+    const store = await PriceStore.open(db, { provider: DEFAULT_PROVIDER })
+    const start = END - 72 * HOUR
+    await store.putMany(Array.from({ length: 72 }, (_, k) => ({
+      id: `r${k}`, symbol: 'BTC', provider: DEFAULT_PROVIDER.id, value: k, signature: 's', permawebTx: 't', version: '0.4', source: {},
+      timestamp: start + k * HOUR + 300_000,
+    })))
+    await store.close()
+    return db
+  }
+
+  /** The timestamps GET /prices returns for BTC once they number `count` (the prune runs in the background). */
+  async function waitForCount(endpoint: string, count: number): Promise<number[]> {
+    for (let i = 0; ; i++) {
+      const answer = (await (await fetch(`${endpoint}?symbol=BTC&limit=100`)).json()) as { timestamp: number }[]
+      if (answer.length === count || i === 100) return answer.map((r) => r.timestamp)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  it('--retention-days N keeps the N days before the newest record hour, whole hours', async () => {
+    const db = await threeDays()
+    const { memory, exit, endpoint } = await startServe(['--db', db, '--retention-days', '1'])
+    // The newest record is in hour END - 1 h: the 24 hours before it and that hour stay.
+    const kept = await waitForCount(endpoint, 25)
+    expect(Math.min(...kept)).toBe(END - 25 * HOUR + 300_000)
+    memory.signal('SIGINT')
+    expect(await exit).toBe(0)
+  })
+
+  it('"retention" in --config, overridden by the flag; a bad value exits 2', async () => {
+    const db = await threeDays()
+    const config = join(tmp, 'retention.json')
+    await writeFile(config, JSON.stringify({ retention: { days: 2 } }))
+    const served = await startServe(['--db', db, '--config', config])
+    expect((await waitForCount(served.endpoint, 49)).length).toBe(49)
+    served.memory.signal('SIGINT')
+    expect(await served.exit).toBe(0)
+    await writeFile(config, JSON.stringify({ retention: { days: 0 } }))
+    const bad = await run(['serve', '--db', db, '--config', config])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/retention\.days.*PRICE_INVALID_OPTIONS/)
+    expect((await run(['serve', '--db', db, '--retention-days', '0'])).code).toBe(2)
   })
 })
