@@ -27,6 +27,13 @@
  *    snapshot may hold a seal its open area does not know of). Otherwise a
  *    later query, whose open area no longer holds the sealed rows, could
  *    miss them.
+ *
+ * A prune step (`pruner.ts`) changes the set of records, so it cannot lean
+ * on the merge: it touches sealed data only (the hours it reaches are sealed
+ * first), takes its chunks out of the caches and stops cache fills before
+ * its write ({@link ReadState.beginPrune}), and advances the counter after
+ * it ({@link ReadState.applyPrune}). A view then reads the step's chunks
+ * from its own snapshot, before or after the step, never half of it.
  */
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
