@@ -6,6 +6,7 @@
 export { PriceStore } from './store/price-store.js'
 export type { StoreStatus } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/store-options.js'
+export type { PruneOptions, PruneResult } from './store/pruner.js'
 export type {
   AsOfOptions, CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions,
 } from './engine/typed-queries.js'

@@ -34,7 +34,8 @@ export const STORE_OPTIONS = {
 /** The help text for {@link STORE_OPTIONS}. */
 export const STORE_OPTIONS_HELP = `Store options:
   --db PATH                   database directory (default ${DEFAULT_DB})
-  --config FILE               JSON file: {"provider": {"name", "id", "publicKey", "aliases"}, "limits": {...}}
+  --config FILE               JSON file: {"provider": {"name", "id", "publicKey", "aliases"}, "limits": {...},
+                              "retention": {"days": N}} (retention is applied by serve)
   --provider-name NAME        provider short name (default ${DEFAULT_PROVIDER.name})
   --provider-id ID            provider id, the "provider" field of every record
                               (default ${DEFAULT_PROVIDER.id})
@@ -50,6 +51,8 @@ export interface StoreConfig {
   readonly location: string
   readonly provider: ProviderNames
   readonly limits?: Partial<Limits>
+  /** Keep only the last `days` days (the store's `retention` option): from `--config`, or `serve --retention-days`. */
+  readonly retention?: { readonly days: number }
 }
 
 /** The values {@link STORE_OPTIONS} parse into. */
@@ -78,12 +81,17 @@ export async function resolveStoreConfig(values: StoreOptionValues): Promise<Sto
     ...(aliases === undefined ? {} : { aliases }),
   }
   const location = resolve(values.db ?? DEFAULT_DB)
-  return file.limits === undefined ? { location, provider } : { location, provider, limits: file.limits }
+  return {
+    location, provider,
+    ...(file.limits === undefined ? {} : { limits: file.limits }),
+    ...(file.retention === undefined ? {} : { retention: file.retention }),
+  }
 }
 
 interface ConfigFile {
   provider?: Partial<ProviderNames>
   limits?: Partial<Limits>
+  retention?: { days: number }
 }
 
 async function readConfigFile(path: string): Promise<ConfigFile> {
@@ -98,7 +106,9 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
   const bad = (what: string): CliError => new CliError(`config file ${path}: ${what}`, 2)
   if (!isPlainObject(parsed)) throw bad('must hold a JSON object')
   for (const key of Object.keys(parsed)) {
-    if (key !== 'provider' && key !== 'limits') throw bad(`unknown key ${JSON.stringify(key)} (expected "provider", "limits")`)
+    if (key !== 'provider' && key !== 'limits' && key !== 'retention') {
+      throw bad(`unknown key ${JSON.stringify(key)} (expected "provider", "limits", "retention")`)
+    }
   }
   const config: ConfigFile = {}
   if (parsed.provider !== undefined) {
@@ -122,6 +132,11 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
     if (!isPlainObject(parsed.limits)) throw bad('"limits" must be an object')
     // The store validates the values themselves (PRICE_INVALID_OPTIONS).
     config.limits = parsed.limits as Partial<Limits>
+  }
+  if (parsed.retention !== undefined) {
+    if (!isPlainObject(parsed.retention)) throw bad('"retention" must be an object {"days": N}')
+    // The store validates the days (PRICE_INVALID_OPTIONS).
+    config.retention = parsed.retention as { days: number }
   }
   return config
 }

@@ -19,10 +19,11 @@ export class Interrupt {
       this.signal = name
       this.#controller.abort(new Error(`interrupted by ${name}`))
       resolve()
+      this.#controller.abort(new Error(`received ${name}`))
     })
   }
 
-  /** Aborts when the signal comes: for library calls that take an `AbortSignal` (a backup). */
+  /** Aborts when the signal comes: for library calls that take an `AbortSignal` (a backup; a prune stops between two steps). */
   get abortSignal(): AbortSignal {
     return this.#controller.signal
   }

@@ -10,8 +10,10 @@ import type { StoreConfig } from './config.js'
  *
  * @param mustExist when true (read-only commands), a missing database is an
  *   error instead of being created empty.
+ * @param retention when true (`serve`), `config.retention` is applied; other
+ *   commands never remove records in the background.
  */
-export async function openStore(config: StoreConfig, { mustExist }: { mustExist: boolean }): Promise<PriceStore> {
+export async function openStore(config: StoreConfig, { mustExist, retention = false }: { mustExist: boolean; retention?: boolean }): Promise<PriceStore> {
   const { location } = config
   if (mustExist) {
     const found = await stat(location).catch(() => undefined)
@@ -23,7 +25,10 @@ export async function openStore(config: StoreConfig, { mustExist }: { mustExist:
     await mkdir(location, { recursive: true })
   }
   try {
-    return await PriceStore.open(location, config.limits === undefined ? { provider: config.provider } : config)
+    const { provider, limits } = config
+    return await PriceStore.open(location, {
+      provider, ...(limits === undefined ? {} : { limits }), ...(retention && config.retention !== undefined ? { retention: config.retention } : {}),
+    })
   } catch (err) {
     throw explainOpenFailure(err, config)
   }

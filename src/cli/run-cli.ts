@@ -4,6 +4,7 @@ import { benchCommand } from './bench-command.js'
 import { demoCommand } from './demo-command.js'
 import { exportCommand } from './export-command.js'
 import { importCommand } from './import-command.js'
+import { pruneCommand } from './prune-command.js'
 import type { CliIo } from './io.js'
 import { queryCommand } from './query-command.js'
 import { describeFailure } from './report-error.js'
@@ -22,6 +23,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   export: exportCommand,
   backup: backupCommand,
   stats: statsCommand,
+  prune: pruneCommand,
 }
 
 const HELP = `Usage: price-store COMMAND [options]
@@ -39,6 +41,8 @@ Commands:
   export         write the stored records as NDJSON or CSV (to stdout or --output FILE)
   backup DIR     write a consistent copy of the database into the new directory DIR
   stats          print records, symbols, first and last timestamps, bytes on disk
+  prune --before T
+                 remove the records older than T (all symbols, or --symbol S)
 
 Options:
   -h, --help     this help

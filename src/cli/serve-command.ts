@@ -37,6 +37,9 @@ Options:
   --demo-if-empty             write the demo data set first when the database holds no records; a demo
                               database of another format (at ${DEFAULT_DB}, or one written by --demo-if-empty
                               or "price-store demo") is rebuilt (the one at ${DEFAULT_DB} is kept aside)
+  --retention-days N          keep only the last N days: older records are removed in the background, an
+                              hour at a time (counted back from the newest record or now, whichever is
+                              earlier; overrides "retention" in --config; see "price-store prune")
 
 Limits (so one client cannot starve the others; see docs/reliability.md):
   --max-concurrent-queries N  heavy queries run at once (default ${DEFAULT_MAX_CONCURRENT_QUERIES}): ranges, all tokens, over
@@ -63,6 +66,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       port: { type: 'string' },
       host: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
+      'retention-days': { type: 'string' },
       'max-concurrent-queries': { type: 'string' },
       'max-queued-queries': { type: 'string' },
       'query-timeout-ms': { type: 'string' },
@@ -78,7 +82,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const port = parseIntegerOption('port', values.port, 0, 65_535) ?? DEFAULT_PORT
   const host = values.host ?? DEFAULT_HOST
   const limits = parseLimits(values)
-  const config = withLimitFlags(await resolveStoreConfig(values), values)
+  const retentionDays = parseIntegerOption('retention-days', values['retention-days'], 1, 1_000_000)
+  const resolved = withLimitFlags(await resolveStoreConfig(values), values)
+  const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
   const demoIfEmpty = values['demo-if-empty'] === true
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
@@ -128,12 +134,12 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
  */
 async function openServedStore(config: StoreConfig, demoIfEmpty: boolean, io: CliIo): Promise<PriceStore> {
   try {
-    return await openStore(config, { mustExist: false })
+    return await openStore(config, { mustExist: false, retention: true })
   } catch (err) {
     const refused = err instanceof CliError ? err.cause : undefined
     if (!demoIfEmpty || !isPriceStoreError(refused, 'PRICE_UNSUPPORTED_FORMAT')) throw err
     await clearOldDemo(config.location, refused, io)
-    return openStore(config, { mustExist: false })
+    return openStore(config, { mustExist: false, retention: true })
   }
 }
 

@@ -65,6 +65,20 @@ export function readChunkPeriod(key: Uint8Array): number {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(0)
 }
 
+/** The first chunk key of `period`: every chunk key of earlier periods sorts before it. */
+export function chunkPeriodStart(period: number): Buffer {
+  const key = Buffer.allocUnsafe(4)
+  key.writeUInt32BE(period, 0)
+  return key
+}
+
+/** The period, symbol and part of a chunk key. */
+export function readChunkKey(key: Uint8Array): { period: number; symbol: string; part: number } {
+  if (key.length < 7) throw new MalformedBytes(`a chunk key has at least 7 bytes, this one ${key.length}`)
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  return { period: bytes.readUInt32BE(0), symbol: bytes.toString('utf8', 4, bytes.length - 3), part: bytes.readUInt16BE(bytes.length - 2) }
+}
+
 /** The key of the heads of the chunk of `symbol` in `period`. */
 export function headsKey(symbol: string, period: number): Buffer {
   const symbolBytes = Buffer.byteLength(symbol, 'utf8')

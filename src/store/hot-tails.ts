@@ -61,6 +61,20 @@ export class HotTails {
   }
 
   /**
+   * Drops the rows of `symbol` with `from <= timestamp < to`, after a prune
+   * removed them from the disk, and makes a load under way stale. What is
+   * left is still the symbol's newest records, so the tail keeps its
+   * `complete` flag.
+   */
+  drop(symbol: string, from: number, to: number): void {
+    this.#versions.set(symbol, this.version(symbol) + 1)
+    const tail = this.#tails.get(symbol)
+    if (tail === undefined) return
+    const rows = tail.rows.filter((row) => row.timestamp < from || row.timestamp >= to)
+    if (rows.length !== tail.rows.length) this.#tails.set(symbol, { rows: Object.freeze(rows), complete: tail.complete })
+  }
+
+  /**
    * A view of the tails of `symbols` as they are now, or `undefined` when
    * some symbol has no tail loaded. Symbols absent from `known` have no
    * records and need none.

@@ -29,6 +29,9 @@ import { rowsInCommitOrder } from './commit-notice.js'
 import { checkFormat } from './format.js'
 import type { HotTails } from './hot-tails.js'
 import { OpenArea } from './open-area.js'
+import { PruneRun, Pruner, toPruneRequest } from './pruner.js'
+import type { PruneOptions, PruneResult } from './pruner.js'
+import { Retention } from './retention.js'
 import type { OpenWrite } from './open-area.js'
 import { ReadState } from './read-view.js'
 import type { BytesSublevel, HourSpan, ReadSublevels, ReadView } from './read-view.js'
@@ -100,6 +103,12 @@ export class PriceStore {
   readonly #hub = new WatchHub()
   /** Moves closed hours from the log into chunks, in the write queue. */
   readonly #sealer: Sealer
+  /** Removes old records, in the write queue. */
+  readonly #pruner: Pruner
+  /** Prunes run one after another, each in turns of the write queue. */
+  #pruning: Promise<unknown> = Promise.resolve()
+  /** The `retention` option at work, while open. */
+  #retention: Retention | undefined
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -139,6 +148,10 @@ export class PriceStore {
     this.#sealer = new Sealer({
       db, levels: this.#levels, state: this.#state, provider: this.#options.provider, prefixes: this.#prefixes,
       sync: this.#options.sync, openBytes: this.#options.openBytes,
+    })
+    this.#pruner = new Pruner({
+      db, levels: this.#levels, state: this.#state, sealer: this.#sealer, provider: this.#options.provider, prefixes: this.#prefixes,
+      sync: this.#options.sync, knownSymbols: this.#knownSymbols,
     })
   }
 
@@ -192,10 +205,14 @@ export class PriceStore {
       // The database may have changed while the store was closed: start from what it holds now.
       const { area, nextSequence } = await this.#replayLog()
       await this.#journal.load(nextSequence)
-      this.#state.load(area, [...this.#knownSymbols].sort(compareIds), await this.#sealedHours())
+      const sealedHours = await this.#sealedHours()
+      this.#state.load(area, [...this.#knownSymbols].sort(compareIds), sealedHours)
       this.#status = 'open'
       // Hours a crash left unsealed are sealed in the background, as after a batch.
       this.#enqueueSeal()
+      const { retentionDays } = this.#options
+      this.#retention = retentionDays === undefined ? undefined : new Retention(retentionDays)
+      this.#applyRetention(Math.max(sealedHours.last, periodOf(this.#sealer.horizon)))
     } catch (err) {
       this.#status = 'closed'
       await this.#db.close().catch(() => {})
@@ -474,6 +491,28 @@ export class PriceStore {
     }, resolved, this.#journal.head)
   }
 
+  /**
+   * Removes every record with `timestamp < before` (of `symbol`, or of every
+   * symbol) and never one at or after it; resolves with what was removed.
+   * Runs in steps between writes, each one atomic write (an hour's chunks),
+   * so a crash leaves a consistent store holding everything at or after
+   * `before`, where pruning again finishes the work. The open hours it
+   * reaches are sealed first. A symbol left with no record leaves
+   * `symbols()`. Records written while it runs may survive it. Prunes run one
+   * at a time; `close()` stops one between steps (`PRICE_NOT_OPEN`).
+   * @throws PriceStoreError `PRICE_INVALID_RANGE` (`before`), `PRICE_INVALID_SYMBOL`, `PRICE_INVALID_QUERY`,
+   *   `PRICE_NOT_OPEN`, `PRICE_ABORTED` (`options.signal`), `PRICE_STORAGE_ERROR`, `PRICE_CORRUPT_VALUE`
+   * @example
+   * await store.prune({ before: Date.parse('2024-01-01T00:00:00Z') }) // { records, hours, symbols }
+   */
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    this.#assertOpen()
+    const request = toPruneRequest(options)
+    const pruned = this.#pruning.then(() => this.#runPrune(new PruneRun(request)))
+    this.#pruning = pruned.catch(() => {})
+    return pruned
+  }
+
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
     this.#assertOpen()
@@ -573,7 +612,31 @@ export class PriceStore {
     this.#journal.committed(position)
     this.#hub.publish(position, () => rowsInCommitOrder(records, writes))
     this.#sealer.horizon = horizon
+    this.#applyRetention(periodOf(horizon))
     return records.length
+  }
+
+  /** A prune's turns, queued one after another behind the writes queued meanwhile. */
+  async #runPrune(run: PruneRun): Promise<PruneResult> {
+    const { signal } = run.request
+    for (;;) {
+      throwIfAborted(signal)
+      if (this.#status !== 'open') throw new PriceStoreError('PRICE_NOT_OPEN', `the store is ${this.#status}: the prune stopped (what it removed stays removed)`)
+      const turn = this.#writeQueue.then(() => this.#pruner.turn(run))
+      this.#writeQueue = turn.catch(() => {})
+      const done = await turn
+      run.request.onProgress?.(run.result())
+      if (done) return run.result()
+    }
+  }
+
+  /** Starts the prune the `retention` option makes due now that the store holds a record in `newestHour`. */
+  #applyRetention(newestHour: number): void {
+    const retention = this.#retention
+    const before = retention?.due(newestHour)
+    if (retention === undefined || before === undefined) return
+    // In the background: a failure (or close) leaves the records for the next attempt.
+    this.prune({ before }).catch(() => retention.failed())
   }
 
   /** One log entry's records as open rows (views into the entry's bytes), by symbol; parsed when `places` are not known. */

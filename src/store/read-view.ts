@@ -27,6 +27,13 @@
  *    snapshot may hold a seal its open area does not know of). Otherwise a
  *    later query, whose open area no longer holds the sealed rows, could
  *    miss them.
+ *
+ * A prune step (`pruner.ts`) changes the set of records, so it cannot lean
+ * on the merge: it touches sealed data only (the hours it reaches are sealed
+ * first), takes its chunks out of the caches and stops cache fills before
+ * its write ({@link ReadState.beginPrune}), and advances the counter after
+ * it ({@link ReadState.applyPrune}). A view then reads the step's chunks
+ * from its own snapshot, before or after the step, never half of it.
  */
 import type { AbstractIterator, AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
@@ -185,6 +192,33 @@ export class ReadState {
   }
 
   /**
+   * A prune step is about to go to the database: the chunks it deletes or
+   * rewrites leave the caches now, so no view reads them from memory once
+   * its snapshot may lack them, and nothing is cached until the step is
+   * taken in (as during a seal).
+   */
+  beginPrune(chunks: readonly PrunedChunk[]): void {
+    for (const { symbol, period } of chunks) {
+      const key = cacheKey(symbol, period)
+      this.#heads.delete(key)
+      this.#chunks.delete(key)
+    }
+    this.#sealing = true
+  }
+
+  /**
+   * Takes in a committed prune step: the hot tails drop the records it
+   * removed (`from <= timestamp < to` of each chunk), and the symbols it
+   * left without records are gone from `symbols`.
+   */
+  applyPrune(chunks: readonly PrunedChunk[], symbols: readonly string[]): void {
+    for (const { symbol, from, to } of chunks) this.#tails?.drop(symbol, from, to)
+    this.#symbols = symbols
+    this.#version++
+    this.#sealing = false
+  }
+
+  /**
    * After a write whose outcome is unknown (LevelDB may have committed it):
    * caches of sealed data may no longer match the disk.
    */
@@ -327,6 +361,11 @@ export class ReadView implements ScanSource {
   /** Read options that read another sublevel from this view's snapshot. */
   get readOptions(): { readonly snapshot: AbstractSnapshot } {
     return this.#pin
+  }
+
+  /** The hours in `lo..hi` holding records of `symbol` (sealed or open), ascending. */
+  hoursOf(symbol: string, lo: number, hi: number): AsyncGenerator<number> {
+    return this.#periods(symbol, lo, hi, false)
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
@@ -525,6 +564,14 @@ export class ReadView implements ScanSource {
     }
     return bytes
   }
+}
+
+/** A chunk a prune step deletes or rewrites: the records of `symbol` in `period` with `from <= timestamp < to` go. */
+export interface PrunedChunk {
+  readonly symbol: string
+  readonly period: number
+  readonly from: number
+  readonly to: number
 }
 
 /** The first and last hour holding records; `first > last` when there are none. */

@@ -78,14 +78,23 @@ export class Sealer {
 
   /** Seals every open hour, due or not (when the store closes). */
   async runAll(): Promise<void> {
-    for (;;) {
-      if (this.#task === undefined) {
-        const oldest = this.#context.state.open.periods()[0]
-        if (oldest === undefined) return
-        this.#begin(oldest)
-      }
-      await this.#step()
+    while (await this.stepThrough(Number.POSITIVE_INFINITY));
+  }
+
+  /**
+   * Runs one seal step (finishing the hour under way first) if any hour up
+   * to `last` is open, due or not: a prune seals the hours it is about to
+   * delete or rewrite. Returns whether it ran one.
+   * @throws PriceStoreError when the step's write fails (its rows stay open)
+   */
+  async stepThrough(last: number): Promise<boolean> {
+    if (this.#task === undefined) {
+      const oldest = this.#context.state.open.periods()[0]
+      if (oldest === undefined || oldest > last) return false
+      this.#begin(oldest)
     }
+    await this.#step()
+    return true
   }
 
   /** The oldest open hour if it is due: over for {@link SEAL_GRACE_MS}, or the open area is over its budget. */
@@ -159,7 +168,21 @@ function writeChunk(
   batch: RootBatch, view: ReadView, period: number, symbol: string, provider: Provider,
   prefixes: SealerContext['prefixes'], heads: Map<string, HeadRows>,
 ): number {
-  const records = view.periodRows(symbol, period).map(toChunkRecord)
+  const written = putChunk(batch, prefixes, period, symbol, view.periodRows(symbol, period), provider)
+  heads.set(symbol, written.heads)
+  return written.bytes
+}
+
+/**
+ * Puts the chunk parts and heads entry of `symbol` in `period` holding
+ * `rows` (ascending, none repeated, at least one) into `batch`: what
+ * sealing writes, and what a prune writes for the hour it cuts in two.
+ * Returns the heads as rows, the chunk's bytes and its part count.
+ */
+export function putChunk(
+  batch: RootBatch, prefixes: SealerContext['prefixes'], period: number, symbol: string, rows: readonly Row[], provider: Provider,
+): { heads: HeadRows; bytes: number; parts: number } {
+  const records = rows.map(toChunkRecord)
   const parts = Math.ceil(records.length / MAX_PART_RECORDS)
   let bytes = 0
   for (let part = 0; part < parts; part++) {
@@ -169,8 +192,7 @@ function writeChunk(
   }
   const entry = headsEntryOf(period, records)
   batch.put(prefixes.heads, headsKey(symbol, period), entry)
-  heads.set(symbol, headRows(symbol, period, entry, provider))
-  return bytes
+  return { heads: headRows(symbol, period, entry, provider), bytes, parts }
 }
 
 /** A row's stored parts, with its id as UTF-8. */

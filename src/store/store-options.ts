@@ -78,6 +78,15 @@ export interface PriceStoreOptions {
    * is told so with a `reset` item.
    */
   readonly journal?: { readonly commits?: number; readonly bytes?: number }
+  /**
+   * Keep only the last `days` days (a whole number, at least 1): older
+   * records are pruned in the background, a whole hour at a time, when the
+   * store opens and whenever the newest record moves into a new hour. The
+   * days count back from the newest record's hour or the current hour,
+   * whichever is earlier, so a historical store keeps its last days and a
+   * future-dated record cannot empty the store. Off by default.
+   */
+  readonly retention?: { readonly days: number }
 }
 
 /** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
@@ -94,6 +103,8 @@ export interface ResolvedOptions {
   readonly openBytes: number
   readonly maxOpenFiles: number
   readonly journal: JournalWindow
+  /** Days of records kept, or `undefined` to keep everything. */
+  readonly retentionDays: number | undefined
 }
 
 /**
@@ -138,6 +149,12 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   const { commits = DEFAULT_JOURNAL_COMMITS, bytes = DEFAULT_JOURNAL_BYTES } = journal
   if (!Number.isSafeInteger(commits) || commits < 1) throw invalid('journal.commits', commits, 'must be an integer >= 1')
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw invalid('journal.bytes', bytes, 'must be an integer >= 0')
+  const { retention } = options as Partial<PriceStoreOptions>
+  if (retention !== undefined && (typeof retention !== 'object' || retention === null)) throw invalid('retention', retention, 'must be an object { days }')
+  const retentionDays = retention?.days
+  if (retention !== undefined && (!Number.isSafeInteger(retentionDays) || (retentionDays as number) < 1)) {
+    throw invalid('retention.days', retentionDays, 'must be a whole number of days >= 1')
+  }
   return Object.freeze({
     provider: Object.freeze({ name: provider.name, id: provider.id, publicKey: provider.publicKey, ...(aliases && { aliases: Object.freeze([...aliases]) }) }),
     limits: Object.freeze(resolvedLimits),
@@ -148,6 +165,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     openBytes,
     maxOpenFiles,
     journal: Object.freeze({ commits, bytes }),
+    retentionDays,
   })
 }
 

@@ -31,7 +31,7 @@ export type { TypedCall } from './typed-call-arbitraries.js'
 
 // The reference model.
 export {
-  referenceQuery, referenceFaultParameters, storedRecords, toReturned, outcomeOf, keyOrder,
+  referenceQuery, referencePrune, referenceFaultParameters, storedRecords, toReturned, outcomeOf, keyOrder,
   compareRecords, compareUtf8, isValidSymbol, NearNumber, ModelTooBig,
 } from './reference-model.js'
-export type { ModelConfig, ModelResult } from './reference-model.js'
+export type { ModelConfig, ModelResult, ModelPruneResult } from './reference-model.js'

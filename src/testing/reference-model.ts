@@ -92,6 +92,29 @@ export function storedRecords(writes: readonly Readonly<Record<string, unknown>>
   return [...byKey.values()]
 }
 
+/** What `prune` must report: the records it removes, the hours they were in, the symbols it leaves with none. */
+export interface ModelPruneResult {
+  readonly records: number
+  readonly hours: number
+  readonly symbols: readonly string[]
+}
+
+/**
+ * `store.prune({ before, symbol })` over stored records: every record of
+ * `symbol` (of any symbol when it is left out) with `timestamp < before`
+ * goes. Returns the records left and what the prune must report (hours are
+ * UTC hours, `floor(timestamp / 3 600 000)`).
+ */
+export function referencePrune(records: readonly PriceRecord[], before: number, symbol?: string): { left: PriceRecord[]; result: ModelPruneResult } {
+  const goes = (r: PriceRecord) => r.timestamp < before && (symbol === undefined || r.symbol === symbol)
+  const left = records.filter((r) => !goes(r))
+  const removed = records.filter(goes)
+  const remaining = new Set(left.map((r) => r.symbol))
+  const symbols = [...new Set(removed.map((r) => r.symbol))].filter((name) => !remaining.has(name)).sort(compareUtf8)
+  const hours = new Set(removed.map((r) => Math.floor(r.timestamp / 3_600_000))).size
+  return { left, result: { records: removed.length, hours, symbols } }
+}
+
 function readRaw(params: QueryParams, name: Known): string[] {
   if (params instanceof URLSearchParams) return params.getAll(name)
   const value = (params as Record<string, string | readonly string[] | undefined>)[name]
