@@ -6,6 +6,7 @@
 export { PriceStore } from './store/price-store.js'
 export type { StoreStatus } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/store-options.js'
+export { DEFAULT_MAX_OPEN_FILES } from './store/store-options.js'
 export type { PruneOptions, PruneResult } from './store/pruner.js'
 export type {
   AsOfOptions, CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions,
@@ -21,7 +22,11 @@ export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'
 
 export { parseQuery } from './engine/parse-query.js'
 export type { QueryConfig, ProviderNames } from './engine/parse-query.js'
-export { executeQuery, executePlan, streamBuckets } from './engine/execute.js'
+export { executeQuery, executePlan, executePlanDeferred, streamBuckets } from './engine/execute.js'
+export { DeferredAnswer } from './engine/deferred-answer.js'
+export type { DeferredItem } from './engine/deferred-answer.js'
+export { costOf, READ_COST } from './engine/cost.js'
+export type { DataCounts } from './engine/cost.js'
 export { planQuery, LIGHT_QUERY_RECORDS } from './engine/plan.js'
 export type { QueryPlan, PlannedRead, ReadRole } from './engine/plan.js'
 export { sampleByInterval, minuteOfHour } from './engine/sample.js'
@@ -42,13 +47,15 @@ export {
   createPricesListener, answerClientError, answerConnect, startServer, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS,
 } from './adapters/http/node.js'
 export type { PricesListenerOptions, StartServerOptions, RunningServer } from './adapters/http/node.js'
-export { createPricesHandler } from './adapters/http/handler.js'
+export { createPricesHandler, DEFAULT_STREAM_ABOVE } from './adapters/http/handler.js'
+export { StreamedBody, DEFAULT_SEND_STALL_MS } from './adapters/http/streamed-body.js'
 export type { PricesHandler, PricesHandlerOptions, NextHandler } from './adapters/http/handler.js'
 export { answerUdf, udfEndpoint } from './adapters/http/udf.js'
 export type { UdfEndpoint, UdfOptions, UdfSource } from './adapters/http/udf.js'
 export type { ChartPageOptions } from './adapters/http/chart-page.js'
 export {
   QueryGate, isQueryLimitError, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_MAX_ANSWERS_IN_FLIGHT, DEFAULT_LIGHT_QUERY_COST,
 } from './adapters/http/query-gate.js'
 export type { QueryLimitOptions, QueryLoad, QueryLimitError, GateRequest } from './adapters/http/query-gate.js'
 export { statusForError } from './adapters/http/status.js'

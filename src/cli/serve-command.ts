@@ -1,9 +1,10 @@
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, startServer, type RunningServer } from '../adapters/http/node.js'
 import {
+  DEFAULT_LIGHT_QUERY_COST,
+  DEFAULT_MAX_ANSWERS_IN_FLIGHT,
   DEFAULT_MAX_CONCURRENT_QUERIES,
   DEFAULT_MAX_QUEUED_QUERIES,
   DEFAULT_QUERY_TIMEOUT_MS,
-  LIGHT_QUERY_RECORDS,
   MAX_TIMER_MS,
   isQueryLimitError,
   type QueryLimitOptions,
@@ -42,8 +43,11 @@ Options:
                               earlier; overrides "retention" in --config; see "price-store prune")
 
 Limits (so one client cannot starve the others; see docs/reliability.md):
-  --max-concurrent-queries N  heavy queries run at once (default ${DEFAULT_MAX_CONCURRENT_QUERIES}): ranges, all tokens, over
-                              ${LIGHT_QUERY_RECORDS} named tokens or ${LIGHT_QUERY_RECORDS} records of one; lighter ones never wait
+  --light-query-cost N        a query costing at most N (records returned, plus 1/8 per record only read, as the
+                              store estimates them) is light and runs at once (default ${DEFAULT_LIGHT_QUERY_COST})
+  --max-concurrent-queries N  heavy queries run at once (default ${DEFAULT_MAX_CONCURRENT_QUERIES}); they wait in a line ordered by
+                              arrival plus cost, so cheaper ones pass costlier ones
+  --max-answers-in-flight N   heavy answers being sent at once, to slow clients included (default ${DEFAULT_MAX_ANSWERS_IN_FLIGHT})
   --max-queued-queries N      heavy queries that may wait for a slot (default ${DEFAULT_MAX_QUEUED_QUERIES}); more get
                               503 HTTP_BUSY with retry-after
   --query-timeout-ms N        time budget of a query, waiting included (default ${DEFAULT_QUERY_TIMEOUT_MS}; 0 = none);
@@ -69,6 +73,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'retention-days': { type: 'string' },
       'max-concurrent-queries': { type: 'string' },
       'max-queued-queries': { type: 'string' },
+      'max-answers-in-flight': { type: 'string' },
+      'light-query-cost': { type: 'string' },
       'query-timeout-ms': { type: 'string' },
       'headers-timeout-ms': { type: 'string' },
       'request-timeout-ms': { type: 'string' },
@@ -191,6 +197,8 @@ function parseLimits(values: Readonly<Record<string, string | string[] | boolean
   const entries: [keyof ServeLimits, number | undefined][] = [
     ['maxConcurrentQueries', parseIntegerOption('max-concurrent-queries', text('max-concurrent-queries'), 1, 1_000_000)],
     ['maxQueuedQueries', parseIntegerOption('max-queued-queries', text('max-queued-queries'), 0, 1_000_000)],
+    ['maxAnswersInFlight', parseIntegerOption('max-answers-in-flight', text('max-answers-in-flight'), 1, 1_000_000)],
+    ['lightQueryCost', parseIntegerOption('light-query-cost', text('light-query-cost'), 0, Number.MAX_SAFE_INTEGER)],
     ['queryTimeoutMs', parseIntegerOption('query-timeout-ms', text('query-timeout-ms'), 0, MAX_TIMER_MS)],
     ['requestTimeoutMs', parseIntegerOption('request-timeout-ms', text('request-timeout-ms'), 0, MAX_TIMER_MS)],
     ['headersTimeoutMs', parseIntegerOption('headers-timeout-ms', text('headers-timeout-ms'), 1, MAX_TIMER_MS)],
