@@ -1,13 +1,15 @@
 /**
  * Small, independent helpers for the unit tests and the store suite: a record
  * factory, the expected shape of a returned record (built from SPEC §1, not
- * from the implementation), an exact deep comparison and coded-error checks.
+ * from the implementation), an exact deep comparison, coded-error checks and
+ * a counter of open snapshots.
  */
 import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
 import { PriceStoreError } from '../../src/errors.js'
 import type { PriceStoreErrorCode } from '../../src/errors.js'
 import type { NewPriceRecord, Provider } from '../../src/types.js'
+import type { MemoryLevel } from 'memory-level'
 
 export const PROVIDER: Provider = Object.freeze({
   name: 'redstone',
@@ -159,4 +161,23 @@ export function mentions(message: string, value: string): boolean {
 /** Compares strings by UTF-8 bytes, the order of the store's keys. */
 export function byUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+}
+
+/** Counts the snapshots a database has open: each read view holds one until it is released. */
+export function countSnapshots(db: MemoryLevel<any, any>): { readonly open: number } {
+  const counter = { open: 0 }
+  const take = db.snapshot.bind(db)
+  db.snapshot = (...args: Parameters<typeof take>) => {
+    const snapshot = take(...args)
+    counter.open++
+    const close = snapshot.close.bind(snapshot)
+    let closed = false
+    snapshot.close = async () => {
+      if (!closed) counter.open--
+      closed = true
+      return close()
+    }
+    return snapshot
+  }
+  return counter
 }

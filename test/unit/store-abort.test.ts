@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { PriceStoreError } from '../../src/index.js'
 import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
-import { rejectsCode } from './helpers.js'
+import { countSnapshots, rejectsCode } from './helpers.js'
 
 const HOUR = 3_600_000
 /** More hours than the view reads at once: a range over them is read in batches, an hour each. */
@@ -19,24 +19,6 @@ const TO = T0 + HOURS * HOUR - 1
 /** Not on ten-minute lines, so ranges scan every record rather than reading bucket heads. */
 const INTERVAL = 60_000
 
-/** Counts the snapshots a database has open: each read view holds one until it is released. */
-function countSnapshots(db: MemoryLevel<any, any>): { readonly open: number } {
-  const counter = { open: 0 }
-  const take = db.snapshot.bind(db)
-  db.snapshot = (...args: Parameters<typeof take>) => {
-    const snapshot = take(...args)
-    counter.open++
-    const close = snapshot.close.bind(snapshot)
-    let closed = false
-    snapshot.close = async () => {
-      if (!closed) counter.open--
-      closed = true
-      return close()
-    }
-    return snapshot
-  }
-  return counter
-}
 
 
 let db: MemoryLevel<any, any>

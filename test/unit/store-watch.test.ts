@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { PriceStoreOptions, WatchItem, WatchIterator } from '../../src/index.js'
 import { PROGRESS_EVERY } from '../../src/store/watch-options.js'
-import { PROVIDER, T0, expected, rec, rejectsCode, throwsCode } from './helpers.js'
+import { PROVIDER, T0, countSnapshots, expected, rec, rejectsCode, throwsCode } from './helpers.js'
 import type { Input } from './helpers.js'
 
 const HOUR = 3_600_000
@@ -301,24 +301,6 @@ describe.each(BACKENDS)('store.watch() on $name', (backend) => {
 })
 
 describe('store.watch(): resources', () => {
-  /** Counts open snapshots: a replaying watch holds one. */
-  function countSnapshots(db: MemoryLevel<any, any>): { readonly open: number } {
-    const counter = { open: 0 }
-    const take = db.snapshot.bind(db)
-    db.snapshot = (...args: Parameters<typeof take>) => {
-      const snapshot = take(...args)
-      counter.open++
-      const close = snapshot.close.bind(snapshot)
-      let closed = false
-      snapshot.close = async () => {
-        if (!closed) counter.open--
-        closed = true
-        return close()
-      }
-      return snapshot
-    }
-    return counter
-  }
 
   it('leaving the loop during a replay releases its view; leaving a live watch ends it', async () => {
     const db = new MemoryLevel()
