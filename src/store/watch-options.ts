@@ -32,6 +32,12 @@ export interface WatchRecords {
   /** The commit's position. */
   readonly position: number
   readonly records: readonly PriceRecord[]
+  /**
+   * Replayed commits only, when some of the commit's matching records were
+   * removed by a prune (or retention) since: how many. They are left out of
+   * `records`, which may then be empty; a live commit never has it.
+   */
+  readonly pruned?: number
 }
 
 /**

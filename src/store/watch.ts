@@ -240,14 +240,19 @@ export class Watch implements WatchIterator, Subscriber {
         if (entry === undefined) return undefined
       }
       const position = readJournalKey(entry[0])
-      const records = this.#resolve(view, position, entry[1])
+      const { records, pruned } = this.#resolve(view, position, entry[1])
+      if (pruned > 0) return { type: 'records', position, records, pruned }
       if (records.length > 0) return { type: 'records', position, records }
       this.#skipped = Math.max(this.#skipped, position)
     }
   }
 
-  /** The records a journal entry lists that match the watch, read through the view. */
-  #resolve(view: ReadView, position: number, entry: Uint8Array): PriceRecord[] {
+  /**
+   * The records a journal entry lists that match the watch, read through
+   * the view, and how many of them a prune has removed since (the journal
+   * keeps keys, so a pruned record is no longer there to replay).
+   */
+  #resolve(view: ReadView, position: number, entry: Uint8Array): { records: PriceRecord[]; pruned: number } {
     let keys: JournalRecord[]
     try {
       keys = lastOfEachKey(readJournalEntry(entry))
@@ -257,18 +262,14 @@ export class Watch implements WatchIterator, Subscriber {
     }
     const { symbols } = this.#options
     const records: PriceRecord[] = []
+    let pruned = 0
     for (const key of keys) {
       if (symbols !== undefined && !symbols.has(key.symbol)) continue
       const row = view.row(key.symbol, key.timestamp, key.id)
-      if (row === undefined) {
-        const name = describeJournal(position)
-        throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${name} lists ${key.symbol}@${key.timestamp} id ${JSON.stringify(key.id)}, which the store does not hold`, {
-          details: { key: name },
-        })
-      }
-      records.push(row.decode())
+      if (row === undefined) pruned++
+      else records.push(row.decode())
     }
-    return records
+    return { records, pruned }
   }
 
   #take(queued: Queued): WatchItem {

@@ -95,6 +95,24 @@ describe.each(BACKENDS)('store.watch() on $name', (backend) => {
     expect(await collectUntil(store.watch({ after: 2 }), 3)).toEqual([recordsItem(3, batches[2] as In[])])
   })
 
+  it('replays a commit whose records were pruned since with those left out and counted, never silently', async () => {
+    const store = await openOn(await backend.make())
+    const batches = [[btc(0), eth(10)], [btc(HOUR), btc(20)], [eth(2 * HOUR)]]
+    for (const batch of batches) await store.putMany(batch)
+    // Everything before the second hour goes: all of commit 1, one record of commit 2.
+    await store.prune({ before: T0 + HOUR })
+    expect(await collectUntil(store.watch({ after: 0 }), 3)).toEqual([
+      { type: 'records', position: 1, records: [], pruned: 2 },
+      { type: 'records', position: 2, records: [expected(btc(HOUR))], pruned: 1 },
+      recordsItem(3, batches[2] as In[]),
+    ])
+    // A filter counts only its own symbols' records.
+    expect(await collectUntil(store.watch({ after: 0, symbols: ['ETH'] }), 3)).toEqual([
+      { type: 'records', position: 1, records: [], pruned: 1 },
+      recordsItem(3, batches[2] as In[]),
+    ])
+  })
+
   it('gives live commits after the call when no position is given', async () => {
     const store = await openOn(await backend.make())
     await store.putMany([btc(0)])
