@@ -53,9 +53,9 @@ export interface QueryLimitOptions {
 /**
  * Default cap on heavy queries at once. Decoding and serialising run on the
  * one JavaScript thread, so more heavy queries at once buy no throughput,
- * only memory (a 10,000-record range answer is about 14 MB of JSON) and
- * latency for everyone: see the cap sweep in docs/reliability.md, where 1
- * and 2 did best. 2 rather than 1, so that one slow heavy query (a cold
+ * only latency for everyone: see the cap sweep in docs/reliability.md, where
+ * 1 and 2 did best. (An answer waiting for a slow client parks and gives its
+ * slot on, so slow clients do not hold the slots.) 2 rather than 1, so that one slow heavy query (a cold
  * disk) does not hold up every other.
  */
 export const DEFAULT_MAX_CONCURRENT_QUERIES = 2
