@@ -95,12 +95,8 @@ export function decodeValue(
       if (!Array.isArray(body) || body.length !== 5) throw new Error('the JSON body is not a 5-element array')
       ;[signature, permawebTx, version, source, extras] = body
     } else {
-      const reader = new ByteReader(bytes, start + HEADER_BYTES, end)
-      const signatureStart = reader.sized()
-      signature = bytes.toString((flags & SIGNATURE_BYTES) !== 0 ? 'base64' : 'utf8', signatureStart, reader.offset)
-      permawebTx = reader.text()
-      version = reader.text()
-      const rest = unpackRest(bytes, reader.offset, end)
+      let rest: unknown
+      ;[signature, permawebTx, version, rest] = readUsualBody(bytes, start, end, flags)
       if (!Array.isArray(rest) || rest.length !== 2) throw new Error('the packed rest is not a 2-element array')
       ;[source, extras] = rest
     }
@@ -149,20 +145,27 @@ export function valueJson(bytes: Buffer, start: number, end: number, prefix: str
   if ((flags & ~SIGNATURE_BYTES) !== 0) return undefined
   try {
     const value = bytes.readDoubleLE(start + 1)
-    const reader = new ByteReader(bytes, start + HEADER_BYTES, end)
-    const signatureStart = reader.sized()
-    // Base64 never needs escaping in JSON.
-    const signature = (flags & SIGNATURE_BYTES) !== 0
-      ? `"${bytes.toString('base64', signatureStart, reader.offset)}"`
-      : JSON.stringify(bytes.toString('utf8', signatureStart, reader.offset))
-    const permawebTx = reader.text()
-    const version = reader.text()
-    const rest = unpackRest(bytes, reader.offset, end)
+    const [signature, permawebTx, version, rest] = readUsualBody(bytes, start, end, flags)
     if (!Array.isArray(rest) || rest.length !== 2 || rest[1] !== null || !isObject(rest[0])) return undefined
-    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)},"signature":${signature},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${toExactJson(rest[0])}${suffix}`
+    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)},"signature":${JSON.stringify(signature)},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${toExactJson(rest[0])}${suffix}`
   } catch {
     return undefined
   }
+}
+
+/**
+ * The parts of a usual (not JSON) body after the header: the signature
+ * (from its bytes when stored as base64), `permawebTx`, `version`, and the
+ * msgpack rest `[source, extras]` unchecked.
+ * @throws MalformedBytes (or msgpackr's error) when the body does not parse
+ */
+function readUsualBody(bytes: Buffer, start: number, end: number, flags: number): [string, string, string, unknown] {
+  const reader = new ByteReader(bytes, start + HEADER_BYTES, end)
+  const signatureStart = reader.sized()
+  const signature = bytes.toString((flags & SIGNATURE_BYTES) !== 0 ? 'base64' : 'utf8', signatureStart, reader.offset)
+  const permawebTx = reader.text()
+  const version = reader.text()
+  return [signature, permawebTx, version, unpackRest(bytes, reader.offset, end)]
 }
 
 /** Names a record and its entry in an error message and `details.key`. */
