@@ -7,34 +7,19 @@
  * and the two stores' statistics agree with the model's counts. Half the
  * runs also back A up and check that the copy exports the same records.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import fc from 'fast-check'
-import { MemoryLevel } from 'memory-level'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PriceStore, toExactJson } from '../../src/index.js'
 import type { NewPriceRecord, PriceRecord } from '../../src/index.js'
 import { dataSetArb, splitBatches } from '../fixtures/arbitraries.js'
 import { TEST_PROVIDER } from '../fixtures/records.js'
 import { compareRecords, compareUtf8, storedRecords } from '../fixtures/reference-model.js'
+import { propertyBackends } from './backends.js'
 
 const scale = Number(process.env['FC_SCALE']) || 1
 const SHRINK_TIMEOUT = 300_000
 
-let root: string
-let runs = 0
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'price-store-export-prop-'))
-})
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true })
-})
-
-const BACKENDS = [
-  { name: 'memory-level', numRuns: 40, location: (): MemoryLevel<string, string> | string => new MemoryLevel() },
-  { name: 'classic-level', numRuns: 15, location: (): MemoryLevel<string, string> | string => join(root, `run-${runs++}`) },
-] as const
+const { backends: BACKENDS, newPath } = propertyBackends('export-prop', { memory: 40, classic: 15 })
 
 /** The export as NDJSON text, as the CLI writes it. */
 async function ndjsonOf(records: AsyncIterable<PriceRecord>): Promise<string[]> {
@@ -79,7 +64,7 @@ describe.each(BACKENDS)('export then import on $name', (backend) => {
           expect(statsA.records).toBe(expected.length)
 
           if (backup) {
-            const { location } = await a.backup(join(root, `backup-${runs++}`))
+            const { location } = await a.backup(newPath('backup'))
             const copy = await PriceStore.open(location, { provider: TEST_PROVIDER })
             try {
               expect(await ndjsonOf(copy.export())).toEqual(expected)

@@ -7,12 +7,8 @@
  * equals the model's, and every query form over the store equals the model
  * over the records left, also after more writes and after reopening.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import fc from 'fast-check'
-import { MemoryLevel } from 'memory-level'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { PriceRecord } from '../../src/index.js'
 import { rarely, symbolArb } from '../fixtures/arbitraries.js'
@@ -20,23 +16,12 @@ import { T0, TEST_PROVIDER } from '../fixtures/records.js'
 import { referencePrune, storedRecords } from '../fixtures/reference-model.js'
 import { HOUR, HOURS, HOURS_LIMITS, expectHoursHold, hoursDataArb, hoursQueriesArb, memorySettingsArb, settle, storeOptionsFor } from './hours-model.js'
 import type { HoursData } from './hours-model.js'
+import { propertyBackends } from './backends.js'
 
 const scale = Number(process.env['FC_SCALE']) || 1
 const SHRINK_TIMEOUT = 300_000
 
-let root: string
-let runs = 0
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'price-store-prune-prop-'))
-})
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true })
-})
-
-const BACKENDS = [
-  { name: 'memory-level', numRuns: 30, location: (): MemoryLevel<string, string> | string => new MemoryLevel() },
-  { name: 'classic-level', numRuns: 10, location: (): MemoryLevel<string, string> | string => join(root, `run-${runs++}`) },
-] as const
+const { backends: BACKENDS } = propertyBackends('prune-prop', { memory: 30, classic: 10 })
 
 /** A prune as generated: after which batch it runs, its `before`, and its symbol (or every symbol). */
 interface PruneCall {

@@ -8,18 +8,16 @@
  * The model is a plain map of the records written (the last write of a
  * (symbol, timestamp, id) wins), answered by test/fixtures/reference-model.ts.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { AbstractSnapshot } from 'abstract-level'
 import fc from 'fast-check'
 import { MemoryLevel } from 'memory-level'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { Limits, PriceAnswer, PriceStoreOptions, QueryParams } from '../../src/index.js'
 import { readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
 import { outcomeOf, referenceQuery, storedRecords } from '../fixtures/reference-model.js'
 import type { ModelResult } from '../fixtures/reference-model.js'
+import { propertyBackends } from './backends.js'
 
 const provider = Object.freeze({ name: 'redstone', id: 'sealing-provider', publicKey: 'sealing-key' })
 const LIMITS: Limits = Object.freeze({ maxLimit: 500, maxSymbols: 200, maxRangePoints: 2_000 })
@@ -35,19 +33,7 @@ const MAX = Number.MAX_SAFE_INTEGER
 const scale = Number(process.env['FC_SCALE']) || 1
 const SHRINK_TIMEOUT = 300_000
 
-let root: string
-let runs = 0
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'price-store-sealing-'))
-})
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true })
-})
-
-const BACKENDS = [
-  { name: 'memory-level', numRuns: 30, location: (): MemoryLevel<string, string> | string => new MemoryLevel() },
-  { name: 'classic-level', numRuns: 12, location: (): MemoryLevel<string, string> | string => join(root, `run-${runs++}`) },
-] as const
+const { backends: BACKENDS } = propertyBackends('sealing', { memory: 30, classic: 12 })
 
 interface Written {
   readonly symbol: string
