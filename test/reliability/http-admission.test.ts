@@ -42,7 +42,7 @@ afterAll(async () => {
 
 /** The store, with each heavy read (by its cost, as the gate weighs it) held until the test lets it go. */
 function holding(inner: PriceStore) {
-  const held: { params: string; go(): void }[] = []
+  const held: { label: string; go(): void }[] = []
   const queryable: PricesQueryable = {
     plan: (params) => inner.plan(params),
     cost: (plan) => inner.cost(plan),
@@ -51,14 +51,15 @@ function holding(inner: PriceStore) {
     runDeferred(plan: QueryPlan): Promise<PriceAnswer | DeferredAnswer> {
       if (inner.cost(plan) <= 500) return inner.runDeferred(plan)
       return new Promise((resolve, reject) => {
-        held.push({ params: paramsOf(plan), go: () => inner.runDeferred(plan).then(resolve, reject) })
+        held.push({ label: labelOf(plan), go: () => inner.runDeferred(plan).then(resolve, reject) })
       })
     },
   }
   return { queryable, held }
 }
 
-function paramsOf(plan: QueryPlan): string {
+/** A short name for a held plan, e.g. `ETH@60000` for a range of ETH at one minute. */
+function labelOf(plan: QueryPlan): string {
   const query = plan.query
   return query.kind === 'range' ? `${query.symbol}@${query.interval}` : query.kind
 }
@@ -123,7 +124,7 @@ describe('admission by cost', () => {
       // The line is ordered by cost as time: the day at one minute passes the 10,000-record range queued before it.
       held[0]!.go()
       await until(() => held.length === 2, 'the next query starts')
-      expect(held[1]!.params).toBe('ETH@60000')
+      expect(held[1]!.label).toBe('ETH@60000')
       for (let next = 1; next < 4; next++) {
         held[next]!.go()
         if (next < 3) await until(() => held.length === next + 2, 'the next query starts')
