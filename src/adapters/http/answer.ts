@@ -56,7 +56,7 @@ export function planRequest(store: PricesQueryable, params: URLSearchParams, opt
 /** A complete HTTP answer, free of sockets: a host framework sends it as it likes. */
 export interface HttpAnswer {
   readonly status: number
-  /** Lower-case header names; always `content-type` and `content-length`. */
+  /** Lower-case header names; always `content-type`, and `content-length` unless the answer is in `stream`. */
   readonly headers: Readonly<Record<string, string>>
   /** The JSON text of the answer (UTF-8 when sent); empty when the answer is in `stream`. */
   readonly body: string
