@@ -7,6 +7,7 @@ import { checkBasePath, notFoundAnswer, routeRequest, type RouteTable } from './
 import { DEFAULT_SEND_STALL_MS, sendStreamed, type StreamSendOptions as SendOptions } from './streamed-body.js'
 import { answerUdf, type UdfSource } from './udf.js'
 import { historyThroughGate } from './udf-gate.js'
+import { createLiveEndpoints, type LiveEndpointOptions } from './live-endpoints.js'
 
 /**
  * Options of {@link createPricesHandler} (and of `createPricesListener` and
@@ -14,7 +15,7 @@ import { historyThroughGate } from './udf-gate.js'
  * limits on queries (see {@link QueryLimitOptions}), where the chart page's
  * script is, and the path prefix the endpoints are served under.
  */
-export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, ChartPageOptions {
+export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, ChartPageOptions, LiveEndpointOptions {
   /**
    * The prefix of every path served, e.g. `'/v1'` for `/v1/prices` and
    * `/v1/udf/...` (default none). It is compared with the request's whole
@@ -54,6 +55,8 @@ export interface PricesHandler {
   (req: IncomingMessage, res: ServerResponse, next?: NextHandler): void
   /** The load of this handler's query gate now, and its counts of refused and timed-out queries. */
   queries(): QueryLoad
+  /** Ends what outlives a request (live streams, each with a final event) so a server can close; resolves once done. */
+  close(): Promise<void>
 }
 
 /**
@@ -86,7 +89,8 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   }
   const pricesOptions = { ...options, streamAbove }
   const charts = chartSource(store)
-  const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath) }
+  const live = createLiveEndpoints({ store, options, gate })
+  const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath), ...live.table }
   const page = new ChartPage(options)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
   const targetOf =
@@ -99,6 +103,11 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
       const routed = routeRequest(req.method, typeof target === 'string' ? target : '', table)
       if (routed === undefined && next !== undefined) {
         next() // not ours: the body is left for whoever serves the path
+        return
+      }
+      if (routed !== undefined && 'live' in routed) {
+        // The endpoint owns the request from here, its body included.
+        live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt })
         return
       }
       // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
@@ -133,7 +142,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
       failRequest(options, res, err, head)
     }
   }
-  return Object.assign(handler, { queries: () => gate.load() })
+  return Object.assign(handler, { queries: () => gate.load(), close: () => live.close() })
 }
 
 /** What the gate needs to know about one request: when it came, and (only if its query must wait) when its client leaves. */

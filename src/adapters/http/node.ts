@@ -2,7 +2,7 @@ import { STATUS_CODES, createServer } from 'node:http'
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { httpErrorAnswer, type HttpAnswer, type HttpErrorCode, type PricesQueryable } from './answer.js'
+import { httpErrorAnswer, reportError, type HttpAnswer, type HttpErrorCode, type PricesQueryable } from './answer.js'
 import { createPricesHandler, sendAnswer, type PricesHandlerOptions } from './handler.js'
 import { MAX_TIMER_MS, checkIntegerOption, type QueryLoad } from './query-gate.js'
 import { notFoundAnswer, routeRequest } from './routes.js'
@@ -209,6 +209,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         closing = true
         const cut = setTimeout(() => server.closeAllConnections(), graceMs)
         cut.unref()
+        // Live streams never end by themselves: end them (each with a final event) so the server can close.
+        void handler.close().catch((err: unknown) => reportError(options, err))
         server.close((err) => {
           clearTimeout(cut)
           if (err) reject(err)

@@ -4,6 +4,15 @@ import { CHART_SCRIPT_PATH } from './chart-page.js'
 import { udfEndpoint, type UdfEndpoint } from './udf.js'
 
 const ALLOW = 'GET, HEAD'
+const ALLOW_WRITES = 'GET, HEAD, POST'
+
+/**
+ * The endpoints of a live service (issue 11), each answered by its own module
+ * through `live-endpoints.ts`: `write` is `POST /prices`, `stream` is
+ * `GET /prices/stream`, `export` is `GET /prices/export`, `stats` is
+ * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`.
+ */
+export type LiveEndpoint = 'write' | 'stream' | 'export' | 'stats' | 'health' | 'metrics'
 
 /** Where a request goes (see {@link routeRequest}). */
 export type Route =
@@ -11,6 +20,7 @@ export type Route =
   | { readonly params: URLSearchParams }
   | { readonly udf: UdfEndpoint; readonly params: URLSearchParams }
   | { readonly page: 'html' | 'script' }
+  | { readonly live: LiveEndpoint; readonly params: URLSearchParams }
 
 /** What a handler serves: whether it has charts, and under which path prefix. */
 export interface RouteTable {
@@ -18,12 +28,20 @@ export interface RouteTable {
   readonly charts: boolean
   /** The prefix of every path served, from {@link checkBasePath}: `''` or `/x...` without a trailing `/`. */
   readonly basePath: string
+  /** `POST /prices` takes records (a write token is configured). */
+  readonly writes?: boolean
+  /** The store can be watched, exported and counted: `/prices/stream`, `/prices/export` and `/stats` are served. */
+  readonly live?: boolean
+  /** `/metrics` is served. */
+  readonly metrics?: boolean
 }
 
 /**
  * Where a request goes: a query on `${basePath}/prices`, a UDF endpoint or
- * the chart page and its script (those only when `charts` are served), each
- * for GET or HEAD; or a ready answer (405 for other methods on those paths).
+ * the chart page and its script (those only when `charts` are served), a
+ * live endpoint (those the table serves: see {@link LiveEndpoint}), each for
+ * GET or HEAD, or `POST /prices` when the table takes writes; or a ready
+ * answer (405 for other methods on those paths).
  * A path the table does not serve is `undefined`: the host's to answer
  * (404, or its own next handler).
  */
@@ -33,29 +51,56 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
   if (target === undefined || path === undefined) return undefined
   const prices = path === '/prices' || path === '/prices/'
   const udf = table.charts ? udfEndpoint(path) : undefined
+  const live = liveEndpoint(path, table)
   // The page's script asks for /prices and /udf/ from the root, so the page
   // is served only where those are: without a prefix.
   const pageServed = table.charts && table.basePath === ''
   const page = pageServed && path === '/' ? 'html' : pageServed && path === CHART_SCRIPT_PATH ? 'script' : undefined
-  if (!prices && udf === undefined && page === undefined) return undefined
+  if (!prices && udf === undefined && page === undefined && live === undefined) return undefined
+  // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
+  if (prices && method === 'POST' && table.writes === true) return { live: 'write', params: new URLSearchParams(target.query) }
   if (method !== 'GET' && method !== 'HEAD') {
-    const message = `method ${JSON.stringify(method)} is not allowed on ${target.path}; use GET or HEAD`
-    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow: ALLOW }) }
+    const writable = prices && table.writes === true
+    const allow = writable ? ALLOW_WRITES : ALLOW
+    const why =
+      prices && method === 'POST' ? ': this server takes no writes (it was started without a write token)' : `; use ${writable ? 'GET, HEAD or POST' : 'GET or HEAD'}`
+    const message = `method ${JSON.stringify(method)} is not allowed on ${target.path}${why}`
+    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow }) }
   }
   if (page !== undefined) return { page }
-  // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
   const params = new URLSearchParams(target.query)
+  if (live !== undefined) return { live, params }
   return udf === undefined ? { params } : { udf, params }
+}
+
+/** The live endpoint at `path` (below the base path), when the table serves it. */
+function liveEndpoint(path: string, table: RouteTable): LiveEndpoint | undefined {
+  switch (path) {
+    case '/prices/stream':
+      return table.live === true ? 'stream' : undefined
+    case '/prices/export':
+      return table.live === true ? 'export' : undefined
+    case '/stats':
+      return table.live === true ? 'stats' : undefined
+    case '/health':
+      return 'health'
+    case '/metrics':
+      return table.metrics === true ? 'metrics' : undefined
+    default:
+      return undefined
+  }
 }
 
 /** The 404 answer for a path the table does not serve, naming what it does serve. */
 export function notFoundAnswer(table: RouteTable): HttpAnswer {
   const base = table.basePath
+  const prices = `${base}/prices${table.live === true ? `, ${base}/prices/stream, ${base}/prices/export, ${base}/stats` : ''}`
+  const operations = `${base}/health${table.metrics === true ? `, ${base}/metrics` : ''}`
   const served = !table.charts
-    ? `GET ${base}/prices`
+    ? `GET ${prices}, ${operations}`
     : base === ''
-      ? 'GET /prices, /udf/{config,symbols,search,history,time} and the chart page at /'
-      : `GET ${base}/prices and ${base}/udf/{config,symbols,search,history,time}`
+      ? `GET ${prices}, ${operations}, /udf/{config,symbols,search,history,time} and the chart page at /`
+      : `GET ${prices}, ${operations} and ${base}/udf/{config,symbols,search,history,time}`
   return httpErrorAnswer(404, 'HTTP_NOT_FOUND', `not found: the endpoints are ${served}`)
 }
 

@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AnswerOptions, PricesQueryable } from './answer.js'
+import type { QueryGate } from './query-gate.js'
+import type { LiveEndpoint, RouteTable } from './routes.js'
+
+/**
+ * Options of the live service's endpoints (writes, the live stream, export,
+ * statistics, health and metrics), part of the handler's options. Each
+ * endpoint's module adds its own.
+ */
+export interface LiveEndpointOptions extends AnswerOptions {}
+
+/** One request for a live endpoint, as the handler routed it. */
+export interface LiveRequest {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  /** The query string's parameters. */
+  readonly params: URLSearchParams
+  /** A HEAD request: the headers GET would send, and no body. */
+  readonly head: boolean
+  /** When the request arrived (`performance.now()`). */
+  readonly arrivedAt: number
+}
+
+/**
+ * Answers one request. It owns the request from here: it reads (or drains)
+ * the body, answers, and never throws (a failure is answered, or the
+ * connection is closed when the answer is already under way).
+ */
+export type LiveEndpointHandler = (request: LiveRequest) => void
+
+/** What the context of every live endpoint shares: the store, the handler's options and its query gate. */
+export interface LiveContext {
+  readonly store: PricesQueryable
+  readonly options: LiveEndpointOptions
+  readonly gate: QueryGate
+}
+
+/** The live endpoints one handler serves. */
+export interface LiveEndpoints {
+  /** Which of them the handler's routes lead to. */
+  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'metrics'>>
+  /** Answers a request routed to `endpoint` (one the table serves). */
+  serve(endpoint: LiveEndpoint, request: LiveRequest): void
+  /** Ends what outlives a request (live streams), so a server can close; resolves once done. */
+  close(): Promise<void>
+}
+
+/**
+ * The live endpoints for `store`: those the store and the options allow. A
+ * `PriceStore` can be watched, exported and counted; a store with only
+ * `query` serves health alone.
+ */
+export function createLiveEndpoints(context: LiveContext): LiveEndpoints {
+  const handlers: Partial<Record<LiveEndpoint, LiveEndpointHandler>> = {}
+  const closers: (() => Promise<void>)[] = []
+  void context
+  return {
+    table: { writes: handlers.write !== undefined, live: handlers.stream !== undefined, metrics: handlers.metrics !== undefined },
+    serve(endpoint, request) {
+      const handler = handlers[endpoint]
+      if (handler === undefined) throw new Error(`no handler for the live endpoint ${endpoint}`)
+      handler(request)
+    },
+    async close() {
+      await Promise.all(closers.map((close) => close()))
+    },
+  }
+}
