@@ -7,7 +7,7 @@ import { checkBasePath, notFoundAnswer, routeRequest, type RouteTable } from './
 import { DEFAULT_SEND_STALL_MS, sendStreamed, type StreamSendOptions as SendOptions } from './streamed-body.js'
 import { answerUdf, type UdfSource } from './udf.js'
 import { historyThroughGate } from './udf-gate.js'
-import { createLiveEndpoints, type LiveEndpointOptions } from './live-endpoints.js'
+import { LiveCounters, createLiveEndpoints, type LiveEndpointOptions } from './live-endpoints.js'
 
 /**
  * Options of {@link createPricesHandler} (and of `createPricesListener` and
@@ -89,7 +89,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   }
   const pricesOptions = { ...options, streamAbove }
   const charts = chartSource(store)
-  const live = createLiveEndpoints({ store, options, gate })
+  const live = createLiveEndpoints({ store, options, gate, counters: new LiveCounters() })
   const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath), ...live.table }
   const page = new ChartPage(options)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.

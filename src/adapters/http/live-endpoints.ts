@@ -29,11 +29,18 @@ export interface LiveRequest {
  */
 export type LiveEndpointHandler = (request: LiveRequest) => void
 
-/** What the context of every live endpoint shares: the store, the handler's options and its query gate. */
+/** What the live endpoints count for one another (the stream's subscribers for `/metrics`, ...). */
+export class LiveCounters {
+  /** Live streams open now. */
+  streamSubscribers = 0
+}
+
+/** What the context of every live endpoint shares: the store, the handler's options, its query gate and its counters. */
 export interface LiveContext {
   readonly store: PricesQueryable
   readonly options: LiveEndpointOptions
   readonly gate: QueryGate
+  readonly counters: LiveCounters
 }
 
 /** The live endpoints one handler serves. */
