@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export { PriceStore } from './store/price-store.js'
-export type { StoreStatus } from './store/price-store.js'
+export type { StoreStatus, BatchCommit } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/store-options.js'
 export { DEFAULT_MAX_OPEN_FILES } from './store/store-options.js'
 export type { PruneOptions, PruneResult } from './store/pruner.js'
