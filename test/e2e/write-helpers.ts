@@ -24,13 +24,14 @@ export interface WriteServer {
 }
 
 /** Starts a server on a fresh memory-level store, with the write token unless `writeToken` is given (`undefined` for none). */
-export async function startWriteServer(options: Partial<StartServerOptions> = {}): Promise<WriteServer> {
+export async function startWriteServer(options: Partial<Omit<StartServerOptions, 'writeToken'>> & { writeToken?: string | undefined } = {}): Promise<WriteServer> {
   const store = await PriceStore.open(new MemoryLevel(), { provider: PROVIDER })
   const reported: string[] = []
+  const { writeToken = 'writeToken' in options ? undefined : TOKEN, ...rest } = options
   const running = await startServer({
     store,
-    writeToken: TOKEN,
-    ...options,
+    ...rest,
+    ...(writeToken === undefined ? {} : { writeToken }),
     onError: (err) => reported.push(err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err)),
   })
   const url = running.url
