@@ -5,7 +5,10 @@
  * concurrent writers queued in the order their bodies complete, and GET
  * answering what was written (compared with the records sent).
  */
+import { readFile } from 'node:fs/promises'
+import { parse } from 'yaml'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { checkSchema, resolveRef } from './schema-check.js'
 import { createPricesHandler } from '../../src/adapters/http/handler.js'
 import { startServer } from '../../src/adapters/http/node.js'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
@@ -216,5 +219,31 @@ describe('POST /prices writes', () => {
     expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual([200, 200])
     for (const connection of slow) connection.destroy()
     expect((await server.post(JSON.stringify(RECORDS.slice(10, 11)))).status).toBe(200)
+  })
+})
+
+describe('POST /prices answers match docs/openapi.yaml', () => {
+  it('200, 400 (both codes), 401, 403, 413 and 415 bodies and headers conform', async () => {
+    const doc = parse(await readFile(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8')) as Record<string, any>
+    const deref = (node: any): any => (typeof node?.$ref === 'string' ? deref(resolveRef(doc, node.$ref)) : node)
+    const server = await writeServer({ maxWriteBytes: 100_000 })
+    const bad = RECORDS.slice(0, 3).map((record, i) => (i === 1 ? { ...record, value: null } : record))
+    const cases: [string | Buffer, Record<string, string>, number][] = [
+      [JSON.stringify(RECORDS.slice(0, 3)), {}, 200],
+      [ndjson(bad), { 'content-type': 'application/x-ndjson' }, 400],
+      ['[1,', {}, 400],
+      ['[]', { authorization: 'Basic x' }, 401],
+      ['[]', { authorization: 'Bearer wrong' }, 403],
+      [JSON.stringify(RECORDS), {}, 413],
+      ['[]', { 'content-type': 'text/plain' }, 415],
+    ]
+    for (const [body, headers, status] of cases) {
+      const res = await server.post(body, headers)
+      expect(res.status).toBe(status)
+      const documented = deref(doc.paths['/prices'].post.responses[String(status)])
+      for (const name of Object.keys(documented.headers ?? {})) expect(res.headers.get(name), `header ${name}`).toBeTruthy()
+      const media = documented.content[res.headers.get('content-type')!]
+      expect(checkSchema(res.json, media.schema, doc)).toEqual([])
+    }
   })
 })
