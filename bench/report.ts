@@ -7,6 +7,7 @@
  */
 import type { HttpCaseResult } from './http.bench.js'
 import type { IngestResult } from './load.js'
+import { ingestHttpLines, type IngestHttpResult } from './ingest-http.bench.js'
 import type { CaseResult, Stats } from './measure.js'
 import type { StoreCaseResult } from './store-only.js'
 
@@ -40,6 +41,8 @@ export interface RunResults {
   readonly http: readonly HttpCaseResult[]
   readonly familyRss: Readonly<Record<string, number>>
   readonly notes: readonly string[]
+  /** POST /prices against in-process ingest (issue 11); absent in results from before it. */
+  readonly ingestHttp?: readonly IngestHttpResult[]
 }
 
 /** Issue 9: the store's ingest rate over the data's last day must be at least this share of its first day's. */
@@ -277,6 +280,8 @@ export function renderMarkdown(results: RunResults): string {
     }
     out.push('')
   }
+
+  out.push(...ingestHttpLines(results.ingestHttp ?? []))
 
   if (results.http.length > 0) {
     out.push('### HTTP over loopback', '')

@@ -33,9 +33,10 @@ import type { FamilyInput, FamilyOutput, QueryFamily } from './worker.js'
 import type { CaseResult } from './measure.js'
 import type { HttpCaseResult } from './http.bench.js'
 import type { StoreCaseResult } from './store-only.js'
+import type { IngestHttpResult, IngestHttpSpec } from './ingest-http.bench.js'
 
 const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'candles', 'fill', 'stream', 'http']
-const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest'] as const
+const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'ingest-http'] as const
 /** Families that need SQLite, left out of a store-only run. */
 const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']
 
@@ -172,6 +173,14 @@ async function main(): Promise<void> {
     }
   }
 
+  const ingestHttp: IngestHttpResult[] = []
+  if (families.includes('ingest-http')) {
+    // Two fresh stores, one fed in-process and one over POST /prices, in the batches of an import.
+    const spec: IngestHttpSpec = { days: Math.min(days, 1), batchSize: quick ? 1_000 : 10_000, seed: DEFAULT_SEED, scratchDir: join(DATA_DIR, `scratch-http-${process.pid}`) }
+    log(`ingest over HTTP, ${spec.days} d, batches of ${spec.batchSize} ...`)
+    ingestHttp.push(await runChild<IngestHttpResult>('ingest-http', spec))
+  }
+
   const reused = dataset.ingest.some((row) => row.reused)
   const dataBytes = dataset.ingest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
   const cpu = cpus()
@@ -199,6 +208,7 @@ async function main(): Promise<void> {
     http,
     familyRss,
     notes,
+    ...(ingestHttp.length === 0 ? {} : { ingestHttp }),
   }
   const markdown = renderMarkdown(results)
   const files = reportFiles(values.out, quick, storeOnly, days)

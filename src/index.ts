@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export { PriceStore } from './store/price-store.js'
-export type { StoreStatus } from './store/price-store.js'
+export type { StoreStatus, BatchCommit } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/store-options.js'
 export { DEFAULT_MAX_OPEN_FILES } from './store/store-options.js'
 export type { PruneOptions, PruneResult } from './store/pruner.js'
@@ -48,6 +48,8 @@ export {
 } from './adapters/http/node.js'
 export type { PricesListenerOptions, StartServerOptions, RunningServer } from './adapters/http/node.js'
 export { createPricesHandler, DEFAULT_STREAM_ABOVE } from './adapters/http/handler.js'
+export { DEFAULT_MAX_WRITE_BYTES, DEFAULT_WRITE_BODY_TIMEOUT_MS, DEFAULT_MAX_QUEUED_WRITES } from './adapters/http/write-endpoint.js'
+export type { WriteEndpointOptions } from './adapters/http/write-endpoint.js'
 export { StreamedBody, DEFAULT_SEND_STALL_MS } from './adapters/http/streamed-body.js'
 export type { PricesHandler, PricesHandlerOptions, NextHandler } from './adapters/http/handler.js'
 export { answerUdf, udfEndpoint } from './adapters/http/udf.js'

@@ -11,9 +11,13 @@ export interface Position {
   readonly line: number
 }
 
-/** Where batches go: `PriceStore` fits. */
+/**
+ * Where batches go: `PriceStore` fits, and so does a running server
+ * (`import --url`). Without a `provider` to check records against,
+ * `skipBad` leaves the checks to `putMany` and drops the bad record it names.
+ */
 export interface BatchTarget {
-  readonly provider: Provider
+  readonly provider?: Provider
   putMany(records: Iterable<NewPriceRecord>): Promise<number>
 }
 
@@ -72,9 +76,10 @@ export class BatchWriter {
   /** Adds a record; writes the batch once it is full. */
   async add(record: unknown, position: Position): Promise<void> {
     this.#read++
-    if (this.#skipBad) {
+    const { provider } = this.#store
+    if (this.#skipBad && provider !== undefined) {
       try {
-        validateRecord(record, 0, this.#store.provider)
+        validateRecord(record, 0, provider)
       } catch (err) {
         if (!isPriceStoreError(err, 'PRICE_INVALID_RECORD')) throw err
         this.#skip(badRecord(err, position))
@@ -95,8 +100,8 @@ export class BatchWriter {
   /** Writes the records collected so far, if any. */
   async flush(): Promise<void> {
     if (this.#records.length === 0) return
-    // Parsed JSON of any shape: putMany checks each record at run time and names the bad one.
-    await this.#store.putMany(this.#records as NewPriceRecord[])
+    await this.#put()
+    if (this.#records.length === 0) return
     // The store keeps one record per (symbol, timestamp, id): count what it holds, not what was read.
     const distinct = countDistinct(this.#records)
     this.#repeated += this.#records.length - distinct
@@ -104,6 +109,24 @@ export class BatchWriter {
     this.#lastWritten = this.#positions.at(-1)
     this.#records = []
     this.#positions = []
+  }
+
+  /** Writes the batch; with `skipBad` (checked by the target), drops each bad record the target names and writes the rest. */
+  async #put(): Promise<void> {
+    for (;;) {
+      try {
+        // Parsed JSON of any shape: putMany checks each record at run time and names the bad one.
+        await this.#store.putMany(this.#records as NewPriceRecord[])
+        return
+      } catch (err) {
+        const index = isPriceStoreError(err, 'PRICE_INVALID_RECORD') ? err.details.index : undefined
+        if (!this.#skipBad || index === undefined || index >= this.#records.length) throw err
+        this.#skip(badRecord(err as PriceStoreError, this.#positions[index]))
+        this.#records.splice(index, 1)
+        this.#positions.splice(index, 1)
+        if (this.#records.length === 0) return
+      }
+    }
   }
 
   /** The error to report for `err`, thrown while reading or writing the current batch. */

@@ -2,7 +2,9 @@ import { open, type FileHandle } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { BatchWriter } from './batch-writer.js'
-import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig, type StoreConfig } from './config.js'
+import { HttpBatchTarget } from './http-batch-target.js'
+import { readWriteToken } from './write-token-file.js'
 import { unmarkDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
@@ -24,6 +26,10 @@ Ctrl+C stops after the batch being written and says what is stored (exit 130).
 Options:
   --batch-size N              records per atomic write (default 10000)
   --skip-bad                  write the good records; report each bad one (FILE:LINE and field) and go on
+  --url URL                   send the records to a running "price-store serve" at URL (POST /prices), one
+                              request per batch, instead of opening the database (which the server holds)
+  --token-file FILE           with --url: the server's write token (the file's content, as given to
+                              serve --write-token-file)
 ${STORE_OPTIONS_HELP}
 `
 
@@ -31,7 +37,7 @@ ${STORE_OPTIONS_HELP}
 export async function importCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { ...STORE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' } },
+    { ...STORE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' }, url: { type: 'string' }, 'token-file': { type: 'string' } },
     true,
   )
   if (values.help === true) {
@@ -41,18 +47,20 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
   if (positionals.length === 0) throw new UsageError('give at least one FILE to import ("-" reads standard input)')
   if (positionals.filter((name) => name === '-').length > 1) throw new UsageError('"-" (standard input) can be given once')
   const batchSize = parseIntegerOption('batch-size', values['batch-size'], 1, 1_000_000) ?? 10_000
-  const config = await resolveStoreConfig(values)
+  const remote = await remoteTarget(values, io)
+  const config = remote === undefined ? await resolveStoreConfig(values) : undefined
+  const where = remote?.url ?? (config as StoreConfig).location
 
   // Open every file first: a typo in the last name should not cost a half import.
   const handles: (FileHandle | undefined)[] = []
   try {
     for (const name of positionals) handles.push(name === '-' ? undefined : await openInput(name))
     const bytes = await inputBytes(handles)
-    const store = await openStore(config, { mustExist: false })
+    const store = remote ?? (await openStore(config as StoreConfig, { mustExist: false }))
     const interrupt = new Interrupt(io)
     try {
       // The store holds the user's own records from now on: it is no longer a demo to rebuild at will.
-      await unmarkDemo(config.location)
+      if (config !== undefined) await unmarkDemo(config.location)
       const progress = new Progress(io, 'importing', { fractionDone: bytes.fractionDone })
       const importer = new BatchWriter(store, batchSize, progress, { skipBad: values['skip-bad'] === true })
       const skipSyntax = values['skip-bad'] === true ? (err: InputSyntaxError) => importer.skipSyntaxError(err) : undefined
@@ -75,7 +83,7 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
       if (interrupt.signal !== undefined) {
         // The batch in flight was finished; the records collected after it are dropped whole, as a batch would be.
         progress.finish()
-        io.stderr.write(`price-store import: ${interruptReport(interrupt.signal, importer, config.location)}\n`)
+        io.stderr.write(`price-store import: ${interruptReport(interrupt.signal, importer, where)}\n`)
         return interrupt.exitCode
       }
       try {
@@ -84,7 +92,7 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
         throw importer.failure(err)
       }
       const { seconds, rate } = progress.finish()
-      io.stdout.write(`${importSummary(importer.counts, positionals.length, seconds, rate, config.location)}\n`)
+      io.stdout.write(`${importSummary(importer.counts, positionals.length, seconds, rate, where)}\n`)
       return 0
     } finally {
       interrupt.dispose()
@@ -109,4 +117,16 @@ async function openInput(name: string): Promise<FileHandle> {
     const reason = err instanceof Error ? err.message : String(err)
     throw new CliError(`cannot open ${name}: ${reason}`, (err as { code?: string }).code === 'ENOENT' ? 2 : 1, { cause: err })
   }
+}
+
+/** The server `--url` names, with the token from `--token-file`; `undefined` without `--url` (the local database). */
+async function remoteTarget(values: { url?: string | undefined; 'token-file'?: string | undefined; db?: string | undefined }, io: CliIo): Promise<HttpBatchTarget | undefined> {
+  const { url, 'token-file': tokenFile, db } = values
+  if (url === undefined) {
+    if (tokenFile !== undefined) throw new UsageError('--token-file goes with --url (the server to send the records to)')
+    return undefined
+  }
+  if (db !== undefined) throw new UsageError('--url and --db exclude each other: the records go to the server, which holds its own database')
+  if (tokenFile === undefined) throw new UsageError('--url needs --token-file FILE: the server takes writes with its write token only')
+  return new HttpBatchTarget(url, await readWriteToken(tokenFile, io), tokenFile)
 }

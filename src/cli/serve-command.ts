@@ -10,6 +10,8 @@ import {
   type QueryLimitOptions,
 } from '../adapters/http/query-gate.js'
 import { rename, rm, stat } from 'node:fs/promises'
+import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/write-endpoint.js'
+import { readWriteToken } from './write-token-file.js'
 import { isPriceStoreError } from '../index.js'
 import type { PriceStore, PriceStoreError } from '../index.js'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
@@ -55,6 +57,12 @@ Limits (so one client cannot starve the others; see docs/reliability.md):
   --headers-timeout-ms N      time to receive the request line and headers (default ${DEFAULT_HEADERS_TIMEOUT_MS}); then 408
   --request-timeout-ms N      time to receive the whole request (default ${DEFAULT_REQUEST_TIMEOUT_MS}; 0 = none); then 408
 
+Writes (POST /prices, off unless a token is given; see docs/http.md):
+  --write-token-file FILE     take records on POST /prices from requests with "Authorization: Bearer TOKEN",
+                              TOKEN being the file's content (one final newline dropped); keep the file
+                              readable by its owner only (chmod 600)
+  --max-write-bytes N         largest POST /prices body (default ${DEFAULT_MAX_WRITE_BYTES}); larger gets 413
+
 ${LIMIT_OPTIONS_HELP}
 
 ${STORE_OPTIONS_HELP}
@@ -78,6 +86,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'query-timeout-ms': { type: 'string' },
       'headers-timeout-ms': { type: 'string' },
       'request-timeout-ms': { type: 'string' },
+      'write-token-file': { type: 'string' },
+      'max-write-bytes': { type: 'string' },
     },
     false,
   )
@@ -88,6 +98,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const port = parseIntegerOption('port', values.port, 0, 65_535) ?? DEFAULT_PORT
   const host = values.host ?? DEFAULT_HOST
   const limits = parseLimits(values)
+  const writes = await writeOptions(values['write-token-file'], values['max-write-bytes'], io)
   const retentionDays = parseIntegerOption('retention-days', values['retention-days'], 1, 1_000_000)
   const resolved = withLimitFlags(await resolveStoreConfig(values), values)
   const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
@@ -97,13 +108,14 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
-    running = await listen(store, host, port, limits, io)
+    running = await listen(store, host, port, { ...limits, ...writes }, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
     const lines = [
       `price-store is serving ${formatCount(symbols.length)} symbols from ${config.location}`,
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
+      ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${values['write-token-file']}`]),
       '',
       symbols.length === 0 ? 'The database is empty: add records with "price-store import FILE". Then try:' : 'Try:',
       ...(await exampleQueries(store, symbols, endpoint)).map((url) => `  curl '${url}'`),
@@ -236,7 +248,7 @@ export function requestErrorLogger(io: CliIo, now: () => number = Date.now): (er
   }
 }
 
-async function listen(store: PriceStore, host: string, port: number, limits: ServeLimits, io: CliIo): Promise<RunningServer> {
+async function listen(store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions, io: CliIo): Promise<RunningServer> {
   try {
     return await startServer({ store, host, port, ...limits, onError: requestErrorLogger(io) })
   } catch (err) {
@@ -280,4 +292,15 @@ async function exampleQueries(store: PriceStore, symbols: readonly string[], end
 /** Percent-encodes a symbol for a URL pasted inside single quotes in a shell. */
 function encode(symbol: string): string {
   return encodeURIComponent(symbol).replaceAll("'", '%27')
+}
+
+/** The write endpoint's options from `--write-token-file` and `--max-write-bytes`; none without a token file. */
+async function writeOptions(tokenFile: string | undefined, maxBytes: string | undefined, io: CliIo): Promise<WriteEndpointOptions> {
+  const maxWriteBytes = parseIntegerOption('max-write-bytes', maxBytes, 1, 2 ** 31 - 1)
+  if (tokenFile === undefined) {
+    if (maxWriteBytes !== undefined) throw new UsageError('--max-write-bytes needs --write-token-file (writes are off without a token)')
+    return {}
+  }
+  const writeToken = await readWriteToken(tokenFile, io)
+  return maxWriteBytes === undefined ? { writeToken } : { writeToken, maxWriteBytes }
 }

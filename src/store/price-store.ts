@@ -58,6 +58,14 @@ const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol(
 /** Where a store is in its life. Queries and writes need `'open'`. */
 export type StoreStatus = 'opening' | 'open' | 'closing' | 'closed'
 
+/** What {@link PriceStore.putBatch} wrote: the records of the batch, and the position of its commit. */
+export interface BatchCommit {
+  /** Records written (as {@link PriceStore.putMany} counts them). */
+  readonly stored: number
+  /** The batch's commit position (see {@link PriceStore.position}). */
+  readonly position: number
+}
+
 type AnyLevel = AbstractLevel<any, any, any>
 
 const EMPTY = Buffer.alloc(0)
@@ -273,9 +281,23 @@ export class PriceStore {
    *   an iterable), `PRICE_NOT_OPEN`, `PRICE_STORAGE_ERROR`
    */
   async putMany(records: Iterable<NewPriceRecord>): Promise<number> {
+    return (await this.putBatch(records)).stored
+  }
+
+  /**
+   * {@link PriceStore.putMany}, resolving with the batch's commit position as
+   * well: the position `watch` and {@link PriceStore.position} give this very
+   * commit, which reading `position` after `putMany` cannot promise when
+   * other batches are written meanwhile. An empty batch commits nothing: its
+   * `position` is then the newest commit's.
+   * @throws PriceStoreError as {@link PriceStore.putMany}
+   * @example
+   * const { stored, position } = await store.putBatch(records)
+   */
+  async putBatch(records: Iterable<NewPriceRecord>): Promise<BatchCommit> {
     this.#assertOpen()
     const stored = validateBatch(records, this.#options.provider)
-    if (stored.length === 0) return 0
+    if (stored.length === 0) return { stored: 0, position: this.position }
     const write = this.#writeQueue.then(() => this.#writeBatch(stored))
     this.#writeQueue = write.catch(() => {})
     this.#enqueueSeal()
@@ -572,7 +594,7 @@ export class PriceStore {
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
-  async #writeBatch(records: readonly StoredRecord[]): Promise<number> {
+  async #writeBatch(records: readonly StoredRecord[]): Promise<BatchCommit> {
     const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
     let horizon = this.#sealer.horizon
@@ -613,7 +635,7 @@ export class PriceStore {
     this.#hub.publish(position, () => rowsInCommitOrder(records, writes))
     this.#sealer.horizon = horizon
     this.#applyRetention(periodOf(horizon))
-    return records.length
+    return { stored: records.length, position }
   }
 
   /** A prune's turns, queued one after another behind the writes queued meanwhile. */

@@ -84,6 +84,16 @@ export type HttpErrorCode =
   | 'HTTP_QUERY_TIMEOUT'
   /** 503: the chart page's script is not built (`npm run build` makes it). */
   | 'HTTP_PAGE_NOT_BUILT'
+  /** 401: a write (`POST /prices`) without `Authorization: Bearer <token>` credentials; answered with `www-authenticate: Bearer`. */
+  | 'HTTP_UNAUTHORIZED'
+  /** 403: a write whose bearer token is not the write token. */
+  | 'HTTP_FORBIDDEN'
+  /** 413: a write's body is over `maxWriteBytes`. */
+  | 'HTTP_PAYLOAD_TOO_LARGE'
+  /** 415: a write's body is neither `application/json` nor `application/x-ndjson` in UTF-8, or is compressed. */
+  | 'HTTP_UNSUPPORTED_MEDIA_TYPE'
+  /** 400: a write's body is not a JSON array or NDJSON, or holds no records. */
+  | 'HTTP_INVALID_BODY'
 
 const INTERNAL_MESSAGE = 'internal error while answering the request'
 const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'

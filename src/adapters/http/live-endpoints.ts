@@ -2,13 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AnswerOptions, PricesQueryable } from './answer.js'
 import type { QueryGate } from './query-gate.js'
 import type { LiveEndpoint, RouteTable } from './routes.js'
+import { createWriteEndpoint, type WriteEndpointOptions } from './write-endpoint.js'
 
 /**
  * Options of the live service's endpoints (writes, the live stream, export,
  * statistics, health and metrics), part of the handler's options. Each
  * endpoint's module adds its own.
  */
-export interface LiveEndpointOptions extends AnswerOptions {}
+export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions {}
 
 /** One request for a live endpoint, as the handler routed it. */
 export interface LiveRequest {
@@ -62,6 +63,8 @@ export function createLiveEndpoints(context: LiveContext): LiveEndpoints {
   const handlers: Partial<Record<LiveEndpoint, LiveEndpointHandler>> = {}
   const closers: (() => Promise<void>)[] = []
   void context
+  const write = createWriteEndpoint(context.store, context.options)
+  if (write !== undefined) handlers.write = write
   return {
     table: { writes: handlers.write !== undefined, live: handlers.stream !== undefined, metrics: handlers.metrics !== undefined },
     serve(endpoint, request) {

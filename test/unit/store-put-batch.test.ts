@@ -1,0 +1,59 @@
+/**
+ * store.putBatch(): each batch's own commit position, even when batches are
+ * written concurrently (where reading `store.position` after `putMany` could
+ * name another batch's commit); a watcher sees each batch under the position
+ * putBatch gave it.
+ */
+import { MemoryLevel } from 'memory-level'
+import { afterEach, describe, expect, it } from 'vitest'
+import { PriceStore } from '../../src/index.js'
+import type { WatchItem } from '../../src/index.js'
+import { PROVIDER, T0, rec, rejectsCode } from './helpers.js'
+
+const open: PriceStore[] = []
+
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close()
+})
+
+async function openStore(): Promise<PriceStore> {
+  const store = await PriceStore.open(new MemoryLevel(), { provider: PROVIDER })
+  open.push(store)
+  return store
+}
+
+describe('store.putBatch', () => {
+  it('resolves with the count and the position of its own commit, for concurrent batches too', async () => {
+    const store = await openStore()
+    await store.putMany([rec({ timestamp: T0 - 1 })])
+    const before = store.position
+    const batches = Array.from({ length: 8 }, (_, b) => Array.from({ length: b + 1 }, (_, i) => rec({ symbol: `S${b}`, timestamp: T0 + i })))
+    const watcher = store.watch({ after: before })
+    const commits = await Promise.all(batches.map((batch) => store.putBatch(batch)))
+    expect(commits.map((commit) => commit.stored)).toEqual(batches.map((batch) => batch.length))
+    // Called in order, committed in order: positions are consecutive after the one before.
+    expect(commits.map((commit) => commit.position)).toEqual(batches.map((_, b) => before + b + 1))
+    const seen = new Map<number, string[]>()
+    for await (const item of watcher as AsyncIterable<WatchItem>) {
+      if (item.type !== 'records') continue
+      seen.set(item.position, item.records.map((record) => record.symbol))
+      if (seen.size === batches.length) break
+    }
+    for (const [b, commit] of commits.entries()) expect(seen.get(commit.position)).toEqual(batches[b]!.map(() => `S${b}`))
+  })
+
+  it('commits nothing for an empty batch and names the newest commit', async () => {
+    const store = await openStore()
+    const { position } = await store.putBatch([rec()])
+    expect(await store.putBatch([])).toEqual({ stored: 0, position })
+    expect(store.position).toBe(position)
+  })
+
+  it('refuses a bad batch as putMany does, with nothing written and no position used', async () => {
+    const store = await openStore()
+    const before = store.position
+    await rejectsCode(store.putBatch([rec(), rec({ value: 'x' })]), 'PRICE_INVALID_RECORD')
+    expect(store.position).toBe(before)
+    expect(await store.latest('BTC')).toEqual([])
+  })
+})
