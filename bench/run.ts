@@ -33,9 +33,10 @@ import type { FamilyInput, FamilyOutput, QueryFamily } from './worker.js'
 import type { CaseResult } from './measure.js'
 import type { HttpCaseResult } from './http.bench.js'
 import type { StoreCaseResult } from './store-only.js'
+import type { LiveCaseResult, StreamLatencyInput } from './stream-latency.bench.js'
 
 const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'candles', 'fill', 'stream', 'http']
-const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest'] as const
+const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'stream-latency'] as const
 /** Families that need SQLite, left out of a store-only run. */
 const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']
 
@@ -172,6 +173,13 @@ async function main(): Promise<void> {
     }
   }
 
+  // Issue 11: the live stream, on a fresh store of its own (the data set is not used).
+  const live: LiveCaseResult[] = []
+  if (families.includes('stream-latency')) {
+    log('running stream-latency ...')
+    live.push(await runChild<LiveCaseResult>('stream-latency', { quick } satisfies StreamLatencyInput))
+  }
+
   const reused = dataset.ingest.some((row) => row.reused)
   const dataBytes = dataset.ingest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
   const cpu = cpus()
@@ -197,6 +205,7 @@ async function main(): Promise<void> {
     ...(storeOnly ? { storeCases } : {}),
     ingest,
     http,
+    live,
     familyRss,
     notes,
   }

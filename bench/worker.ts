@@ -2,7 +2,8 @@
  * The child-process entry of the bench: `worker.ts <task> <json input>`.
  * Tasks: `load` (build one target of a data set and measure its ingest),
  * `family` (run one family of query cases; the store alone with
- * `storeOnly`), `http-client` (serve load jobs over IPC until disconnected).
+ * `storeOnly`), `http-client` (serve load jobs over IPC until disconnected),
+ * `stream-latency` (a writer and a server; the reader is `stream-client`).
  * The result goes back over IPC.
  */
 import { join } from 'node:path'
@@ -27,6 +28,8 @@ import type { SqliteLayout } from './sqlite-baseline.js'
 import { runStoreFamily } from './store-only.js'
 import type { StoreCaseResult } from './store-only.js'
 import { runStream } from './stream.bench.js'
+import { runStreamClient, runStreamLatency } from './stream-latency.bench.js'
+import type { StreamLatencyInput } from './stream-latency.bench.js'
 import { forkWorker } from './spawn.js'
 
 export type QueryFamily = 'memory' | 'latest' | 'several' | 'range' | 'candles' | 'fill' | 'stream' | 'http'
@@ -235,6 +238,8 @@ async function main(): Promise<void> {
   let result: unknown
   if (task === 'load') result = await loadTarget(input as LoadSpec)
   else if (task === 'family') result = await runFamily(input as FamilyInput)
+  else if (task === 'stream-latency') result = await runStreamLatency(input as StreamLatencyInput)
+  else if (task === 'stream-client') return runStreamClient(input as { url: string })
   else throw new Error(`unknown task ${String(task)}`)
   process.send?.(result, () => process.disconnect())
 }
