@@ -77,15 +77,17 @@ export class StreamSubscriber {
   /** Sends the headers, the `retry` and the `ready` event, then the watch's items until the stream ends. */
   start(): void {
     const res = this.#res
-    res.once('close', () => {
+    const closed = (): void => {
       this.#ended = true
       clearInterval(this.#heartbeat)
       this.#gone.abort()
       this.#wakeRoom?.()
       void this.#watch.return().catch(() => {})
       this.#onClosed()
-    })
-    if (res.destroyed) return
+    }
+    // The client may have gone already: its close event is then past.
+    if (res.destroyed) return closed()
+    res.once('close', closed)
     res.writeHead(200, STREAM_HEADERS)
     this.#write(sseRetry(this.#settings.retryMs) + sseEvent('ready', this.#position, `{"position":${this.#position}}`))
     this.#heartbeat = setInterval(() => this.#beat(), this.#settings.heartbeatMs)
