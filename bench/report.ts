@@ -10,6 +10,7 @@ import type { IngestResult } from './load.js'
 import { ingestHttpLines, type IngestHttpResult } from './ingest-http.bench.js'
 import type { CaseResult, Stats } from './measure.js'
 import type { StoreCaseResult } from './store-only.js'
+import type { LiveCaseResult } from './stream-latency.bench.js'
 
 export interface RunInfo {
   readonly date: string
@@ -39,6 +40,8 @@ export interface RunResults {
   readonly storeCases?: readonly StoreCaseResult[]
   readonly ingest: readonly IngestRow[]
   readonly http: readonly HttpCaseResult[]
+  /** The live stream's cases (issue 11); absent in results from before it. */
+  readonly live?: readonly LiveCaseResult[]
   readonly familyRss: Readonly<Record<string, number>>
   readonly notes: readonly string[]
   /** POST /prices against in-process ingest (issue 11); absent in results from before it. */
@@ -301,6 +304,8 @@ export function renderMarkdown(results: RunResults): string {
     out.push('', `${results.http[0]?.rounds ?? 0} rounds of ${results.http[0]?.secondsPerRound ?? 0} s per server, alternated; median round shown; non-200 answers: ${errors}.`, '')
   }
 
+  out.push(...liveCaseLines(results.live ?? []))
+
   const calibrated = results.cases.filter((c) => Object.keys(c.calibration).length > 1)
   if (calibrated.length > 0) {
     out.push('### SQLite plans tried (calibration median µs; the fastest is measured)', '')
@@ -339,4 +344,28 @@ export function renderMarkdown(results: RunResults): string {
     out.push('')
   }
   return out.join('\n')
+}
+
+/** The live stream's latency table (issue 11). */
+function liveCaseLines(live: readonly LiveCaseResult[]): string[] {
+  if (live.length === 0) return []
+  const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 : 1)} ms` : '—')
+  const out = [
+    '### Live stream over loopback',
+    '',
+    'A writer commits in the server\'s process; a client in another process reads `GET /prices/stream`. Latency: the client holding ' +
+      "the commit's whole event, minus the moment `putMany` resolved (or was called), on the clock both share.",
+    '',
+    '| case | records/s asked · written | commits (missing) | latency from commit p50 / p90 / p99 / max | from the putMany call p50 / p99 | putMany p50 / p99 |',
+    '|---|--:|--:|--:|--:|--:|',
+  ]
+  for (const c of live) {
+    out.push(
+      `| ${c.name} | ${int(c.targetRate)} · ${int(c.achievedRate)} | ${int(c.commits)} (${int(c.missing)}) | ` +
+        `${ms(c.fromAck.p50)} / ${ms(c.fromAck.p90)} / ${ms(c.fromAck.p99)} / ${ms(c.fromAck.max)} | ${ms(c.fromCall.p50)} / ${ms(c.fromCall.p99)} | ` +
+        `${ms(c.commitMs.p50)} / ${ms(c.commitMs.p99)} |`,
+    )
+  }
+  out.push('', `${live[0]?.seconds ?? 0} s per case, the first second left out.`, '')
+  return out
 }

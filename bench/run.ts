@@ -34,9 +34,10 @@ import type { CaseResult } from './measure.js'
 import type { HttpCaseResult } from './http.bench.js'
 import type { StoreCaseResult } from './store-only.js'
 import type { IngestHttpResult, IngestHttpSpec } from './ingest-http.bench.js'
+import type { LiveCaseResult, StreamLatencyInput } from './stream-latency.bench.js'
 
 const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'candles', 'fill', 'stream', 'http']
-const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'ingest-http'] as const
+const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'ingest-http', 'stream-latency'] as const
 /** Families that need SQLite, left out of a store-only run. */
 const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']
 
@@ -181,6 +182,13 @@ async function main(): Promise<void> {
     ingestHttp.push(await runChild<IngestHttpResult>('ingest-http', spec))
   }
 
+  // Issue 11: the live stream, on a fresh store of its own (the data set is not used).
+  const live: LiveCaseResult[] = []
+  if (families.includes('stream-latency')) {
+    log('running stream-latency ...')
+    live.push(await runChild<LiveCaseResult>('stream-latency', { quick } satisfies StreamLatencyInput))
+  }
+
   const reused = dataset.ingest.some((row) => row.reused)
   const dataBytes = dataset.ingest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
   const cpu = cpus()
@@ -206,6 +214,7 @@ async function main(): Promise<void> {
     ...(storeOnly ? { storeCases } : {}),
     ingest,
     http,
+    live,
     familyRss,
     notes,
     ...(ingestHttp.length === 0 ? {} : { ingestHttp }),

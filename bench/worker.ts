@@ -3,7 +3,8 @@
  * Tasks: `load` (build one target of a data set and measure its ingest),
  * `family` (run one family of query cases; the store alone with
  * `storeOnly`), `http-client` (serve load jobs over IPC until disconnected),
- * `ingest-http` (POST /prices against in-process ingest, ingest-http.bench.ts).
+ * `ingest-http` (POST /prices against in-process ingest, ingest-http.bench.ts),
+ * `stream-latency` (a writer and a server; the reader is `stream-client`).
  * The result goes back over IPC.
  */
 import { join } from 'node:path'
@@ -29,6 +30,8 @@ import { runStoreFamily } from './store-only.js'
 import type { StoreCaseResult } from './store-only.js'
 import { runStream } from './stream.bench.js'
 import { runIngestHttp, type IngestHttpSpec } from './ingest-http.bench.js'
+import { runStreamClient, runStreamLatency } from './stream-latency.bench.js'
+import type { StreamLatencyInput } from './stream-latency.bench.js'
 import { forkWorker } from './spawn.js'
 
 export type QueryFamily = 'memory' | 'latest' | 'several' | 'range' | 'candles' | 'fill' | 'stream' | 'http'
@@ -238,6 +241,8 @@ async function main(): Promise<void> {
   if (task === 'load') result = await loadTarget(input as LoadSpec)
   else if (task === 'family') result = await runFamily(input as FamilyInput)
   else if (task === 'ingest-http') result = await runIngestHttp(input as IngestHttpSpec)
+  else if (task === 'stream-latency') result = await runStreamLatency(input as StreamLatencyInput)
+  else if (task === 'stream-client') return runStreamClient(input as { url: string })
   else throw new Error(`unknown task ${String(task)}`)
   process.send?.(result, () => process.disconnect())
 }

@@ -61,4 +61,8 @@ export {
 } from './adapters/http/query-gate.js'
 export type { QueryLimitOptions, QueryLoad, QueryLimitError, GateRequest } from './adapters/http/query-gate.js'
 export { statusForError } from './adapters/http/status.js'
+export {
+  DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, DEFAULT_STREAM_RETRY_MS,
+} from './adapters/http/stream-endpoint.js'
+export type { StreamEndpointOptions } from './adapters/http/stream-endpoint.js'
 export { toExactJson } from './engine/exact-json.js'

@@ -9,6 +9,7 @@ import {
   isQueryLimitError,
   type QueryLimitOptions,
 } from '../adapters/http/query-gate.js'
+import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/stream-endpoint.js'
 import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/write-endpoint.js'
 import { readWriteToken } from './write-token-file.js'
@@ -56,6 +57,10 @@ Limits (so one client cannot starve the others; see docs/reliability.md):
                               then 503 HTTP_QUERY_TIMEOUT (or HTTP_BUSY if it never started)
   --headers-timeout-ms N      time to receive the request line and headers (default ${DEFAULT_HEADERS_TIMEOUT_MS}); then 408
   --request-timeout-ms N      time to receive the whole request (default ${DEFAULT_REQUEST_TIMEOUT_MS}; 0 = none); then 408
+  --max-stream-subscribers N  live streams (GET /prices/stream) open at once (default ${DEFAULT_MAX_STREAM_SUBSCRIBERS}); more get
+                              503 HTTP_BUSY with retry-after
+  --stream-heartbeat-ms N     time an idle live stream waits before sending a heartbeat comment, so proxies
+                              keep it open (default ${DEFAULT_STREAM_HEARTBEAT_MS})
 
 Writes (POST /prices, off unless a token is given; see docs/http.md):
   --write-token-file FILE     take records on POST /prices from requests with "Authorization: Bearer TOKEN",
@@ -88,6 +93,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'request-timeout-ms': { type: 'string' },
       'write-token-file': { type: 'string' },
       'max-write-bytes': { type: 'string' },
+      'max-stream-subscribers': { type: 'string' },
+      'stream-heartbeat-ms': { type: 'string' },
     },
     false,
   )
@@ -116,6 +123,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
       ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${values['write-token-file']}`]),
+      `  ${endpoint}/stream streams commits live (Server-Sent Events)`,
       '',
       symbols.length === 0 ? 'The database is empty: add records with "price-store import FILE". Then try:' : 'Try:',
       ...(await exampleQueries(store, symbols, endpoint)).map((url) => `  curl '${url}'`),
@@ -196,7 +204,7 @@ async function unusedPath(base: string): Promise<string> {
 }
 
 /** The server limits given as flags; absent flags keep the library's defaults. */
-interface ServeLimits extends QueryLimitOptions {
+interface ServeLimits extends QueryLimitOptions, Pick<StreamEndpointOptions, 'maxStreamSubscribers' | 'streamHeartbeatMs'> {
   readonly headersTimeoutMs?: number
   readonly requestTimeoutMs?: number
 }
@@ -214,6 +222,8 @@ function parseLimits(values: Readonly<Record<string, string | string[] | boolean
     ['queryTimeoutMs', parseIntegerOption('query-timeout-ms', text('query-timeout-ms'), 0, MAX_TIMER_MS)],
     ['requestTimeoutMs', parseIntegerOption('request-timeout-ms', text('request-timeout-ms'), 0, MAX_TIMER_MS)],
     ['headersTimeoutMs', parseIntegerOption('headers-timeout-ms', text('headers-timeout-ms'), 1, MAX_TIMER_MS)],
+    ['maxStreamSubscribers', parseIntegerOption('max-stream-subscribers', text('max-stream-subscribers'), 0, 1_000_000)],
+    ['streamHeartbeatMs', parseIntegerOption('stream-heartbeat-ms', text('stream-heartbeat-ms'), 1, MAX_TIMER_MS)],
   ]
   const limits = Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as ServeLimits
   const request = limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { PriceStore } from '../../src/index.js'
+import { openSse } from '../e2e/sse-client.js'
 import { demoDbForFile, rawContents, record, run, setStoredFormat, startServe } from './helpers.js'
 
 let dir: string
@@ -64,6 +65,33 @@ describe('price-store serve', () => {
       memory.signal()
       expect(await exit).toBe(0)
     }
+  })
+
+  it('serves the live stream with --max-stream-subscribers and --stream-heartbeat-ms; SIGINT ends it with an end event', async () => {
+    const { memory, exit, banner, endpoint } = await startServe(['--db', db, '--max-stream-subscribers', '1', '--stream-heartbeat-ms', '20'])
+    expect(banner).toContain(`\n  ${endpoint}/stream streams commits live (Server-Sent Events)\n`)
+    const sse = await openSse(`${endpoint}/stream?symbols=BTC`)
+    try {
+      expect(sse.response.status).toBe(200)
+      expect((await sse.until('ready')).at(-1)?.event).toBe('ready')
+      const refused = await fetch(`${endpoint}/stream`)
+      expect(refused.status).toBe(503)
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('HTTP_BUSY')
+      const next = sse.next()
+      for (let i = 0; i < 1_000 && sse.comments() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(sse.comments()).toBeGreaterThan(0)
+      memory.signal('SIGINT')
+      expect((await next)?.event).toBe('end')
+      expect(await exit).toBe(0)
+    } finally {
+      await sse.close()
+    }
+  })
+
+  it('refuses a bad --max-stream-subscribers with exit 2', async () => {
+    const { code, stderr } = await run(['serve', '--db', db, '--port', '0', '--max-stream-subscribers', 'many'])
+    expect(code).toBe(2)
+    expect(stderr).toContain('--max-stream-subscribers')
   })
 
   it('a store created for another provider is refused in plain words, and left as it was', async () => {

@@ -3,13 +3,14 @@ import type { AnswerOptions, PricesQueryable } from './answer.js'
 import type { QueryGate } from './query-gate.js'
 import type { LiveEndpoint, RouteTable } from './routes.js'
 import { createWriteEndpoint, type WriteEndpointOptions } from './write-endpoint.js'
+import { createStreamEndpoint, watchableStore, type StreamEndpointOptions } from './stream-endpoint.js'
 
 /**
  * Options of the live service's endpoints (writes, the live stream, export,
  * statistics, health and metrics), part of the handler's options. Each
  * endpoint's module adds its own.
  */
-export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions {}
+export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions, StreamEndpointOptions {}
 
 /** One request for a live endpoint, as the handler routed it. */
 export interface LiveRequest {
@@ -62,9 +63,14 @@ export interface LiveEndpoints {
 export function createLiveEndpoints(context: LiveContext): LiveEndpoints {
   const handlers: Partial<Record<LiveEndpoint, LiveEndpointHandler>> = {}
   const closers: (() => Promise<void>)[] = []
-  void context
   const write = createWriteEndpoint(context.store, context.options)
   if (write !== undefined) handlers.write = write
+  const watchable = watchableStore(context.store)
+  if (watchable !== undefined) {
+    const stream = createStreamEndpoint(watchable, context)
+    handlers.stream = stream.handler
+    closers.push(() => stream.close())
+  }
   return {
     table: { writes: handlers.write !== undefined, live: handlers.stream !== undefined, metrics: handlers.metrics !== undefined },
     serve(endpoint, request) {
