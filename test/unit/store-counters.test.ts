@@ -23,7 +23,7 @@ describe('store.recordsWritten and store.lastCommitAt', () => {
       expect(committedAt).toBeLessThanOrEqual(Date.now())
 
       // A batch refused by validation commits nothing, so counts nothing.
-      await expect(store.putMany([makeRecord({ timestamp: T0 + 5000 }), { ...makeRecord(), value: 'x' }])).rejects.toThrow()
+      await expect(store.putMany([makeRecord({ timestamp: T0 + 5000 }), { ...makeRecord(), value: 'x' } as never])).rejects.toThrow()
       expect(store.recordsWritten).toBe(4)
       expect(store.lastCommitAt).toBe(committedAt)
 
