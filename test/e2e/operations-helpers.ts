@@ -51,8 +51,10 @@ export function parsePrometheus(text: string): Scrape {
       labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
       rest = rest.slice(label[0].length)
     }
+    // Prometheus reads values with Go's ParseFloat, where NaN is any case (prom-client writes `Nan`).
+    const nan = /^nan$/i.test(match[3]!)
     const value = match[3] === '+Inf' ? Infinity : match[3] === '-Inf' ? -Infinity : Number(match[3])
-    if (Number.isNaN(value) && match[3] !== 'NaN') throw new Error(`bad value in: ${line}`)
+    if (Number.isNaN(value) && !nan) throw new Error(`bad value in: ${line}`)
     const name = match[1]!
     const family = [name, name.replace(/_(bucket|sum|count)$/, '')].find((candidate) => types.has(candidate))
     if (family === undefined) throw new Error(`a sample without a # TYPE: ${line}`)
