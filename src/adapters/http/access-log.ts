@@ -1,7 +1,8 @@
 /**
  * One line of the access log: a request, once its answer has ended or its
  * connection closed. It holds no header (no `Authorization`, no cookie,
- * no token) and no body.
+ * no token) and no body. Optional fields that do not apply are `undefined`
+ * (so `JSON.stringify` leaves them out).
  */
 export interface AccessLogEntry {
   /** When the request arrived (ISO 8601, UTC, ms). */
@@ -18,7 +19,7 @@ export interface AccessLogEntry {
    */
   readonly endpoint: string
   /** The query's form (`latest`, `latest-n`, `history`, `several`, `range`, `filled`, `candles`, `twap`), when it was planned. */
-  readonly form?: string
+  readonly form?: string | undefined
   /** The status sent; 0 when the connection closed before one was. */
   readonly status: number
   /** Bytes written to the connection for the answer, status line and headers included. */
@@ -26,9 +27,9 @@ export interface AccessLogEntry {
   /** From the arrival to the answer's end, or to the connection's close (ms, to the µs). */
   readonly durationMs: number
   /** The client's address (the connection's peer: a proxy, behind one). */
-  readonly remoteAddress?: string
+  readonly remoteAddress?: string | undefined
   /** Present (true) when the answer did not end: the client left, or the connection was cut. */
-  readonly aborted?: true
+  readonly aborted?: true | undefined
 }
 
 /** Options of a handler for watching its requests: metrics and the access log, both off by default. */
