@@ -121,6 +121,11 @@ export class HandlerMetrics {
     tally.buckets[bucket] = (tally.buckets[bucket] as number) + 1
   }
 
+  /** Every (endpoint, form) tally, at scrape time. */
+  *#eachTally(): Generator<[string, string, Tally]> {
+    for (const [endpoint, forms] of this.#tallies) for (const [form, tally] of forms) yield [endpoint, form, tally]
+  }
+
   #requestsMetric(): TallyMetric {
     const metric = {
       name: 'price_store_http_requests_total',
@@ -129,10 +134,8 @@ export class HandlerMetrics {
       aggregator: 'sum' as const,
       get: () => {
         const values: ReturnType<TallyMetric['get']>['values'] = []
-        for (const [endpoint, forms] of this.#tallies) {
-          for (const [form, tally] of forms) {
-            for (const [status, value] of tally.statuses) values.push({ labels: { endpoint, form, status }, value })
-          }
+        for (const [endpoint, form, tally] of this.#eachTally()) {
+          for (const [status, value] of tally.statuses) values.push({ labels: { endpoint, form, status }, value })
         }
         return { ...metric, values }
       },
@@ -149,17 +152,15 @@ export class HandlerMetrics {
       aggregator: 'sum' as const,
       get: () => {
         const values: ReturnType<TallyMetric['get']>['values'] = []
-        for (const [endpoint, forms] of this.#tallies) {
-          for (const [form, tally] of forms) {
-            let cumulative = 0
-            for (const [i, count] of tally.buckets.entries()) {
-              cumulative += count
-              const le = i < LATENCY_BUCKETS.length ? (LATENCY_BUCKETS[i] as number) : '+Inf'
-              values.push({ metricName: `${name}_bucket`, labels: { le, endpoint, form }, value: cumulative })
-            }
-            values.push({ metricName: `${name}_sum`, labels: { endpoint, form }, value: tally.sum })
-            values.push({ metricName: `${name}_count`, labels: { endpoint, form }, value: tally.count })
+        for (const [endpoint, form, tally] of this.#eachTally()) {
+          let cumulative = 0
+          for (const [i, count] of tally.buckets.entries()) {
+            cumulative += count
+            const le = i < LATENCY_BUCKETS.length ? (LATENCY_BUCKETS[i] as number) : '+Inf'
+            values.push({ metricName: `${name}_bucket`, labels: { le, endpoint, form }, value: cumulative })
           }
+          values.push({ metricName: `${name}_sum`, labels: { endpoint, form }, value: tally.sum })
+          values.push({ metricName: `${name}_count`, labels: { endpoint, form }, value: tally.count })
         }
         return { ...metric, values }
       },
