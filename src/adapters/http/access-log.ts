@@ -47,3 +47,21 @@ export interface ObservationOptions {
    */
   readonly accessLog?: (entry: AccessLogEntry) => void
 }
+
+/** The second {@link isoTime} formatted last, and its text up to the milliseconds (`2024-06-01T08:00:00.`). */
+let isoSecond = Number.NaN
+let isoPrefix = ''
+
+/**
+ * `new Date(ms).toISOString()` for a time from 1970 to 9999, formatting each
+ * second once: a full format costs more than the rest of an access log entry.
+ */
+export function isoTime(ms: number): string {
+  const second = Math.floor(ms / 1000)
+  if (second !== isoSecond) {
+    isoSecond = second
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 20)
+  }
+  const milli = ms - second * 1000
+  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`
+}

@@ -8,7 +8,7 @@ import { DEFAULT_SEND_STALL_MS, sendStreamed, type StreamSendOptions as SendOpti
 import { answerUdf, type UdfSource } from './udf.js'
 import { historyThroughGate } from './udf-gate.js'
 import { LiveCounters, createLiveEndpoints, type LiveEndpointOptions } from './live-endpoints.js'
-import type { AccessLogEntry } from './access-log.js'
+import { isoTime, type AccessLogEntry } from './access-log.js'
 import { HandlerMetrics, NO_FORM, formLabel } from './metrics.js'
 import type { QueryPlan } from '../../engine/plan.js'
 import type { Route } from './routes.js'
@@ -256,7 +256,7 @@ function accessLogEntry(observed: ObservedRequest, res: ServerResponse, status: 
   const socket = req.socket
   // One literal of fixed shape (absent fields are undefined, which JSON leaves out): no spread per request.
   return {
-    time: new Date(performance.timeOrigin + observed.arrivedAt).toISOString(),
+    time: isoTime(Math.floor(performance.timeOrigin + observed.arrivedAt)),
     method: req.method ?? '',
     path: question < 0 ? target : target.slice(0, question),
     query: question < 0 ? '' : target.slice(question + 1),
