@@ -3,6 +3,7 @@
  * startServer. Expectations are computed from the records written, never
  * read back from the store.
  */
+import { get } from 'node:http'
 import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
@@ -142,6 +143,42 @@ describe('GET /prices/export', () => {
     const { records: btc } = await exportOf('symbol=BTC')
     expect(btc).toEqual(expectedExport((record) => record.symbol === 'BTC'))
   }, 30_000)
+
+  it('a client that leaves while records are being read (not while it waits for the client) stops the export too', async () => {
+    const [record] = expectedExport((candidate) => candidate.symbol === 'BTC')
+    let release = (): void => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let reading = false
+    let ended = false
+    const slow = {
+      query: () => Promise.resolve([]),
+      export: () => ({
+        async *[Symbol.asyncIterator]() {
+          try {
+            yield record!
+            reading = true
+            await held
+            for (let i = 0; i < 10_000; i++) yield record!
+          } finally {
+            ended = true
+          }
+        },
+      }),
+    }
+    const closed: unknown[] = []
+    const running = await startServer({ store: slow, accessLog: (entry) => closed.push(entry) })
+    try {
+      const request = get(`${running.url}/prices/export`)
+      request.on('error', () => {})
+      await until(() => reading, 'the export reads its second record')
+      request.destroy()
+      await until(() => closed.length === 1, 'the server saw the client leave')
+      release()
+      await until(() => ended, 'the export ended (its records were returned)')
+    } finally {
+      await running.close()
+    }
+  })
 
   it('answers from one snapshot: records committed while it is sent are not in it', async () => {
     const expected = expectedExport()

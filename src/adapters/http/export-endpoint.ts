@@ -101,18 +101,20 @@ async function serveExport(store: Exportable, options: AnswerOptions, { req, res
       sendAnswer(res, failedAnswer(options, err), head)
       return
     }
+    if (res.destroyed) return // the client left during the first read
     res.writeHead(200, HEADERS)
     let pending = ''
     for (; step.done !== true; step = await records.next()) {
       pending += `${toExactJson(step.value)}\n`
       if (pending.length < FLUSH_CHARS) continue
+      if (res.destroyed) return // the client left while the records were read
       const flowing = res.write(pending)
       pending = ''
       // Waits for the client when its buffer is full; else lets other requests in between pieces.
       await (flowing ? nextTurn() : drained(res))
       if (res.destroyed) return
     }
-    res.end(pending)
+    if (!res.destroyed) res.end(pending)
   } catch (err) {
     if (gone.signal.aborted) return
     reportError(options, err)
@@ -130,13 +132,17 @@ function nextTurn(): Promise<void> {
 /** Resolves once the response drains or closes; a client that reads nothing for the stall time has its connection cut. */
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
+    if (res.destroyed) return resolve() // closed already: no event will come
     const done = (): void => {
       clearTimeout(stall)
       res.off('drain', done)
       res.off('close', done)
       resolve()
     }
-    const stall = setTimeout(() => res.destroy(), DEFAULT_SEND_STALL_MS)
+    const stall = setTimeout(() => {
+      res.destroy()
+      done()
+    }, DEFAULT_SEND_STALL_MS)
     stall.unref()
     res.once('drain', done)
     res.once('close', done)
