@@ -55,6 +55,8 @@ export type { PricesHandler, PricesHandlerOptions, NextHandler } from './adapter
 export { answerUdf, udfEndpoint } from './adapters/http/udf.js'
 export type { UdfEndpoint, UdfOptions, UdfSource } from './adapters/http/udf.js'
 export type { ChartPageOptions } from './adapters/http/chart-page.js'
+export type { AccessLogEntry, ObservationOptions } from './adapters/http/access-log.js'
+export type { HealthReport } from './adapters/http/health-endpoint.js'
 export {
   QueryGate, isQueryLimitError, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
   DEFAULT_MAX_ANSWERS_IN_FLIGHT, DEFAULT_LIGHT_QUERY_COST,

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { explainArgError } from './arg-errors.js'
+import { TIME_TEXT_FORMS, parseTimeText } from '../engine/time-text.js'
 
 /**
  * A failure the CLI reports in plain words, with the exit code to use.
@@ -59,10 +60,7 @@ export function parseIntegerOption(name: string, text: string | undefined, min: 
  * (`2024-06-01`, `2024-06-01T12:00:00Z`) or `now`.
  */
 export function parseTimeOption(name: string, text: string, now: () => number = Date.now): number {
-  if (text === 'now') return now()
-  const value = /^[0-9]+$/.test(text) ? Number(text) : Date.parse(text)
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new UsageError(`--${name} must be a time: milliseconds since 1970, an ISO date, or "now" (got ${JSON.stringify(text)})`)
-  }
+  const value = parseTimeText(text, now)
+  if (value === undefined) throw new UsageError(`--${name} must be a time: ${TIME_TEXT_FORMS} (got ${JSON.stringify(text)})`)
   return value
 }

@@ -60,7 +60,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
   const config = await resolveStoreConfig(values)
   const file = values.output === undefined || values.output === '-' ? undefined : values.output
 
-  const store = await openStore(config, { mustExist: true })
+  const store = await openStore(config, { mustExist: true, whileServed: 'ask it over HTTP: GET /prices/export?symbol=S&from=T&to=T streams the same NDJSON from one snapshot' })
   const interrupt = new Interrupt(io)
   const stdout = file === undefined ? streamOutput(io.stdout) : undefined
   let output: Output | undefined

@@ -4,6 +4,14 @@ import type { PriceStoreError, Provider } from '../index.js'
 import { CliError } from './args.js'
 import type { StoreConfig } from './config.js'
 
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  readonly mustExist: boolean
+  readonly retention?: boolean
+  /** What to do instead while a server holds the database (e.g. the HTTP endpoint answering the same), added to the `PRICE_LOCKED` message. */
+  readonly whileServed?: string
+}
+
 /**
  * Opens the store at `config.location`, turning the failures a person hits
  * into plain words (a {@link CliError} whose `cause` is the library's error).
@@ -13,7 +21,7 @@ import type { StoreConfig } from './config.js'
  * @param retention when true (`serve`), `config.retention` is applied; other
  *   commands never remove records in the background.
  */
-export async function openStore(config: StoreConfig, { mustExist, retention = false }: { mustExist: boolean; retention?: boolean }): Promise<PriceStore> {
+export async function openStore(config: StoreConfig, { mustExist, retention = false, whileServed }: OpenStoreOptions): Promise<PriceStore> {
   const { location } = config
   if (mustExist) {
     const found = await stat(location).catch(() => undefined)
@@ -30,16 +38,17 @@ export async function openStore(config: StoreConfig, { mustExist, retention = fa
       provider, ...(limits === undefined ? {} : { limits }), ...(retention && config.retention !== undefined ? { retention: config.retention } : {}),
     })
   } catch (err) {
-    throw explainOpenFailure(err, config)
+    throw explainOpenFailure(err, config, whileServed)
   }
 }
 
 /** The failure to report for an error of `PriceStore.open`: plain words for the ones a person can fix, the error itself otherwise. */
-function explainOpenFailure(err: unknown, config: StoreConfig): unknown {
+function explainOpenFailure(err: unknown, config: StoreConfig, whileServed: string | undefined): unknown {
   const { location } = config
   if (isPriceStoreError(err, 'PRICE_LOCKED')) {
     return new CliError(
-      `the database at ${location} is in use by another process (is "price-store serve" running on it?); stop that process or choose another --db`,
+      `the database at ${location} is in use by another process (is "price-store serve" running on it?); stop that process or choose another --db` +
+        (whileServed === undefined ? '' : `, or, while it serves, ${whileServed}`),
       1,
       { cause: err },
     )

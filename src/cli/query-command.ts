@@ -54,7 +54,7 @@ export async function queryCommand(argv: readonly string[], io: CliIo): Promise<
     // Repeats stay repeats, so "--limit 1 --limit 2" is refused just as in HTTP.
     for (const value of (flags[name] as string[] | undefined) ?? []) params.append(name, value)
   }
-  const store = await openStore(await resolveStoreConfig(values), { mustExist: true })
+  const store = await openStore(await resolveStoreConfig(values), { mustExist: true, whileServed: 'ask it over HTTP: GET /prices takes the same parameters' })
   try {
     const answer = await store.query(params)
     io.stdout.write(`${toExactJson(answer, values.pretty === true ? 2 : 0)}\n`)

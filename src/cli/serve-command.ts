@@ -10,6 +10,7 @@ import {
   type QueryLimitOptions,
 } from '../adapters/http/query-gate.js'
 import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/stream-endpoint.js'
+import type { AccessLogEntry, ObservationOptions } from '../adapters/http/access-log.js'
 import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/write-endpoint.js'
 import { readWriteToken } from './write-token-file.js'
@@ -44,6 +45,10 @@ Options:
   --retention-days N          keep only the last N days: older records are removed in the background, an
                               hour at a time (counted back from the newest record or now, whichever is
                               earlier; overrides "retention" in --config; see "price-store prune")
+  --access-log                write one JSON line per request to standard output (time, method, path,
+                              query, endpoint, form, status, bytes, durationMs, remoteAddress; never a
+                              header or a token); off by default
+  --no-metrics                do not serve GET /metrics (Prometheus text format; served by default)
 
 Limits (so one client cannot starve the others; see docs/reliability.md):
   --light-query-cost N        a query costing at most N (records returned, plus 1/8 per record only read, as the
@@ -84,6 +89,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       host: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
       'retention-days': { type: 'string' },
+      'access-log': { type: 'boolean' },
+      'no-metrics': { type: 'boolean' },
       'max-concurrent-queries': { type: 'string' },
       'max-queued-queries': { type: 'string' },
       'max-answers-in-flight': { type: 'string' },
@@ -115,7 +122,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
-    running = await listen(store, host, port, { ...limits, ...writes }, io)
+    const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
+    running = await listen(store, host, port, { ...limits, ...writes, ...observation }, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
     const lines = [
@@ -258,7 +266,12 @@ export function requestErrorLogger(io: CliIo, now: () => number = Date.now): (er
   }
 }
 
-async function listen(store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions, io: CliIo): Promise<RunningServer> {
+/** The `accessLog` of `serve --access-log`: each entry as one JSON line on standard output. */
+export function accessLogWriter(io: CliIo): (entry: AccessLogEntry) => void {
+  return (entry) => void io.stdout.write(`${JSON.stringify(entry)}\n`)
+}
+
+async function listen(store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions & ObservationOptions, io: CliIo): Promise<RunningServer> {
   try {
     return await startServer({ store, host, port, ...limits, onError: requestErrorLogger(io) })
   } catch (err) {

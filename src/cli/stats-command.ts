@@ -30,7 +30,7 @@ export async function statsCommand(argv: readonly string[], io: CliIo): Promise<
     return 0
   }
   const config = await resolveStoreConfig(values)
-  const store = await openStore(config, { mustExist: true })
+  const store = await openStore(config, { mustExist: true, whileServed: 'ask it over HTTP: GET /stats answers the same numbers as JSON' })
   try {
     const stats = await store.stats()
     io.stdout.write(values.json === true ? `${JSON.stringify(stats, null, 2)}\n` : statsTable(config.location, stats))

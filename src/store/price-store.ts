@@ -117,6 +117,10 @@ export class PriceStore {
   #pruning: Promise<unknown> = Promise.resolve()
   /** The `retention` option at work, while open. */
   #retention: Retention | undefined
+  /** Records committed since the store was opened (see {@link PriceStore.recordsWritten}). */
+  #recordsWritten = 0
+  /** When the last commit since opening landed (ms since the epoch). */
+  #lastCommitAt: number | undefined
 
   /**
    * Wraps any abstract-level database (e.g. `new MemoryLevel()`); call
@@ -209,6 +213,8 @@ export class PriceStore {
       await Promise.all([...Object.values(this.#levels), this.#meta].map((sublevel) => sublevel.open()))
       await checkFormat(this.#meta, this.#db, this.#options.provider)
       this.#knownSymbols.clear()
+      this.#recordsWritten = 0
+      this.#lastCommitAt = undefined
       for (const key of await this.#levels.symbols.keys().all()) this.#knownSymbols.add(Buffer.from(key).toString('utf8'))
       // The database may have changed while the store was closed: start from what it holds now.
       const { area, nextSequence } = await this.#replayLog()
@@ -485,6 +491,24 @@ export class PriceStore {
   }
 
   /**
+   * Records committed since the store was opened, by every writer of this
+   * store (each `putMany`/`put` counts its records once committed; a failed
+   * batch counts nothing). A counter for monitoring, read without I/O: it
+   * starts again from 0 at each `open()`.
+   */
+  get recordsWritten(): number {
+    return this.#recordsWritten
+  }
+
+  /**
+   * When the newest commit since the store was opened landed (ms since the
+   * epoch, this process's clock), or `undefined` before the first one.
+   */
+  get lastCommitAt(): number | undefined {
+    return this.#lastCommitAt
+  }
+
+  /**
    * The records each commit writes, in commit order, as they are committed:
    * with `after`, first the commits after that position replayed from the
    * store's journal, then the live ones, with no gap and no repeat. Ends
@@ -632,6 +656,8 @@ export class PriceStore {
     const symbols = newSymbols.size > 0 ? [...this.#knownSymbols].sort(compareIds) : this.#state.symbols
     this.#state.applyBatch(writes, rowsBySymbol(writes), newSymbols, symbols)
     this.#journal.committed(position)
+    this.#recordsWritten += records.length
+    this.#lastCommitAt = Date.now()
     this.#hub.publish(position, () => rowsInCommitOrder(records, writes))
     this.#sealer.horizon = horizon
     this.#applyRetention(periodOf(horizon))

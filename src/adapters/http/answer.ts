@@ -183,7 +183,7 @@ function streamedAnswer(answer: readonly object[] | DeferredAnswer): HttpAnswer 
 }
 
 /** The error answer for `err`, reported to `onError` when it is the server's fault. */
-function failedAnswer(options: AnswerOptions, err: unknown): HttpAnswer {
+export function failedAnswer(options: AnswerOptions, err: unknown): HttpAnswer {
   const answer = errorAnswer(err)
   if (answer.status >= 500) reportError(options, err)
   return answer

@@ -8,6 +8,10 @@ import { DEFAULT_SEND_STALL_MS, sendStreamed, type StreamSendOptions as SendOpti
 import { answerUdf, type UdfSource } from './udf.js'
 import { historyThroughGate } from './udf-gate.js'
 import { LiveCounters, createLiveEndpoints, type LiveEndpointOptions } from './live-endpoints.js'
+import { isoTime, type AccessLogEntry } from './access-log.js'
+import { HandlerMetrics, NO_FORM, formLabel } from './metrics.js'
+import type { QueryPlan } from '../../engine/plan.js'
+import type { Route } from './routes.js'
 
 /**
  * Options of {@link createPricesHandler} (and of `createPricesListener` and
@@ -89,7 +93,10 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   }
   const pricesOptions = { ...options, streamAbove }
   const charts = chartSource(store)
-  const live = createLiveEndpoints({ store, options, gate, counters: new LiveCounters() })
+  const counters = new LiveCounters()
+  const metrics = options.metrics === true ? new HandlerMetrics({ store, gate, counters }) : undefined
+  const observer = metrics === undefined && options.accessLog === undefined ? undefined : new RequestObserver(metrics, options)
+  const live = createLiveEndpoints({ store, options, gate, counters, ...(metrics === undefined ? {} : { metrics }) })
   const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath), ...live.table }
   const page = new ChartPage(options)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
@@ -105,6 +112,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         next() // not ours: the body is left for whoever serves the path
         return
       }
+      const observed = observer?.start(req, res, arrivedAt, target, routed)
       if (routed !== undefined && 'live' in routed) {
         // The endpoint owns the request from here, its body included.
         live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt })
@@ -125,7 +133,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         return
       }
       if ('udf' in routed) {
-        const runHistory = historyThroughGate(gate, store, options, new HandlerRequest(arrivedAt, res))
+        const runHistory = historyThroughGate(gate, store, options, new HandlerRequest(arrivedAt, res, observed))
         answerUdf(charts as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
           (ready) => sendOrFail(options, res, ready, head),
           (err: unknown) => failRequest(options, res, err, head),
@@ -134,7 +142,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
       }
       // No async function and no named closure per request (tsx names each with a
       // defineProperty call): at thousands of requests a second, each shows in the profile.
-      gate.answer(store, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res)).then(
+      gate.answer(store, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res, observed)).then(
         (answer) => sendOrFail(options, res, answer, head, send),
         (err: unknown) => failRequest(options, res, err, head),
       )
@@ -150,7 +158,13 @@ class HandlerRequest implements GateRequest {
   constructor(
     readonly arrivedAt: number,
     readonly res: ServerResponse,
+    readonly observed: ObservedRequest | undefined,
   ) {}
+
+  /** Labels the observed request (metrics, access log) with its query's form. */
+  planned(plan: QueryPlan): void {
+    if (this.observed !== undefined) this.observed.form = formLabel(plan.query)
+  }
 
   /**
    * A client that leaves while its query waits for a slot takes the query with it. The
@@ -161,6 +175,98 @@ class HandlerRequest implements GateRequest {
     if (this.res.closed) gone.abort()
     else this.res.once('close', () => gone.abort())
     return gone.signal
+  }
+}
+
+/** Where the observation of a response is kept, for the one `close` listener all responses share. */
+const OBSERVED = Symbol('observed request')
+
+/** The `endpoint` label of each route that is not a live endpoint or a UDF one. */
+const UDF_ENDPOINTS: Readonly<Record<string, string>> = { config: 'udf_config', symbols: 'udf_symbols', search: 'udf_search', history: 'udf_history', time: 'udf_time' }
+
+/** What answers a route, as metrics and the access log name it. */
+function endpointOf(routed: Route | undefined): string {
+  if (routed === undefined) return 'not_found'
+  if ('answer' in routed) return 'method_not_allowed'
+  if ('page' in routed) return 'page'
+  if ('live' in routed) return routed.live
+  if ('udf' in routed) return UDF_ENDPOINTS[routed.udf] ?? 'udf'
+  return 'prices'
+}
+
+/** One request watched from its arrival to its response's `close` (answer ended, or connection gone). */
+class ObservedRequest {
+  /** The query's form label, once its plan is made. */
+  form: string | undefined = undefined
+
+  constructor(
+    readonly observer: RequestObserver,
+    readonly req: IncomingMessage,
+    readonly arrivedAt: number,
+    readonly target: string,
+    readonly endpoint: string,
+    /** The connection's bytes written before this answer (a keep-alive connection carries several). */
+    readonly bytesBefore: number,
+  ) {}
+}
+
+/**
+ * Watches requests for the handler's metrics and access log, only when one
+ * of them is on: one object and one shared listener per request, nothing else.
+ */
+class RequestObserver {
+  constructor(
+    readonly metrics: HandlerMetrics | undefined,
+    readonly options: PricesHandlerOptions,
+  ) {}
+
+  start(req: IncomingMessage, res: ServerResponse, arrivedAt: number, target: unknown, routed: Route | undefined): ObservedRequest {
+    // The socket's count sums its queued writes (an array built per read): only the access log needs it.
+    const bytesBefore = this.options.accessLog === undefined ? 0 : (req.socket?.bytesWritten ?? 0)
+    const observed = new ObservedRequest(this, req, arrivedAt, typeof target === 'string' ? target : '', endpointOf(routed), bytesBefore)
+    ;(res as ServerResponse & { [OBSERVED]?: ObservedRequest })[OBSERVED] = observed
+    res.on('close', closeObserved)
+    return observed
+  }
+
+  finish(observed: ObservedRequest, res: ServerResponse): void {
+    const durationMs = performance.now() - observed.arrivedAt
+    const status = res.headersSent ? res.statusCode : 0
+    const form = observed.form
+    this.metrics?.record(observed.endpoint, form ?? NO_FORM, status, durationMs / 1000)
+    const accessLog = this.options.accessLog
+    if (accessLog === undefined) return
+    try {
+      accessLog(accessLogEntry(observed, res, status, durationMs))
+    } catch (err) {
+      reportError(this.options, err)
+    }
+  }
+}
+
+/** The `close` listener of every observed response (`this` is the response): one function for all, no closure per request. */
+function closeObserved(this: ServerResponse): void {
+  const observed = (this as ServerResponse & { [OBSERVED]?: ObservedRequest })[OBSERVED]
+  observed?.observer.finish(observed, this)
+}
+
+function accessLogEntry(observed: ObservedRequest, res: ServerResponse, status: number, durationMs: number): AccessLogEntry {
+  const { req, target } = observed
+  const question = target.indexOf('?')
+  const socket = req.socket
+  // One literal of fixed shape (absent fields are undefined, which JSON leaves out): no spread per request.
+  return {
+    time: isoTime(Math.floor(performance.timeOrigin + observed.arrivedAt)),
+    method: req.method ?? '',
+    path: question < 0 ? target : target.slice(0, question),
+    query: question < 0 ? '' : target.slice(question + 1),
+    endpoint: observed.endpoint,
+    form: observed.form,
+    status,
+    bytes: socket === undefined || socket === null ? 0 : Math.max(0, (socket.bytesWritten ?? observed.bytesBefore) - observed.bytesBefore),
+    durationMs: Math.round(durationMs * 1000) / 1000,
+    remoteAddress: socket?.remoteAddress,
+    aborted: res.writableFinished ? undefined : true,
   }
 }
 

@@ -1,16 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AnswerOptions, PricesQueryable } from './answer.js'
+import type { ObservationOptions } from './access-log.js'
+import { createExportEndpoint, type Exportable } from './export-endpoint.js'
+import { createHealthEndpoint } from './health-endpoint.js'
+import { createMetricsEndpoint } from './metrics-endpoint.js'
+import type { HandlerMetrics } from './metrics.js'
 import type { QueryGate } from './query-gate.js'
 import type { LiveEndpoint, RouteTable } from './routes.js'
 import { createWriteEndpoint, type WriteEndpointOptions } from './write-endpoint.js'
 import { createStreamEndpoint, watchableStore, type StreamEndpointOptions } from './stream-endpoint.js'
+import { createStatsEndpoint, type StatsSource } from './stats-endpoint.js'
 
 /**
  * Options of the live service's endpoints (writes, the live stream, export,
  * statistics, health and metrics), part of the handler's options. Each
  * endpoint's module adds its own.
  */
-export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions, StreamEndpointOptions {}
+export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions, StreamEndpointOptions, ObservationOptions {}
 
 /** One request for a live endpoint, as the handler routed it. */
 export interface LiveRequest {
@@ -43,12 +49,14 @@ export interface LiveContext {
   readonly options: LiveEndpointOptions
   readonly gate: QueryGate
   readonly counters: LiveCounters
+  /** The handler's metrics, when they are on (`/metrics` is then served). */
+  readonly metrics?: HandlerMetrics
 }
 
 /** The live endpoints one handler serves. */
 export interface LiveEndpoints {
   /** Which of them the handler's routes lead to. */
-  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'metrics'>>
+  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'exports' | 'stats' | 'metrics'>>
   /** Answers a request routed to `endpoint` (one the table serves). */
   serve(endpoint: LiveEndpoint, request: LiveRequest): void
   /** Ends what outlives a request (live streams), so a server can close; resolves once done. */
@@ -63,16 +71,27 @@ export interface LiveEndpoints {
 export function createLiveEndpoints(context: LiveContext): LiveEndpoints {
   const handlers: Partial<Record<LiveEndpoint, LiveEndpointHandler>> = {}
   const closers: (() => Promise<void>)[] = []
-  const write = createWriteEndpoint(context.store, context.options)
+  const { store, options } = context
+  const write = createWriteEndpoint(store, options)
   if (write !== undefined) handlers.write = write
-  const watchable = watchableStore(context.store)
+  const watchable = watchableStore(store)
   if (watchable !== undefined) {
     const stream = createStreamEndpoint(watchable, context)
     handlers.stream = stream.handler
     closers.push(() => stream.close())
   }
+  if (typeof (store as Partial<Exportable>).export === 'function') handlers.export = createExportEndpoint(store as unknown as Exportable, options)
+  if (typeof (store as Partial<StatsSource>).stats === 'function') handlers.stats = createStatsEndpoint(store as unknown as StatsSource, options)
+  handlers.health = createHealthEndpoint(store, options)
+  if (context.metrics !== undefined) handlers.metrics = createMetricsEndpoint(context.metrics, options)
   return {
-    table: { writes: handlers.write !== undefined, live: handlers.stream !== undefined, metrics: handlers.metrics !== undefined },
+    table: {
+      writes: handlers.write !== undefined,
+      live: handlers.stream !== undefined,
+      exports: handlers.export !== undefined,
+      stats: handlers.stats !== undefined,
+      metrics: handlers.metrics !== undefined,
+    },
     serve(endpoint, request) {
       const handler = handlers[endpoint]
       if (handler === undefined) throw new Error(`no handler for the live endpoint ${endpoint}`)

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { PriceStoreError } from '../../errors.js'
-import { LIGHT_QUERY_RECORDS } from '../../engine/plan.js'
+import { LIGHT_QUERY_RECORDS, type QueryPlan } from '../../engine/plan.js'
 import {
   answerPlanned, httpErrorAnswer, planRequest, reportError, type AnswerOptions, type HttpAnswer, type PlannedRequest, type PricesQueryable,
 } from './answer.js'
@@ -106,6 +106,8 @@ export interface GateRequest {
    * so a request that never waits never builds one.
    */
   readonly signal?: AbortSignal | (() => AbortSignal)
+  /** Told the plan once the query is compiled (the handler labels its metrics and access log with the query's form). */
+  planned?(plan: QueryPlan): void
 }
 
 type Wake = 'admitted' | 'expired' | 'gone'
@@ -208,6 +210,7 @@ export class QueryGate {
       return Promise.reject(err) // e.g. params not a URLSearchParams: fail as an async function would
     }
     if ('status' in planned) return Promise.resolve(planned)
+    if ('plan' in planned) request.planned?.(planned.plan)
     const cost = planned.cost
     // Light queries (nearly all) take no await here: each promise layer costs CPU per request.
     if (cost <= this.lightQueryCost) return this.#run(store, planned, options, deadline, undefined)

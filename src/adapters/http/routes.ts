@@ -32,6 +32,10 @@ export interface RouteTable {
   readonly writes?: boolean
   /** The store can be watched, exported and counted: `/prices/stream`, `/prices/export` and `/stats` are served. */
   readonly live?: boolean
+  /** `/prices/export` is served (default: as `live`), for a store that can be exported but not watched. */
+  readonly exports?: boolean
+  /** `/stats` is served (default: as `live`). */
+  readonly stats?: boolean
   /** `/metrics` is served. */
   readonly metrics?: boolean
 }
@@ -79,9 +83,9 @@ function liveEndpoint(path: string, table: RouteTable): LiveEndpoint | undefined
     case '/prices/stream':
       return table.live === true ? 'stream' : undefined
     case '/prices/export':
-      return table.live === true ? 'export' : undefined
+      return (table.exports ?? table.live) === true ? 'export' : undefined
     case '/stats':
-      return table.live === true ? 'stats' : undefined
+      return (table.stats ?? table.live) === true ? 'stats' : undefined
     case '/health':
       return 'health'
     case '/metrics':
@@ -94,7 +98,12 @@ function liveEndpoint(path: string, table: RouteTable): LiveEndpoint | undefined
 /** The 404 answer for a path the table does not serve, naming what it does serve. */
 export function notFoundAnswer(table: RouteTable): HttpAnswer {
   const base = table.basePath
-  const prices = `${base}/prices${table.live === true ? `, ${base}/prices/stream, ${base}/prices/export, ${base}/stats` : ''}`
+  const live = [
+    table.live === true ? `${base}/prices/stream` : undefined,
+    (table.exports ?? table.live) === true ? `${base}/prices/export` : undefined,
+    (table.stats ?? table.live) === true ? `${base}/stats` : undefined,
+  ]
+  const prices = [`${base}/prices`, ...live].filter((path) => path !== undefined).join(', ')
   const operations = `${base}/health${table.metrics === true ? `, ${base}/metrics` : ''}`
   const served = !table.charts
     ? `GET ${prices}, ${operations}`

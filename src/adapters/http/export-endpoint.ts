@@ -1,0 +1,150 @@
+import type { ServerResponse } from 'node:http'
+import { toExactJson } from '../../engine/exact-json.js'
+import { fail } from '../../engine/query-errors.js'
+import { TIME_TEXT_FORMS, parseTimeText } from '../../engine/time-text.js'
+import type { ExportOptions } from '../../engine/typed-queries.js'
+import type { PriceRecord } from '../../types.js'
+import { failedAnswer, reportError, type AnswerOptions } from './answer.js'
+import { sendAnswer } from './handler.js'
+import type { LiveEndpointHandler, LiveRequest } from './live-endpoints.js'
+import { DEFAULT_SEND_STALL_MS } from './streamed-body.js'
+
+/** What `GET /prices/export` needs of a store: `PriceStore.export`. */
+export interface Exportable {
+  export(options?: ExportOptions): AsyncIterable<PriceRecord>
+}
+
+/** The parameters `GET /prices/export` takes; any other is refused (a `fromTimestamp` meant as `from` must not widen an export silently). */
+export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to'] as const
+
+const HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/x-ndjson',
+  // A snapshot of now: a cache must not serve it again as current.
+  'cache-control': 'no-store',
+}
+
+/** Text written at once, so a large export is not one write per record. */
+const FLUSH_CHARS = 64 * 1024
+
+/**
+ * The selection an export request asks for, with the names and time forms
+ * of `price-store export`: `symbol` (repeatable, or comma-separated) and
+ * `symbols` (comma-separated) together name the symbols (every symbol when
+ * neither is given); `from` and `to` are times as {@link parseTimeText}
+ * reads them. The store checks the rest (symbol rules, `from <= to`).
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` (an unknown or repeated parameter), `PRICE_INVALID_RANGE` (a bad time)
+ */
+export function exportSelectionOf(params: URLSearchParams, now: () => number = Date.now): ExportOptions {
+  const symbols: string[] = []
+  let from: number | undefined
+  let to: number | undefined
+  const seen = new Set<string>()
+  for (const [name, value] of params) {
+    if (name === 'symbol' || name === 'symbols') {
+      symbols.push(...value.split(','))
+      continue
+    }
+    if (name !== 'from' && name !== 'to') {
+      const known = EXPORT_PARAMETERS.join(', ')
+      throw fail('PRICE_INVALID_QUERY', name, `unknown parameter ${JSON.stringify(name)}: /prices/export takes ${known}`)
+    }
+    if (seen.has(name)) throw fail('PRICE_INVALID_QUERY', name, `parameter ${name} is given more than once`)
+    seen.add(name)
+    const time = parseTimeText(value, now)
+    if (time === undefined) throw fail('PRICE_INVALID_RANGE', name, `${name} must be a time: ${TIME_TEXT_FORMS} (got ${JSON.stringify(value)})`)
+    if (name === 'from') from = time
+    else to = time
+  }
+  return {
+    ...(symbols.length === 0 ? {} : { symbols }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  }
+}
+
+/**
+ * `GET /prices/export`: every stored record of the selection (see
+ * {@link exportSelectionOf}) as NDJSON, one record per line exactly as
+ * `price-store export` writes it, read from one snapshot of the store with
+ * no cap. The parameters are checked and the first record read before the
+ * status is sent, so a bad request or a closed store gets a coded error.
+ * The body is written with backpressure (a slow client holds back its own
+ * export, not the server's memory; one that reads nothing for 30 s is cut).
+ * A client that leaves stops the export; a failure once the status is sent
+ * cuts the connection, the only honest way to say the body is incomplete.
+ * Exports do not go through the query gate: they are long by nature, and
+ * read a symbol-hour at a time.
+ */
+export function createExportEndpoint(store: Exportable, options: AnswerOptions): LiveEndpointHandler {
+  return (request) => void serveExport(store, options, request)
+}
+
+async function serveExport(store: Exportable, options: AnswerOptions, { req, res, params, head }: LiveRequest): Promise<void> {
+  req.resume() // a body means nothing here
+  const gone = new AbortController()
+  const leave = (): void => gone.abort()
+  res.once('close', leave)
+  let records: AsyncIterator<PriceRecord> | undefined
+  try {
+    let step: IteratorResult<PriceRecord>
+    try {
+      const exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
+      if (head) {
+        res.writeHead(200, HEADERS)
+        res.end()
+        return
+      }
+      records = exported[Symbol.asyncIterator]()
+      step = await records.next()
+    } catch (err) {
+      if (gone.signal.aborted) return // the client left: no one to answer
+      sendAnswer(res, failedAnswer(options, err), head)
+      return
+    }
+    if (res.destroyed) return // the client left during the first read
+    res.writeHead(200, HEADERS)
+    let pending = ''
+    for (; step.done !== true; step = await records.next()) {
+      pending += `${toExactJson(step.value)}\n`
+      if (pending.length < FLUSH_CHARS) continue
+      if (res.destroyed) return // the client left while the records were read
+      const flowing = res.write(pending)
+      pending = ''
+      // Waits for the client when its buffer is full; else lets other requests in between pieces.
+      await (flowing ? nextTurn() : drained(res))
+      if (res.destroyed) return
+    }
+    if (!res.destroyed) res.end(pending)
+  } catch (err) {
+    if (gone.signal.aborted) return
+    reportError(options, err)
+    res.destroy()
+  } finally {
+    res.off('close', leave)
+    await records?.return?.().catch(() => {})
+  }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/** Resolves once the response drains or closes; a client that reads nothing for the stall time has its connection cut. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve() // closed already: no event will come
+    const done = (): void => {
+      clearTimeout(stall)
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    const stall = setTimeout(() => {
+      res.destroy()
+      done()
+    }, DEFAULT_SEND_STALL_MS)
+    stall.unref()
+    res.once('drain', done)
+    res.once('close', done)
+  })
+}
