@@ -126,19 +126,23 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     running = await listen(store, host, port, { ...limits, ...writes, ...observation }, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
+    const tokenFile = values['write-token-file']
+    const importHint = tokenFile === undefined ? 'price-store import FILE' : `price-store import --url ${running.url} --token-file ${tokenFile} FILE`
     const lines = [
       `price-store is serving ${formatCount(symbols.length)} symbols from ${config.location}`,
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
       ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${values['write-token-file']}`]),
       `  ${endpoint}/stream streams commits live (Server-Sent Events)`,
+      `  ${endpoint}/export, ${running.url}/stats, ${running.url}/health${observation.metrics ? ` and ${running.url}/metrics` : ''} for operations`,
       '',
-      symbols.length === 0 ? 'The database is empty: add records with "price-store import FILE". Then try:' : 'Try:',
+      symbols.length === 0 ? `The database is empty: add records with "${importHint}". Then try:` : 'Try:',
       ...(await exampleQueries(store, symbols, endpoint)).map((url) => `  curl '${url}'`),
       '',
       'Press Ctrl+C to stop.',
     ]
-    io.stdout.write(`${lines.join('\n')}\n`)
+    // With --access-log, standard output carries only the log's JSON lines.
+    ;(observation.accessLog === undefined ? io.stdout : io.stderr).write(`${lines.join('\n')}\n`)
 
     const signal = await new Promise<string>((resolve) => {
       const unsubscribe = io.onShutdown((name) => {

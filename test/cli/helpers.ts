@@ -88,8 +88,12 @@ export async function run(argv: readonly string[], options: MemoryIoOptions = {}
 export async function startServe(args: readonly string[]) {
   const memory = memoryIo()
   const exit = runCli(['serve', '--port', '0', ...args], memory.io)
+  // With --access-log, standard output is the log's alone: the banner goes to standard error.
+  const toStderr = args.includes('--access-log')
   const banner = await Promise.race([
-    memory.waitForStdout(/Press Ctrl\+C to stop\.\n/).then(() => memory.stdout()),
+    toStderr
+      ? memory.waitForStderr(/Press Ctrl\+C to stop\.\n/).then(() => memory.stderr())
+      : memory.waitForStdout(/Press Ctrl\+C to stop\.\n/).then(() => memory.stdout()),
     exit.then((code) => {
       throw new Error(`serve exited with ${code}: ${memory.stderr()}`)
     }),

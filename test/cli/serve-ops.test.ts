@@ -13,13 +13,17 @@ demoDbForFile((newDir, newDb) => {
   db = newDb
 })
 
-/** The JSON lines serve wrote to standard output (its banner is text). */
+/** The JSON lines serve wrote to standard output: nothing else is there with --access-log (its banner goes to standard error). */
 const jsonLines = (stdout: string): Record<string, unknown>[] =>
-  stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>)
+  stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
 
 describe('price-store serve: access log and metrics', () => {
   it('--access-log writes one JSON line per request to stdout, without header values', async () => {
-    const { memory, exit, endpoint } = await startServe(['--db', db, '--access-log'])
+    const { memory, exit, endpoint, banner } = await startServe(['--db', db, '--access-log'])
+    expect(banner).toContain('for operations')
     const base = endpoint.slice(0, -'/prices'.length)
     const secret = 'tok-SECRET-42'
     try {
