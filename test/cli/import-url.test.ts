@@ -6,51 +6,19 @@
  * skipped with --skip-bad), refusals read plainly, and Ctrl+C keeps whole
  * batches and exits 130.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { build } from 'tsup'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
+import { useBuiltCli, type Running } from './built-cli.js'
 import { ndjson, record, storedIds, tempDir, writeLines } from './helpers.js'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const TOKEN = 'imp_5b0e3f1a9c7d42e8b6a1f0c3d5e7a9b2'
-let buildDir: string
-let cli: string
-
-beforeAll(async () => {
-  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
-  buildDir = await mkdtemp(join(root, 'node_modules', '.cache', 'price-store-cli-'))
-  await build({
-    entry: { cli: join(root, 'src/cli/main.ts') },
-    format: ['esm'],
-    outDir: buildDir,
-    platform: 'node',
-    target: 'node20',
-    dts: false,
-    sourcemap: false,
-    config: false,
-    silent: true,
-  })
-  cli = join(buildDir, 'cli.js')
-})
-
-afterAll(async () => {
-  if (buildDir !== undefined) await rm(buildDir, { recursive: true, force: true })
-})
-
-interface Running {
-  readonly child: ChildProcess
-  stdout(): string
-  stderr(): string
-  readonly exited: Promise<number | string>
-}
 
 const children: Running[] = []
 let dir: string
 let cleanup: (() => Promise<void>) | undefined
+const spawnCli = useBuiltCli(() => dir)
 
 afterEach(async () => {
   for (const running of children.splice(0)) {
@@ -61,13 +29,7 @@ afterEach(async () => {
 })
 
 function start(args: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore'): Running {
-  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, stdio: [stdin, 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
-  const running = { child, stdout: () => out, stderr: () => err, exited }
+  const running = spawnCli(args, { stdin })
   children.push(running)
   return running
 }

@@ -1,71 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { PriceStore } from '../../src/index.js'
 import { DEMO_END } from '../../src/demo/demo-data.js'
+import { useBuiltCli, type Running } from './built-cli.js'
 import { rawContents, record, setStoredFormat, tempDir } from './helpers.js'
 
-// The real bin in real processes: built from source with tsup (about a
-// second, no type declarations) next to node_modules so its imports resolve,
-// then run as `node cli.js ...` the way `npm start` runs dist/cli.js.
-
 const root = fileURLToPath(new URL('../..', import.meta.url))
-let buildDir: string
-let cli: string
 let dir: string
 let cleanup: () => Promise<void>
+const start = useBuiltCli(() => dir)
 
 beforeAll(async () => {
-  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
-  buildDir = await mkdtemp(join(root, 'node_modules', '.cache', 'price-store-cli-'))
-  await build({
-    entry: { cli: join(root, 'src/cli/main.ts') },
-    format: ['esm'],
-    outDir: buildDir,
-    platform: 'node',
-    target: 'node20',
-    dts: false,
-    sourcemap: false,
-    config: false,
-    silent: true,
-  })
-  cli = join(buildDir, 'cli.js')
   ;({ dir, cleanup } = await tempDir())
 })
 
 afterAll(async () => {
   await cleanup?.()
-  if (buildDir !== undefined) await rm(buildDir, { recursive: true, force: true })
 })
-
-interface Running {
-  readonly child: ChildProcess
-  stdout(): string
-  stderr(): string
-  /** Resolves with the exit code (or the signal's name if killed). */
-  readonly exited: Promise<number | string>
-}
-
-function start(args: readonly string[], { stdin = 'ignore' }: { stdin?: 'ignore' | 'pipe' } = {}): Running {
-  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, stdio: [stdin, 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk
-  })
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk
-  })
-  const exited = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'))
-  })
-  return { child, stdout: () => out, stderr: () => err, exited }
-}
 
 async function runToEnd(args: readonly string[]): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const running = start(args)

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { parse } from 'yaml'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { checkSchema, resolveRef } from './schema-check.js'
 import { createPricesHandler } from '../../src/adapters/http/handler.js'
 import { startServer } from '../../src/adapters/http/node.js'
@@ -15,19 +15,10 @@ import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { BatchCommit, NewPriceRecord } from '../../src/index.js'
 import { MemoryLevel } from 'memory-level'
 import { PROVIDER, demoRecords } from './helpers.js'
-import { TOKEN, answeredBySymbol, expectedBySymbol, ndjson, startWriteServer, type WriteServer } from './write-helpers.js'
+import { TOKEN, answeredBySymbol, expectedBySymbol, ndjson, useWriteServers } from './write-helpers.js'
 import { openConnection } from '../reliability/http-raw.js'
 
-const servers: WriteServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-})
-
-async function writeServer(options: Parameters<typeof startWriteServer>[0] = {}): Promise<WriteServer> {
-  const server = await startWriteServer(options)
-  servers.push(server)
-  return server
-}
+const writeServer = useWriteServers()
 
 const RECORDS = demoRecords().slice(0, 600)
 

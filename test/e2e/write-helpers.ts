@@ -4,6 +4,7 @@
  * with the records sent.
  */
 import { MemoryLevel } from 'memory-level'
+import { afterEach } from 'vitest'
 import { startServer, type RunningServer, type StartServerOptions } from '../../src/adapters/http/node.js'
 import { PriceStore } from '../../src/index.js'
 import type { DemoRecord } from '../../src/demo/demo-data.js'
@@ -87,4 +88,17 @@ export function expectedBySymbol(records: readonly DemoRecord[]): Record<string,
       .map(asReturned)
   }
   return out
+}
+
+/** Gives the calling test file a `startWriteServer` whose servers are closed after each test. */
+export function useWriteServers(): typeof startWriteServer {
+  const servers: WriteServer[] = []
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close()
+  })
+  return async (options) => {
+    const server = await startWriteServer(options)
+    servers.push(server)
+    return server
+  }
 }

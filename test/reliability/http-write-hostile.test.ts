@@ -8,21 +8,12 @@
  * into a failure; nothing asserts on how long anything took.
  */
 import { connect } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { demoRecords } from '../e2e/helpers.js'
-import { TOKEN, answeredBySymbol, expectedBySymbol, startWriteServer, type WriteServer } from '../e2e/write-helpers.js'
+import { TOKEN, answeredBySymbol, expectedBySymbol, useWriteServers, type WriteServer } from '../e2e/write-helpers.js'
 import { exchange, openConnection, type RawAnswer } from './http-raw.js'
 
-const servers: WriteServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-})
-
-async function writeServer(options: Parameters<typeof startWriteServer>[0] = {}): Promise<WriteServer> {
-  const server = await startWriteServer(options)
-  servers.push(server)
-  return server
-}
+const writeServer = useWriteServers()
 
 const RECORDS = demoRecords().slice(0, 50)
 const SYMBOLS = [...new Set(RECORDS.map((record) => record.symbol))]
