@@ -42,7 +42,19 @@ export interface QueryPlan {
   readonly maxRangePoints: number
 }
 
-const plans = new WeakSet<QueryPlan>()
+/** Every plan {@link planQuery} makes, and only those (a brand {@link checkPlan} can trust cheaply). */
+class MadePlan implements QueryPlan {
+  constructor(
+    readonly query: PriceQuery,
+    readonly symbols: readonly string[] | 'all',
+    readonly reads: readonly PlannedRead[],
+    readonly records: number,
+    readonly heavy: boolean,
+    readonly maxRangePoints: number,
+  ) {
+    Object.freeze(this)
+  }
+}
 
 /**
  * Compiles a validated query (from `parseQuery` or the typed methods) into
@@ -52,12 +64,11 @@ const plans = new WeakSet<QueryPlan>()
  */
 export function planQuery(query: PriceQuery, maxRangePoints: number): QueryPlan {
   const symbols = query.kind === 'several' || query.kind === 'twap' ? query.symbols : [query.symbol]
-  const reads = Object.freeze(readsOf(query).map((read) => Object.freeze(read)))
-  const perSymbol = reads.reduce((sum, read) => sum + (read.limit ?? Number.POSITIVE_INFINITY), 0)
+  const reads = readsOf(query)
+  let perSymbol = 0
+  for (const read of reads) perSymbol += read.limit ?? Number.POSITIVE_INFINITY
   const records = symbols === 'all' ? Number.POSITIVE_INFINITY : perSymbol * symbols.length
-  const plan: QueryPlan = Object.freeze({ query, symbols, reads, records, heavy: records > LIGHT_QUERY_RECORDS, maxRangePoints })
-  plans.add(plan)
-  return plan
+  return new MadePlan(query, symbols, reads, records, records > LIGHT_QUERY_RECORDS, maxRangePoints)
 }
 
 /**
@@ -66,12 +77,37 @@ export function planQuery(query: PriceQuery, maxRangePoints: number): QueryPlan 
  * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else
  */
 export function checkPlan(plan: unknown): asserts plan is QueryPlan {
-  if (typeof plan !== 'object' || plan === null || !plans.has(plan as QueryPlan)) {
+  // A copy ({ ...plan }) or a look-alike is not a plan; its query was never validated.
+  if (!(plan instanceof MadePlan)) {
     throw new PriceStoreError('PRICE_INVALID_QUERY', 'not a query plan: make one with store.plan(params)', { details: { parameter: 'plan' } })
   }
 }
 
-function readsOf(query: PriceQuery): PlannedRead[] {
+/** The reads of the newest `limit` records with no window, the most common plan, made once per limit. */
+const newestReads = new Map<number, readonly PlannedRead[]>()
+/** Limits past this are not kept in {@link newestReads} (offsets are unbounded). */
+const MAX_SHARED_LIMIT = 1_024
+
+/** A query's reads, frozen (shared between plans for the newest records with no window). */
+function readsOf(query: PriceQuery): readonly PlannedRead[] {
+  if ((query.kind === 'latest' || query.kind === 'several') && query.asOf === undefined && query.from === undefined && query.to === undefined) {
+    const limit = query.kind === 'latest' ? query.offset + query.limit : 1
+    let reads = newestReads.get(limit)
+    if (reads === undefined) {
+      reads = frozenReads([{ role: 'main', reverse: true, limit }])
+      if (limit <= MAX_SHARED_LIMIT) newestReads.set(limit, reads)
+    }
+    return reads
+  }
+  return frozenReads(buildReads(query))
+}
+
+function frozenReads(reads: PlannedRead[]): readonly PlannedRead[] {
+  for (const read of reads) Object.freeze(read)
+  return Object.freeze(reads)
+}
+
+function buildReads(query: PriceQuery): PlannedRead[] {
   switch (query.kind) {
     case 'latest':
     case 'several': {
