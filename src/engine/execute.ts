@@ -335,12 +335,18 @@ type Rows = readonly ScanRow[] | AsyncIterable<readonly ScanRow[]>
 
 /** The plan's read for `role`, which its form always has. */
 function readOf(plan: QueryPlan, role: ReadRole): PlannedRead {
-  return plan.reads.find((read) => read.role === role) as PlannedRead
+  return findRead(plan, role) as PlannedRead
+}
+
+/** The plan's read for `role`, if it has one. A loop, not `find`: latest-1 calls it on its hot path. */
+function findRead(plan: QueryPlan, role: ReadRole): PlannedRead | undefined {
+  for (const read of plan.reads) if (read.role === role) return read
+  return undefined
 }
 
 /** The latest record before the range, for gap filling; `undefined` when there is none or no read for it. */
 async function carryRow(source: ScanSource, symbol: string, plan: QueryPlan): Promise<ScanRow | undefined> {
-  const read = plan.reads.find((candidate) => candidate.role === 'carry')
+  const read = findRead(plan, 'carry')
   return read === undefined ? undefined : firstRow(source, symbol, read)
 }
 
