@@ -248,12 +248,13 @@ export function httpErrorAnswer(
   message: string,
   extraHeaders: Readonly<Record<string, string>> = {},
 ): HttpAnswer {
-  const answer = jsonAnswer(status, { error: { code, message } })
-  return { ...answer, headers: { ...answer.headers, ...extraHeaders } }
+  return jsonAnswer(status, { error: { code, message } }, extraHeaders)
 }
 
-function jsonAnswer(status: number, value: unknown): HttpAnswer {
-  return bodyAnswer(status, toExactJson(value))
+/** An answer whose body is `value` as JSON (`toExactJson`); `extraHeaders` adds e.g. `cache-control`. */
+export function jsonAnswer(status: number, value: unknown, extraHeaders: Readonly<Record<string, string>> = {}): HttpAnswer {
+  const answer = bodyAnswer(status, toExactJson(value))
+  return { ...answer, headers: { ...answer.headers, ...extraHeaders } }
 }
 
 /** An answer with a JSON body; `bytes` is the body's UTF-8 length when the caller knows it already. */

@@ -292,7 +292,7 @@ function failRequest(options: AnswerOptions, res: ServerResponse, err: unknown, 
 }
 
 /** Sends a complete answer; for HEAD, the headers GET would send (content-length included) and no body. */
-export function sendAnswer(res: ServerResponse, answer: HttpAnswer, head: boolean): void {
+export function sendAnswer(res: ServerResponse, answer: HttpAnswer, head = false): void {
   // The client may have gone while the query ran; there is no one to answer.
   if (res.destroyed || res.writableEnded) return
   res.writeHead(answer.status, answer.headers)

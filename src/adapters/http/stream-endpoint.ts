@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http'
 import type { WatchIterator, WatchOptions } from '../../store/watch-options.js'
 import { DEFAULT_MAX_PENDING } from '../../store/watch-options.js'
-import { errorAnswer, httpErrorAnswer, reportError, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { failedAnswer, httpErrorAnswer, reportError, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { sendAnswer } from './handler.js'
 import type { LiveContext, LiveEndpointHandler } from './live-endpoints.js'
 import { MAX_TIMER_MS, checkIntegerOption } from './query-gate.js'
 import { DEFAULT_SEND_STALL_MS, MAX_QUEUED_CHARS } from './streamed-body.js'
@@ -93,7 +93,7 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
     // A body means nothing here; draining it keeps the connection readable.
     req.resume()
     try {
-      if (closing) return answer(res, busy('the server is shutting down; reconnect to another instance or later'), head)
+      if (closing) return sendAnswer(res, busy('the server is shutting down; reconnect to another instance or later'), head)
       const wanted = readStreamParams(params, req.headers[LAST_EVENT_ID])
       // Without a position the stream starts at the newest commit, and its
       // ready event says so: a client that reconnects with it misses nothing.
@@ -108,8 +108,8 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
       })
       if (head || subscribers.size >= maxSubscribers) {
         void watch.return().catch(() => {})
-        if (head) return answer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)
-        return answer(res, busy(`${maxSubscribers} live streams are open, the most this server takes; try again later`), head)
+        if (head) return sendAnswer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)
+        return sendAnswer(res, busy(`${maxSubscribers} live streams are open, the most this server takes; try again later`), head)
       }
       const subscriber = new StreamSubscriber(res, watch, gone, after as number, settings)
       subscribers.add(subscriber)
@@ -120,9 +120,7 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
       })
       subscriber.start()
     } catch (err) {
-      const failed = errorAnswer(err)
-      if (failed.status >= 500) reportError(options, err)
-      answer(res, failed, head)
+      sendAnswer(res, failedAnswer(options, err), head)
     }
   }
   return {
@@ -138,11 +136,4 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
 
 function busy(message: string): HttpAnswer {
   return httpErrorAnswer(503, 'HTTP_BUSY', message, { 'retry-after': '1' })
-}
-
-/** Sends a whole answer (no body for HEAD), unless the client has gone. */
-function answer(res: ServerResponse, reply: HttpAnswer, head: boolean): void {
-  if (res.destroyed || res.writableEnded) return
-  res.writeHead(reply.status, reply.headers)
-  res.end(head ? undefined : reply.body)
 }

@@ -1,9 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import { isPriceStoreError } from '../../errors.js'
 import type { PriceStoreError } from '../../errors.js'
 import type { BatchCommit } from '../../store/price-store.js'
 import type { NewPriceRecord } from '../../types.js'
-import { errorAnswer, httpErrorAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { failedAnswer, httpErrorAnswer, jsonAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { sendAnswer } from './handler.js'
 import type { LiveEndpointHandler, LiveRequest } from './live-endpoints.js'
 import { MAX_TIMER_MS, checkIntegerOption } from './query-gate.js'
 import { drainRequest, readRequestBody } from './request-body.js'
@@ -78,7 +79,7 @@ export function createWriteEndpoint(target: PricesQueryable, options: WriteEndpo
   const write = async ({ req, res }: LiveRequest): Promise<void> => {
     const refusal = refusalBeforeBody(req, token, maxBytes, admitted >= maxQueued)
     if (refusal !== undefined) {
-      send(res, refusal)
+      sendAnswer(res, refusal)
       drainRequest(req)
       return
     }
@@ -87,11 +88,11 @@ export function createWriteEndpoint(target: PricesQueryable, options: WriteEndpo
       const read = await readRequestBody(req, maxBytes, timeoutMs)
       if (read.kind === 'aborted') return // nothing written; no one to answer
       if (read.kind === 'timeout') {
-        send(res, httpErrorAnswer(408, 'HTTP_REQUEST_TIMEOUT', `the request body did not arrive within ${timeoutMs} ms; nothing was written`, { connection: 'close' }))
+        sendAnswer(res, httpErrorAnswer(408, 'HTTP_REQUEST_TIMEOUT', `the request body did not arrive within ${timeoutMs} ms; nothing was written`, { connection: 'close' }))
         return
       }
       if (read.kind === 'too-large') {
-        send(res, tooLarge(maxBytes, 'the body'))
+        sendAnswer(res, tooLarge(maxBytes, 'the body'))
         drainRequest(req)
         return
       }
@@ -100,11 +101,11 @@ export function createWriteEndpoint(target: PricesQueryable, options: WriteEndpo
         batch = parseWriteBody(read.bytes, bodyFormat(req.headers['content-type']) ?? 'sniff')
       } catch (err) {
         if (!(err instanceof WriteBodyError)) throw err
-        send(res, httpErrorAnswer(400, 'HTTP_INVALID_BODY', `${err.message}; nothing was written`))
+        sendAnswer(res, httpErrorAnswer(400, 'HTTP_INVALID_BODY', `${err.message}; nothing was written`))
         return
       }
       if (batch.records.length === 0) {
-        send(res, httpErrorAnswer(400, 'HTTP_INVALID_BODY', 'the body holds no records: send a JSON array of records or one record per line (NDJSON)'))
+        sendAnswer(res, httpErrorAnswer(400, 'HTTP_INVALID_BODY', 'the body holds no records: send a JSON array of records or one record per line (NDJSON)'))
         return
       }
       // Called as soon as the body is complete: the store commits batches in the order they are handed over.
@@ -113,10 +114,10 @@ export function createWriteEndpoint(target: PricesQueryable, options: WriteEndpo
         (err: unknown) => err as Error,
       )
       if (committed instanceof Error) {
-        send(res, isPriceStoreError(committed, 'PRICE_INVALID_RECORD') ? recordErrorAnswer(committed, batch) : failed(options, committed))
+        sendAnswer(res, isPriceStoreError(committed, 'PRICE_INVALID_RECORD') ? recordErrorAnswer(committed, batch) : failedAnswer(options, committed))
         return
       }
-      send(res, okAnswer(committed))
+      sendAnswer(res, okAnswer(committed))
     } finally {
       admitted--
     }
@@ -128,7 +129,7 @@ export function createWriteEndpoint(target: PricesQueryable, options: WriteEndpo
     write(request).catch((err: unknown) => {
       reportError(options, err)
       if (request.res.headersSent) request.res.destroy()
-      else send(request.res, httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', 'internal error while answering the request'))
+      else sendAnswer(request.res, httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', 'internal error while answering the request'))
     })
   }
 }
@@ -181,24 +182,6 @@ function recordErrorAnswer(err: PriceStoreError, batch: WriteBatch): HttpAnswer 
   return jsonAnswer(400, { error: { code: err.code, message, ...(index === undefined ? {} : { index }), ...(field === undefined ? {} : { field }), ...(line === undefined ? {} : { line }) } })
 }
 
-/** The answer to a failed commit; server-side failures are reported to `onError`. */
-function failed(options: AnswerOptions, err: unknown): HttpAnswer {
-  const answer = errorAnswer(err)
-  if (answer.status >= 500) reportError(options, err)
-  return answer
-}
-
 function okAnswer(commit: Partial<BatchCommit>): HttpAnswer {
   return jsonAnswer(200, commit.position === undefined ? { stored: commit.stored } : { stored: commit.stored, position: commit.position })
-}
-
-function jsonAnswer(status: number, value: unknown): HttpAnswer {
-  const body = JSON.stringify(value)
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) }, body }
-}
-
-function send(res: ServerResponse, answer: HttpAnswer): void {
-  if (res.destroyed || res.writableEnded) return
-  res.writeHead(answer.status, answer.headers)
-  res.end(answer.body)
 }
