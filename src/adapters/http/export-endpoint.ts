@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http'
 import { toExactJson } from '../../engine/exact-json.js'
 import { fail } from '../../engine/query-errors.js'
 import { TIME_TEXT_FORMS, parseTimeText } from '../../engine/time-text.js'
@@ -7,7 +6,7 @@ import type { PriceRecord } from '../../types.js'
 import { failedAnswer, reportError, type AnswerOptions } from './answer.js'
 import { sendAnswer } from './handler.js'
 import type { LiveEndpointHandler, LiveRequest } from './live-endpoints.js'
-import { DEFAULT_SEND_STALL_MS } from './streamed-body.js'
+import { DEFAULT_SEND_STALL_MS, untilDrained } from './streamed-body.js'
 
 /** What `GET /prices/export` needs of a store: `PriceStore.export`. */
 export interface Exportable {
@@ -111,7 +110,7 @@ async function serveExport(store: Exportable, options: AnswerOptions, { req, res
       const flowing = res.write(pending)
       pending = ''
       // Waits for the client when its buffer is full; else lets other requests in between pieces.
-      await (flowing ? nextTurn() : drained(res))
+      await (flowing ? nextTurn() : untilDrained(res, DEFAULT_SEND_STALL_MS, () => res.destroy()).done)
       if (res.destroyed) return
     }
     if (!res.destroyed) res.end(pending)
@@ -127,24 +126,4 @@ async function serveExport(store: Exportable, options: AnswerOptions, { req, res
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
-}
-
-/** Resolves once the response drains or closes; a client that reads nothing for the stall time has its connection cut. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    if (res.destroyed) return resolve() // closed already: no event will come
-    const done = (): void => {
-      clearTimeout(stall)
-      res.off('drain', done)
-      res.off('close', done)
-      resolve()
-    }
-    const stall = setTimeout(() => {
-      res.destroy()
-      done()
-    }, DEFAULT_SEND_STALL_MS)
-    stall.unref()
-    res.once('drain', done)
-    res.once('close', done)
-  })
 }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { toExactJson } from '../../engine/exact-json.js'
 import type { WatchItem, WatchIterator, WatchRecords } from '../../store/watch-options.js'
 import { SSE_EVENT_END, sseComment, sseEvent, sseEventHead, sseRetry } from './sse-event.js'
+import { untilDrained } from './streamed-body.js'
 
 /** The headers of a live stream. A proxy must pass its events on at once (`x-accel-buffering` tells nginx) and keep none. */
 export const STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -175,21 +176,11 @@ export class StreamSubscriber {
   #room(): boolean | Promise<boolean> {
     if (this.#ended) return false
     if (this.#stopping || this.#res.writableLength < this.#settings.maxQueuedBytes) return true
-    return new Promise((resolve) => {
-      const res = this.#res
-      const done = (): void => {
-        clearTimeout(stall)
-        res.off('drain', done)
-        this.#wakeRoom = undefined
-        resolve(!this.#ended)
-      }
-      const stall = setTimeout(() => {
-        this.#stalled()
-        done()
-      }, this.#settings.stallMs)
-      stall.unref()
-      res.once('drain', done)
-      this.#wakeRoom = done
+    const wait = untilDrained(this.#res, this.#settings.stallMs, () => this.#stalled())
+    this.#wakeRoom = wait.wake
+    return wait.done.then(() => {
+      this.#wakeRoom = undefined
+      return !this.#ended
     })
   }
 

@@ -146,3 +146,39 @@ export function sendStreamed(
   res.once('close', finish)
   step()
 }
+
+/** A wait for a response to drain (see {@link untilDrained}). */
+export interface DrainWait {
+  /** Resolves once the response drains or closes, the stall time passes, or {@link DrainWait.wake} is called. */
+  readonly done: Promise<void>
+  /** Ends the wait at once (the response is being ended another way). */
+  wake(): void
+}
+
+/**
+ * Waits for a response whose client has a full buffer to read it: until
+ * `drain` or `close`. A client that reads nothing for `stallMs` gets
+ * `onStall` first, which ends or cuts the response. For senders that take
+ * their pieces from a source that must be awaited (exports, live streams).
+ */
+export function untilDrained(res: ServerResponse, stallMs: number, onStall: () => void): DrainWait {
+  let wake = (): void => {}
+  const done = new Promise<void>((resolve) => {
+    if (res.destroyed) return resolve() // closed already: no event will come
+    const finish = (): void => {
+      clearTimeout(stall)
+      res.off('drain', finish)
+      res.off('close', finish)
+      resolve()
+    }
+    const stall = setTimeout(() => {
+      onStall()
+      finish()
+    }, stallMs)
+    stall.unref()
+    res.once('drain', finish)
+    res.once('close', finish)
+    wake = finish
+  })
+  return { done, wake: () => wake() }
+}
