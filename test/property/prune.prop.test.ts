@@ -35,7 +35,7 @@ function pruneCallArb(data: HoursData): fc.Arbitrary<PruneCall> {
   const before = fc.oneof(
     { arbitrary: fc.integer({ min: 0, max: HOURS + 1 }).map((h) => T0 + h * HOUR), weight: 2 },
     { arbitrary: fc.integer({ min: -HOUR, max: (HOURS + 1) * HOUR }).map((offset) => Math.max(0, T0 + offset)), weight: 3 },
-    { arbitrary: fc.tuple(fc.constantFrom(...timestamps), fc.constantFrom(-1, 0, 1)).map(([t, d]) => Math.max(0, t + d)), weight: 3 },
+    { arbitrary: fc.tuple(fc.constantFrom(...timestamps), fc.constantFrom(-1, 0, 1)).map(([t, d]) => Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, t + d))), weight: 3 },
     { arbitrary: fc.constantFrom(0, Number.MAX_SAFE_INTEGER), weight: 1 },
   )
   const symbol = rarely(fc.oneof({ arbitrary: fc.constantFrom(...data.symbols), weight: 4 }, { arbitrary: symbolArb, weight: 1 }), 2)
