@@ -49,7 +49,10 @@ interface Backend {
 }
 
 // Long enough for fast-check to finish shrinking a failure and print its seed (a passing run takes seconds).
-const SHRINK_TIMEOUT = 300_000
+const SHRINK_TIMEOUT = 300_000 * scale
+// A run that hangs fails after a minute (and is shrunk) rather than holding the test until vitest gives up,
+// and a long shrink stops before SHRINK_TIMEOUT: either way the report names the seed and a counterexample.
+fc.configureGlobal({ ...fc.readConfigureGlobal(), timeout: 60_000, interruptAfterTimeLimit: SHRINK_TIMEOUT - 30_000, markInterruptAsFailure: true })
 
 const BACKENDS: readonly Backend[] = [
   { name: 'memory-level', numRuns: 40, location: () => new MemoryLevel() },
