@@ -4,7 +4,8 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { AccessLogEntry } from '../../src/adapters/http/access-log.js'
 import { createPricesHandler } from '../../src/adapters/http/handler.js'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
@@ -88,6 +89,9 @@ describe('GET /health', () => {
     }
   })
 })
+
+/** The module object prom-client requires, whose functions a test can spy on (an ESM namespace is frozen). */
+const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof import('node:perf_hooks')
 
 describe('GET /metrics', () => {
   let running: RunningServer
@@ -200,9 +204,14 @@ describe('GET /metrics', () => {
     }
   })
 
-  it('two handlers in one process each have their own registry and counts', async () => {
+  it('two handlers in one process each have their own registry and counts, and share one set of process metrics', async () => {
+    // prom-client's process metrics start an event-loop monitor that runs for good: once per process, not per handler.
+    const monitors = vi.spyOn(perfHooks, 'monitorEventLoopDelay')
     const a = createPricesHandler(store, { metrics: true })
     const b = createPricesHandler(store, { metrics: true })
+    for (let i = 0; i < 5; i++) createPricesHandler(store, { metrics: true })
+    expect(monitors.mock.calls.length).toBeLessThanOrEqual(1)
+    monitors.mockRestore()
     const servers = [createServer(a), createServer(b)]
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))))
     const [urlA, urlB] = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
@@ -213,6 +222,10 @@ describe('GET /metrics', () => {
       const scrapeB = await scrape(urlB!)
       expect(scrapeA.value('price_store_http_requests_total', { endpoint: 'prices', form: 'latest', status: '200' })).toBe(3)
       expect(scrapeB.value('price_store_http_requests_total', { endpoint: 'prices', form: 'latest', status: '200' })).toBe(0)
+      for (const each of [scrapeA, scrapeB]) {
+        expect(each.has('nodejs_eventloop_lag_seconds')).toBe(true)
+        expect(each.has('process_cpu_user_seconds_total')).toBe(true)
+      }
     } finally {
       servers.forEach((server) => server.closeAllConnections())
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))

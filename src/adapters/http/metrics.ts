@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import { formOf } from '../../engine/answer-form.js'
 import type { PriceQuery } from '../../types.js'
 import type { PricesQueryable } from './answer.js'
@@ -51,6 +51,22 @@ interface TallyMetric {
   get(): { name: string; help: string; type: string; aggregator: 'sum'; values: { labels: Record<string, string | number>; value: number; metricName?: string }[] }
 }
 
+let processRegistry: Registry | undefined
+
+/**
+ * prom-client's default process and Node.js metrics, collected once per
+ * process and shared by every handler's registry: each collection starts an
+ * event-loop delay monitor and a GC observer that run for the life of the
+ * process, so one per handler would pile up in a host that makes many.
+ */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
+
 /**
  * The Prometheus metrics of one handler, in a registry of its own (never
  * prom-client's global one, so two handlers in one process never collide):
@@ -64,7 +80,8 @@ interface TallyMetric {
  *   `price_store_records_written_total` and
  *   `price_store_last_write_timestamp_seconds`, and
  *   `price_store_stream_subscribers`, all read when scraped;
- * - prom-client's default process and Node.js metrics (`process_*`, `nodejs_*`).
+ * - prom-client's default process and Node.js metrics (`process_*`, `nodejs_*`),
+ *   shared by every handler in the process.
  */
 export class HandlerMetrics {
   readonly registry = new Registry()
@@ -94,7 +111,8 @@ export class HandlerMetrics {
     }
     this.registry.registerMetric(this.#requestsMetric() as never)
     this.registry.registerMetric(this.#latencyMetric() as never)
-    collectDefaultMetrics({ register: this.registry })
+    const shared = processMetrics()
+    for (const { name } of shared.getMetricsAsArray()) this.registry.registerMetric(shared.getSingleMetric(name) as Metric)
   }
 
   /** The content type of {@link HandlerMetrics.text}: Prometheus's text format 0.0.4. */
