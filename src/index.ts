@@ -67,4 +67,6 @@ export {
   DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, DEFAULT_STREAM_RETRY_MS,
 } from './adapters/http/stream-endpoint.js'
 export type { StreamEndpointOptions } from './adapters/http/stream-endpoint.js'
+export { DEFAULT_MAX_EXPORTS } from './adapters/http/export-endpoint.js'
+export type { ExportEndpointOptions } from './adapters/http/export-endpoint.js'
 export { toExactJson } from './engine/exact-json.js'

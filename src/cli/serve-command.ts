@@ -10,6 +10,7 @@ import {
   type QueryLimitOptions,
 } from '../adapters/http/query-gate.js'
 import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/stream-endpoint.js'
+import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/http/export-endpoint.js'
 import type { AccessLogEntry, ObservationOptions } from '../adapters/http/access-log.js'
 import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/write-endpoint.js'
@@ -66,6 +67,8 @@ Limits (so one client cannot starve the others; see docs/reliability.md):
                               503 HTTP_BUSY with retry-after
   --stream-heartbeat-ms N     time an idle live stream waits before sending a heartbeat comment, so proxies
                               keep it open (default ${DEFAULT_STREAM_HEARTBEAT_MS})
+  --max-exports N             exports (GET /prices/export) sent at once (default ${DEFAULT_MAX_EXPORTS}; 0 = none); more get
+                              503 HTTP_BUSY with retry-after
 
 Writes (POST /prices, off unless a token is given; see docs/http.md):
   --write-token-file FILE     take records on POST /prices from requests with "Authorization: Bearer TOKEN",
@@ -102,6 +105,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'max-write-bytes': { type: 'string' },
       'max-stream-subscribers': { type: 'string' },
       'stream-heartbeat-ms': { type: 'string' },
+      'max-exports': { type: 'string' },
     },
     false,
   )
@@ -216,7 +220,7 @@ async function unusedPath(base: string): Promise<string> {
 }
 
 /** The server limits given as flags; absent flags keep the library's defaults. */
-interface ServeLimits extends QueryLimitOptions, Pick<StreamEndpointOptions, 'maxStreamSubscribers' | 'streamHeartbeatMs'> {
+interface ServeLimits extends QueryLimitOptions, Pick<StreamEndpointOptions, 'maxStreamSubscribers' | 'streamHeartbeatMs'>, Pick<ExportEndpointOptions, 'maxExports'> {
   readonly headersTimeoutMs?: number
   readonly requestTimeoutMs?: number
 }
@@ -236,6 +240,7 @@ function parseLimits(values: Readonly<Record<string, string | string[] | boolean
     ['headersTimeoutMs', parseIntegerOption('headers-timeout-ms', text('headers-timeout-ms'), 1, MAX_TIMER_MS)],
     ['maxStreamSubscribers', parseIntegerOption('max-stream-subscribers', text('max-stream-subscribers'), 0, 1_000_000)],
     ['streamHeartbeatMs', parseIntegerOption('stream-heartbeat-ms', text('stream-heartbeat-ms'), 1, MAX_TIMER_MS)],
+    ['maxExports', parseIntegerOption('max-exports', text('max-exports'), 0, 1_000_000)],
   ]
   const limits = Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as ServeLimits
   const request = limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS

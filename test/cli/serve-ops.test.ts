@@ -42,6 +42,21 @@ describe('price-store serve: access log and metrics', () => {
     }
   })
 
+  it('--max-exports limits the exports sent at once (0: none); a bad value is exit 2', async () => {
+    const { memory, exit, endpoint } = await startServe(['--db', db, '--max-exports', '0'])
+    try {
+      const refused = await fetch(`${endpoint}/export?symbol=BTC`)
+      expect(refused.status).toBe(503)
+      expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'HTTP_BUSY', message: expect.stringContaining('maxExports is 0') })
+    } finally {
+      memory.signal('SIGINT')
+      expect(await exit).toBe(0)
+    }
+    const bad = await run(['serve', '--db', db, '--port', '0', '--max-exports', '-1'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--max-exports')
+  })
+
   it('serves /metrics by default, logs nothing by default; --no-metrics turns /metrics off', async () => {
     const { memory, exit, endpoint, banner } = await startServe(['--db', db])
     const base = endpoint.slice(0, -'/prices'.length)

@@ -8,7 +8,8 @@ import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
 import { generateDemoRecords, type DemoRecord } from '../../src/demo/demo-data.js'
-import { PriceStore, type PriceRecord } from '../../src/index.js'
+import { createPricesHandler } from '../../src/adapters/http/handler.js'
+import { PriceStore, isPriceStoreError, type PriceRecord } from '../../src/index.js'
 import { countSnapshots } from '../unit/helpers.js'
 import { END, PROVIDER, TOKENS, asReturned, serve } from './helpers.js'
 import { openGet, until } from './operations-helpers.js'
@@ -251,6 +252,67 @@ describe('GET /prices/export', () => {
       expect(reported.map((err) => (err as Error).message)).toEqual(['disk on fire'])
     } finally {
       await running.close()
+    }
+  })
+
+  it('sends at most maxExports at once: one more is 503 HTTP_BUSY with retry-after (a bad request is still its 400, HEAD is not counted); a slot frees when an export ends', async () => {
+    const running = await startServer({ store, maxExports: 2, onError: (err) => errors.push(err) })
+    // Two exports of everything that the client does not read: backpressure holds them under way.
+    const held = [await openGet(`${running.url}/prices/export`), await openGet(`${running.url}/prices/export`)]
+    try {
+      expect(held.map((response) => response.statusCode)).toEqual([200, 200])
+      const refused = await fetch(`${running.url}/prices/export?symbol=BTC`)
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('HTTP_BUSY')
+      const bad = await fetch(`${running.url}/prices/export?fromTimestamp=1`)
+      expect(bad.status).toBe(400)
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('PRICE_INVALID_QUERY')
+      expect((await fetch(`${running.url}/prices/export`, { method: 'HEAD' })).status).toBe(200)
+      held.pop()!.destroy()
+      let next = await exportOf('symbol=BTC', running.url)
+      for (let i = 0; i < 1_000 && next.status === 503; i++) next = await exportOf('symbol=BTC', running.url)
+      expect(next.status).toBe(200)
+      expect(next.records).toEqual(expectedExport((record) => record.symbol === 'BTC'))
+    } finally {
+      held.forEach((response) => response.destroy())
+      await running.close()
+    }
+    await until(() => snapshots.open === 0, 'every export released its snapshot')
+    expect(errors).toEqual([])
+  }, 30_000)
+
+  it('cuts a client that leaves its socket full for exportStallMs, and frees its slot; maxExports 0 sends none', async () => {
+    const running = await startServer({ store, maxExports: 1, exportStallMs: 100 })
+    try {
+      const stalled = await openGet(`${running.url}/prices/export`)
+      expect(stalled.statusCode).toBe(200)
+      // The client never reads (a paused socket does not even see the server close it): the server's side tells.
+      await until(() => snapshots.open === 0, 'the cut export released its snapshot')
+      stalled.destroy()
+      expect((await exportOf('symbol=ETH', running.url)).records).toEqual(expectedExport((record) => record.symbol === 'ETH'))
+    } finally {
+      await running.close()
+    }
+    const none = await startServer({ store, maxExports: 0 })
+    try {
+      const refused = await fetch(`${none.url}/prices/export?symbol=BTC`)
+      expect(refused.status).toBe(503)
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('sends no export')
+    } finally {
+      await none.close()
+    }
+  }, 30_000)
+
+  it('refuses a bad maxExports or exportStallMs with PRICE_INVALID_OPTIONS', () => {
+    for (const options of [{ maxExports: -1 }, { maxExports: 1.5 }, { exportStallMs: 0 }, { exportStallMs: 'soon' as unknown as number }]) {
+      let caught: unknown
+      try {
+        createPricesHandler(store, options)
+      } catch (err) {
+        caught = err
+      }
+      expect(isPriceStoreError(caught, 'PRICE_INVALID_OPTIONS'), JSON.stringify(options)).toBe(true)
     }
   })
 

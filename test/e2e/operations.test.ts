@@ -204,6 +204,39 @@ describe('GET /metrics', () => {
     }
   })
 
+  it('counts the exports being sent, read at scrape time', async () => {
+    // An export that sends one record and then waits until released.
+    let release = (): void => {}
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const [first] = await store.latest('BTC')
+    const exporting = {
+      query: () => Promise.resolve([]),
+      export: () => ({
+        async *[Symbol.asyncIterator]() {
+          yield first!
+          await released
+        },
+      }),
+    }
+    const running = await startServer({ store: exporting, metrics: true })
+    try {
+      expect((await scrape(running.url)).value('price_store_exports_running')).toBe(0)
+      // Its headers go out with the first piece of body, so the response is awaited once it is released.
+      const held = openGet(`${running.url}/prices/export`)
+      let during = await scrape(running.url)
+      for (let i = 0; i < 1_000 && during.value('price_store_exports_running') !== 1; i++) during = await scrape(running.url)
+      expect(during.value('price_store_exports_running')).toBe(1)
+      release()
+      const response = await held
+      await new Promise((resolve) => response.resume().once('end', resolve))
+      let after = await scrape(running.url)
+      for (let i = 0; i < 1_000 && after.value('price_store_exports_running') !== 0; i++) after = await scrape(running.url)
+      expect(after.value('price_store_exports_running')).toBe(0)
+    } finally {
+      await running.close()
+    }
+  })
+
   it('two handlers in one process each have their own registry and counts, and share one set of process metrics', async () => {
     // prom-client's process metrics start an event-loop monitor that runs for good: once per process, not per handler.
     const monitors = vi.spyOn(perfHooks, 'monitorEventLoopDelay')

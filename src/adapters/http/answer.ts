@@ -251,6 +251,11 @@ export function httpErrorAnswer(
   return jsonAnswer(status, { error: { code, message } }, extraHeaders)
 }
 
+/** 503 `HTTP_BUSY` with `retry-after: 1`: an endpoint is at its limit (streams or exports open), or the server is shutting down. */
+export function busyAnswer(message: string): HttpAnswer {
+  return httpErrorAnswer(503, 'HTTP_BUSY', message, { 'retry-after': '1' })
+}
+
 /** An answer whose body is `value` as JSON (`toExactJson`); `extraHeaders` adds e.g. `cache-control`. */
 export function jsonAnswer(status: number, value: unknown, extraHeaders: Readonly<Record<string, string>> = {}): HttpAnswer {
   const answer = bodyAnswer(status, toExactJson(value))

@@ -1,17 +1,35 @@
+import type { ServerResponse } from 'node:http'
 import { toExactJson } from '../../engine/exact-json.js'
 import { fail } from '../../engine/query-errors.js'
 import { TIME_TEXT_FORMS, parseTimeText } from '../../engine/time-text.js'
 import type { ExportOptions } from '../../engine/typed-queries.js'
 import type { PriceRecord } from '../../types.js'
-import { failedAnswer, reportError, type AnswerOptions } from './answer.js'
+import { busyAnswer, failedAnswer, reportError, type AnswerOptions } from './answer.js'
 import { sendAnswer } from './handler.js'
-import type { LiveEndpointHandler, LiveRequest } from './live-endpoints.js'
+import type { LiveContext, LiveEndpointHandler } from './live-endpoints.js'
+import { MAX_TIMER_MS, checkIntegerOption } from './query-gate.js'
 import { DEFAULT_SEND_STALL_MS, untilDrained } from './streamed-body.js'
 
 /** What `GET /prices/export` needs of a store: `PriceStore.export`. */
 export interface Exportable {
   export(options?: ExportOptions): AsyncIterable<PriceRecord>
 }
+
+/** Options of `GET /prices/export` (part of the handler's options). */
+export interface ExportEndpointOptions {
+  /**
+   * Exports sent at once; one more is answered 503 `HTTP_BUSY` with
+   * `retry-after` (default {@link DEFAULT_MAX_EXPORTS}). Each holds a
+   * snapshot of the store, which keeps LevelDB from freeing what later
+   * writes replace, and reads outside the query gate; `0` turns exports off.
+   */
+  readonly maxExports?: number
+  /** Time a client may leave a full socket unread before its export's connection is cut (ms, default 30,000). */
+  readonly exportStallMs?: number
+}
+
+/** Default most exports sent at once. */
+export const DEFAULT_MAX_EXPORTS = 4
 
 /** The parameters `GET /prices/export` takes; any other is refused (a `fromTimestamp` meant as `from` must not widen an export silently). */
 export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to'] as const
@@ -68,36 +86,53 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
  * no cap. The parameters are checked and the first record read before the
  * status is sent, so a bad request or a closed store gets a coded error.
  * The body is written with backpressure (a slow client holds back its own
- * export, not the server's memory; one that reads nothing for 30 s is cut).
+ * export, not the server's memory; one that reads nothing for
+ * `exportStallMs` is cut). At most `maxExports` are sent at once.
  * A client that leaves stops the export; a failure once the status is sent
  * cuts the connection, the only honest way to say the body is incomplete.
  * Exports do not go through the query gate: they are long by nature, and
  * read a symbol-hour at a time.
  */
-export function createExportEndpoint(store: Exportable, options: AnswerOptions): LiveEndpointHandler {
-  return (request) => void serveExport(store, options, request)
+export function createExportEndpoint(store: Exportable, context: LiveContext): LiveEndpointHandler {
+  const { options, counters } = context
+  const maxExports = checkIntegerOption('maxExports', options.maxExports, DEFAULT_MAX_EXPORTS, 0, 1_000_000)
+  const stallMs = checkIntegerOption('exportStallMs', options.exportStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS)
+  return ({ req, res, params, head }) => {
+    req.resume() // a body means nothing here
+    // Checked before the export is counted, so a bad request is its own 400 even at the limit.
+    let exported: AsyncIterable<PriceRecord>
+    const gone = new AbortController()
+    try {
+      exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
+    } catch (err) {
+      sendAnswer(res, failedAnswer(options, err), head)
+      return
+    }
+    // HEAD reads nothing: the iterable holds no snapshot until it is iterated.
+    if (head) return sendAnswer(res, { status: 200, headers: HEADERS, body: '' }, true)
+    if (counters.exports >= maxExports) {
+      const message = maxExports === 0
+        ? 'this server sends no export (maxExports is 0)'
+        : `${maxExports} exports are being sent, the most this server sends at once; try again later`
+      return sendAnswer(res, busyAnswer(message), false)
+    }
+    counters.exports++
+    void sendExport(exported, gone, options, stallMs, res).finally(() => counters.exports--)
+  }
 }
 
-async function serveExport(store: Exportable, options: AnswerOptions, { req, res, params, head }: LiveRequest): Promise<void> {
-  req.resume() // a body means nothing here
-  const gone = new AbortController()
+async function sendExport(exported: AsyncIterable<PriceRecord>, gone: AbortController, options: AnswerOptions, stallMs: number, res: ServerResponse): Promise<void> {
   const leave = (): void => gone.abort()
   res.once('close', leave)
   let records: AsyncIterator<PriceRecord> | undefined
   try {
     let step: IteratorResult<PriceRecord>
     try {
-      const exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
-      if (head) {
-        res.writeHead(200, HEADERS)
-        res.end()
-        return
-      }
       records = exported[Symbol.asyncIterator]()
       step = await records.next()
     } catch (err) {
       if (gone.signal.aborted) return // the client left: no one to answer
-      sendAnswer(res, failedAnswer(options, err), head)
+      sendAnswer(res, failedAnswer(options, err), false)
       return
     }
     if (res.destroyed) return // the client left during the first read
@@ -110,7 +145,7 @@ async function serveExport(store: Exportable, options: AnswerOptions, { req, res
       const flowing = res.write(pending)
       pending = ''
       // Waits for the client when its buffer is full; else lets other requests in between pieces.
-      await (flowing ? nextTurn() : untilDrained(res, DEFAULT_SEND_STALL_MS, () => res.destroy()).done)
+      await (flowing ? nextTurn() : untilDrained(res, stallMs, () => res.destroy()).done)
       if (res.destroyed) return
     }
     if (!res.destroyed) res.end(pending)

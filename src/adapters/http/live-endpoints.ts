@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AnswerOptions, PricesQueryable } from './answer.js'
 import type { ObservationOptions } from './access-log.js'
-import { createExportEndpoint, type Exportable } from './export-endpoint.js'
+import { createExportEndpoint, type ExportEndpointOptions, type Exportable } from './export-endpoint.js'
 import { createHealthEndpoint } from './health-endpoint.js'
 import { createMetricsEndpoint } from './metrics-endpoint.js'
 import type { HandlerMetrics } from './metrics.js'
@@ -16,7 +16,7 @@ import { createStatsEndpoint, type StatsSource } from './stats-endpoint.js'
  * statistics, health and metrics), part of the handler's options. Each
  * endpoint's module adds its own.
  */
-export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions, StreamEndpointOptions, ObservationOptions {}
+export interface LiveEndpointOptions extends AnswerOptions, WriteEndpointOptions, StreamEndpointOptions, ExportEndpointOptions, ObservationOptions {}
 
 /** One request for a live endpoint, as the handler routed it. */
 export interface LiveRequest {
@@ -41,6 +41,8 @@ export type LiveEndpointHandler = (request: LiveRequest) => void
 export class LiveCounters {
   /** Live streams open now. */
   streamSubscribers = 0
+  /** Exports being sent now. */
+  exports = 0
 }
 
 /** What the context of every live endpoint shares: the store, the handler's options, its query gate and its counters. */
@@ -80,7 +82,7 @@ export function createLiveEndpoints(context: LiveContext): LiveEndpoints {
     handlers.stream = stream.handler
     closers.push(() => stream.close())
   }
-  if (typeof (store as Partial<Exportable>).export === 'function') handlers.export = createExportEndpoint(store as unknown as Exportable, options)
+  if (typeof (store as Partial<Exportable>).export === 'function') handlers.export = createExportEndpoint(store as unknown as Exportable, context)
   if (typeof (store as Partial<StatsSource>).stats === 'function') handlers.stats = createStatsEndpoint(store as unknown as StatsSource, options)
   handlers.health = createHealthEndpoint(store, options)
   if (context.metrics !== undefined) handlers.metrics = createMetricsEndpoint(context.metrics, options)

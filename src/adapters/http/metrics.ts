@@ -9,7 +9,7 @@ export interface MetricSources {
   readonly store: PricesQueryable
   readonly gate: QueryGate
   /** Live streams open now. */
-  readonly counters: { readonly streamSubscribers: number }
+  readonly counters: { readonly streamSubscribers: number; readonly exports: number }
 }
 
 /**
@@ -79,7 +79,8 @@ function processMetrics(): Registry {
  *   `price_store_gate_refused_total`, `_timed_out_total`), the store's
  *   `price_store_records_written_total` and
  *   `price_store_last_write_timestamp_seconds`, and
- *   `price_store_stream_subscribers`, all read when scraped;
+ *   `price_store_stream_subscribers` and `price_store_exports_running`, all
+ *   read when scraped;
  * - prom-client's default process and Node.js metrics (`process_*`, `nodejs_*`),
  *   shared by every handler in the process.
  */
@@ -104,6 +105,7 @@ export class HandlerMetrics {
     counter('price_store_gate_refused_total', 'Queries refused with HTTP_BUSY.', () => gate.load().refused)
     counter('price_store_gate_timed_out_total', 'Queries answered HTTP_QUERY_TIMEOUT.', () => gate.load().timedOut)
     gauge('price_store_stream_subscribers', 'Live streams (GET /prices/stream) open now.', () => counters.streamSubscribers)
+    gauge('price_store_exports_running', 'Exports (GET /prices/export) being sent now.', () => counters.exports)
     if (typeof store.recordsWritten === 'number') {
       counter('price_store_records_written_total', 'Records committed to the store since it was opened, by every writer.', () => store.recordsWritten as number)
       gauge('price_store_last_write_timestamp_seconds', 'When the newest commit since the store was opened landed (Unix time); 0 before the first.', () =>

@@ -1,6 +1,6 @@
 import type { WatchIterator, WatchOptions } from '../../store/watch-options.js'
 import { DEFAULT_MAX_PENDING } from '../../store/watch-options.js'
-import { failedAnswer, httpErrorAnswer, reportError, type HttpAnswer, type PricesQueryable } from './answer.js'
+import { busyAnswer, failedAnswer, reportError, type PricesQueryable } from './answer.js'
 import { sendAnswer } from './handler.js'
 import type { LiveContext, LiveEndpointHandler } from './live-endpoints.js'
 import { MAX_TIMER_MS, checkIntegerOption } from './query-gate.js'
@@ -93,7 +93,7 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
     // A body means nothing here; draining it keeps the connection readable.
     req.resume()
     try {
-      if (closing) return sendAnswer(res, busy('the server is shutting down; reconnect to another instance or later'), head)
+      if (closing) return sendAnswer(res, busyAnswer('the server is shutting down; reconnect to another instance or later'), head)
       const wanted = readStreamParams(params, req.headers[LAST_EVENT_ID])
       // Without a position the stream starts at the newest commit, and its
       // ready event says so: a client that reconnects with it misses nothing.
@@ -109,7 +109,7 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
       if (head || subscribers.size >= maxSubscribers) {
         void watch.return().catch(() => {})
         if (head) return sendAnswer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)
-        return sendAnswer(res, busy(`${maxSubscribers} live streams are open, the most this server takes; try again later`), head)
+        return sendAnswer(res, busyAnswer(`${maxSubscribers} live streams are open, the most this server takes; try again later`), head)
       }
       const subscriber = new StreamSubscriber(res, watch, gone, after as number, settings)
       subscribers.add(subscriber)
@@ -132,8 +132,4 @@ export function createStreamEndpoint(store: WatchableStore, context: LiveContext
       await Promise.all(open.map((subscriber) => subscriber.closed))
     },
   }
-}
-
-function busy(message: string): HttpAnswer {
-  return httpErrorAnswer(503, 'HTTP_BUSY', message, { 'retry-after': '1' })
 }
