@@ -106,7 +106,8 @@ export function referenceAsOf(sorted: readonly PriceRecord[], t: number, directi
  * TWAP by its definition: each record is in force from its timestamp until
  * the next record's (the last until `to`); its weight is the part of that
  * inside `[from, to)`. The average is computed exactly (BigInt) and compared
- * within a few units in the last place of the largest value.
+ * within a few units in the last place of the largest value (and, for
+ * subnormal values, a smallest double per record).
  */
 export function referenceTwap(sorted: readonly PriceRecord[], from: number, to: number): unknown {
   const upTo = sorted.filter((r) => r.timestamp <= to)
@@ -124,7 +125,9 @@ export function referenceTwap(sorted: readonly PriceRecord[], from: number, to: 
   const used = upTo.filter((_, i) => weights[i]! > 0)
   const exact = exactWeightedMean(used.map((r) => r.value), weights.filter((w) => w > 0), to - start)
   const scale = Math.max(...used.map((r) => Math.abs(r.value)))
-  return { twap: new NearNumber(exact, scale * 1e-12), ...base(used.length) }
+  // Units in the last place of the largest value; and with subnormal values, whose products round to a
+  // multiple of the smallest double (an error absolute, not relative), about one of those per term.
+  return { twap: new NearNumber(exact, scale * 1e-12 + (used.length + 1) * Number.MIN_VALUE), ...base(used.length) }
 }
 
 /** Σ values·weights / total, rounded once: values as exact binary fractions, summed as BigInt. */
