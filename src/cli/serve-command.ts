@@ -123,6 +123,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const demoIfEmpty = values['demo-if-empty'] === true
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
+  let unsubscribe = (): void => {}
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
@@ -145,15 +146,13 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       '',
       'Press Ctrl+C to stop.',
     ]
+    // Listening for Ctrl+C before the banner says to press it: whoever reads the banner may signal at once.
+    // The listener stays until the end, so a second Ctrl+C while requests finish exits at once (processIo).
+    const stopped = new Promise<string>((resolve) => (unsubscribe = io.onShutdown(resolve)))
     // With --access-log, standard output carries only the log's JSON lines.
     ;(observation.accessLog === undefined ? io.stdout : io.stderr).write(`${lines.join('\n')}\n`)
 
-    const signal = await new Promise<string>((resolve) => {
-      const unsubscribe = io.onShutdown((name) => {
-        unsubscribe()
-        resolve(name)
-      })
-    })
+    const signal = await stopped
     io.stderr.write(`${signal}: stopping (finishing requests in flight)...\n`)
     await running.close()
     running = undefined
@@ -161,6 +160,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     io.stderr.write('stopped\n')
     return 0
   } finally {
+    unsubscribe()
     // Reached with a server or an open store only on failure; close both quietly.
     await running?.close().catch(() => {})
     await store.close().catch(() => {})

@@ -1,4 +1,5 @@
 import { readFile, rm } from 'node:fs/promises'
+import { get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -80,6 +81,26 @@ describe('the price-store process', () => {
       serve.child.kill('SIGINT')
     }
     expect(await serve.exited).toBe(0)
+  })
+
+  it('a second SIGINT while requests in flight finish exits at once with 130', async () => {
+    const serve = start(['serve', '--port', '0', '--demo-if-empty'])
+    let held: IncomingMessage | undefined
+    try {
+      const text = await banner(serve)
+      const url = /^ {2}(http:\/\/\S+\/prices)$/m.exec(text)![1]!
+      // An export of every record that is never read stays in flight: the graceful stop waits for it.
+      held = await new Promise<IncomingMessage>((resolve, reject) => get(`${url}/export`, resolve).on('error', reject))
+      serve.child.kill('SIGINT')
+      for (let i = 0; i < 1_000 && !serve.stderr().includes('SIGINT: stopping'); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(serve.stderr()).toContain('SIGINT: stopping')
+      serve.child.kill('SIGINT')
+      expect(await serve.exited).toBe(130)
+      expect(serve.stderr()).toContain('received SIGINT again, exiting without waiting')
+    } finally {
+      held?.destroy()
+      serve.child.kill('SIGKILL')
+    }
   })
 
   it('npm start on a default database of an older format (from an older release, unmarked) moves it aside and serves a new demo', async () => {
