@@ -111,20 +111,18 @@ it('every client receives exactly the commits written for its symbols, whatever 
   const model: Commit[] = []
   let timestamp = 0
   let cuts = 0
-  let writing = true
-  const disrupt = (async () => {
-    while (writing) {
-      await new Promise((resolve) => setTimeout(resolve, 5 + draw() * 40))
-      const client = clients[Math.floor(draw() * clients.length)] as ResumingClient
-      const action = draw()
-      if (action < 0.35) client.reopen('after')
-      else if (action < 0.7) client.reopen('header')
-      else {
-        sockets.get(client.tag)?.destroy()
-        cuts++
-      }
+  // Disconnects come every few commits, each a random 0-10 ms later, so they fall at random points between and
+  // inside commits; their number and kinds depend on the commits, not on how fast this machine writes them.
+  const disconnects: Promise<void>[] = []
+  const disconnect = (client: ResumingClient, kind: number): void => {
+    if (kind === 0) client.reopen('after')
+    else if (kind === 1) client.reopen('header')
+    else {
+      const socket = sockets.get(client.tag)
+      if (socket !== undefined && !socket.destroyed) cuts++
+      socket?.destroy()
     }
-  })()
+  }
   for (let i = 0; i < COMMITS; i++) {
     // Mostly small batches; now and then one large enough to be written in many pieces, so cuts fall inside events.
     const size = draw() < 0.1 ? 300 + Math.floor(draw() * 300) : 1 + Math.floor(draw() * 20)
@@ -133,10 +131,15 @@ it('every client receives exactly the commits written for its symbols, whatever 
     )
     await store.putMany(records)
     model.push({ position: store.position, records: records.map((record) => ({ ...record, providerPublicKey: TEST_PROVIDER.publicKey })) })
+    if (i % 5 === 2) {
+      const client = clients[Math.floor(draw() * clients.length)] as ResumingClient
+      const kind = Math.floor(i / 5) % 3
+      const delay = draw() * 10
+      disconnects.push(new Promise((resolve) => setTimeout(() => resolve(disconnect(client, kind)), delay)))
+    }
     if (draw() < 0.5) await new Promise((resolve) => setTimeout(resolve, draw() * 4))
   }
-  writing = false
-  await disrupt
+  await Promise.all(disconnects)
 
   for (const client of clients) {
     const expected = model
