@@ -121,6 +121,11 @@ export function createExportEndpoint(store: Exportable, context: LiveContext): L
   }
 }
 
+/**
+ * Sends one export's records as the body of `res`: the status once the first
+ * record is read (or a coded error), then pieces of about {@link FLUSH_CHARS}
+ * with backpressure. Never throws; ends the export's iterator when done.
+ */
 async function sendExport(exported: AsyncIterable<PriceRecord>, gone: AbortController, options: AnswerOptions, stallMs: number, res: ServerResponse): Promise<void> {
   const leave = (): void => gone.abort()
   res.once('close', leave)
