@@ -2,6 +2,9 @@ import type { RecordRef, Twap } from '../types.js'
 import { refOf } from './candles.js'
 import type { ScanRow } from './scan-source.js'
 
+/** Values this large or larger (in magnitude) make the sum be kept halved: no sum of shares of them can then overflow. */
+const HALVE_AT = 2 ** 1023
+
 /**
  * The time-weighted average of one symbol over `from..to`, built from
  * rows pushed in ascending (timestamp, id) order: first the record in force
@@ -20,9 +23,6 @@ import type { ScanRow } from './scan-source.js'
  * average is held within the smallest and largest value weighed, where an
  * average must lie.
  */
-/** Values this large or larger (in magnitude) make the sum be kept halved: no sum of shares of them can then overflow. */
-const HALVE_AT = 2 ** 1023
-
 export class TwapBuilder {
   readonly #from: number
   readonly #to: number
