@@ -268,7 +268,29 @@ describe('store.query under hostile input', () => {
       limit: fc.option(fc.integer({ min: 1, max: 40 }).map(String), { nil: undefined }),
       offset: fc.option(fc.integer({ min: 0, max: 30 }).map(String), { nil: undefined }),
     })
-    const known: fc.Arbitrary<Record<string, string | undefined>> = fc.oneof({ arbitrary: general, weight: 4 }, { arbitrary: wideRange, weight: 1 })
+    // Well-formed as-of queries (no interval; symbol or symbols, not both), in runs added to the others: most
+    // general queries carry an interval, or both, so alone they reach the latest and several forms only a few
+    // times a run, and sometimes not at all.
+    const asOf = fc.oneof(
+      fc.record({
+        symbol: fc.constantFrom(...SYMBOLS, 'NONE'),
+        limit: fc.option(fc.integer({ min: 1, max: 40 }).map(String), { nil: undefined }),
+        offset: fc.option(fc.integer({ min: 0, max: 50 }).map(String), { nil: undefined }),
+        fromTimestamp: fc.option(fc.constant('0'), { nil: undefined }),
+        toTimestamp: fc.option(fc.integer({ min: 0, max: 45 }).map((i) => String(T0 + i * STEP + 1)), { nil: undefined }),
+        provider: fc.option(fc.constantFrom('redstone', PROVIDER.id), { nil: undefined }),
+      }),
+      fc.record({
+        symbols: fc.option(fc.constantFrom('BTC,ETH', '__proto__,constructor,toString', 'hasOwnProperty'), { nil: undefined }),
+        toTimestamp: fc.option(fc.integer({ min: 0, max: 45 }).map((i) => String(T0 + i * STEP + 1)), { nil: undefined }),
+        provider: fc.option(fc.constantFrom('redstone', PROVIDER.id), { nil: undefined }),
+      }),
+    )
+    const known: fc.Arbitrary<Record<string, string | undefined>> = fc.oneof(
+      { arbitrary: general, weight: 4 },
+      { arbitrary: wideRange, weight: 1 },
+      { arbitrary: asOf, weight: 1 },
+    )
     await fc.assert(
       fc.asyncProperty(known, async (raw) => {
         const object: Record<string, string> = {}
@@ -282,7 +304,7 @@ describe('store.query under hostile input', () => {
         else if (object.interval !== undefined) forms.add('range')
         else forms.add('latest')
       }),
-      { numRuns: 600 },
+      { numRuns: 720 },
     )
     for (const form of ['latest', 'several', 'range', 'PRICE_RANGE_TOO_LARGE', 'PRICE_INVALID_RANGE', 'PRICE_INVALID_QUERY']) expect(forms).toContain(form)
   })

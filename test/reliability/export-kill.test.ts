@@ -85,6 +85,21 @@ async function killWhileWriting(args: readonly string[], partial: string, delay:
   return ended === 'SIGKILL'
 }
 
+/**
+ * Runs the CLI with `args` to its end: how long it wrote, from when `partial`
+ * appeared. The kills are drawn within three quarters of that (a run may go
+ * faster than the timed one), so they land while the command writes however
+ * fast the machine is: fixed delays can outlast a whole backup.
+ */
+async function writingTime(args: readonly string[], partial: string): Promise<number> {
+  const child = startChild(bundle, args)
+  const began = await appears(partial, child.ended)
+  const start = performance.now()
+  expect(await child.ended, `${args.join(' ')}: ${child.stderr()}`).toBe(0)
+  expect(began, `${args.join(' ')}: ${partial} never appeared`).toBe(true)
+  return performance.now() - start
+}
+
 async function exportOf(location: string): Promise<string> {
   const { code, stdout, stderr } = await run(['export', '--db', location])
   expect(code, stderr).toBe(0)
@@ -94,10 +109,12 @@ async function exportOf(location: string): Promise<string> {
 describe('kill -9 during export and backup', () => {
   it('a killed export never leaves a FILE that looks complete; running it again writes it whole', async () => {
     const random = prng(SEED)
+    const timed = join(dir, 'export-timed.ndjson')
+    const writing = await writingTime(['export', '--db', db, '--output', timed], `${timed}.partial`)
     let killedMidway = 0
     for (let trial = 0; trial < TRIALS; trial++) {
       const file = join(dir, `export-${trial}.ndjson`)
-      const delay = Math.floor(random() * 150)
+      const delay = Math.floor(random() * 0.75 * writing)
       killedMidway += (await killWhileWriting(['export', '--db', db, '--output', file], `${file}.partial`, delay)) ? 1 : 0
       if (await exists(file)) expect(await readFile(file, 'utf8'), `trial ${trial}, seed ${SEED}`).toBe(reference)
       const { code } = await run(['export', '--db', db, '--output', file])
@@ -110,10 +127,12 @@ describe('kill -9 during export and backup', () => {
 
   it('a killed backup leaves no DIR, or a DIR that is whole; running it again finishes it', async () => {
     const random = prng(SEED + 1)
+    const timed = join(dir, 'backup-timed')
+    const writing = await writingTime(['backup', '--db', db, timed], `${timed}.partial`)
     let killedMidway = 0
     for (let trial = 0; trial < TRIALS; trial++) {
       const target = join(dir, `backup-${trial}`)
-      const delay = Math.floor(random() * 300)
+      const delay = Math.floor(random() * 0.75 * writing)
       killedMidway += (await killWhileWriting(['backup', '--db', db, target], `${target}.partial`, delay)) ? 1 : 0
       if (await exists(target)) {
         expect(await exportOf(target), `trial ${trial}, seed ${SEED}`).toBe(reference)

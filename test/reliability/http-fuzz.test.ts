@@ -610,7 +610,7 @@ describe('HTTP fuzzing: raw requests over real sockets (startServer, classic-lev
       fc.asyncProperty(fc.constantFrom('GET', 'GET', 'GET', 'HEAD'), fc.constantFrom('/prices', '/prices/'), beyondTextArb, async (method, path, query) => {
         await checkAgainstOracle(method, path, query, 'HTTP/1.1')
       }),
-      { numRuns: 800 },
+      { numRuns: 1_000 },
     )
     if (process.env.FUZZ_STATS) console.log(Object.fromEntries(shapes), [...refusing])
     // Not vacuous: every documented shape of answer, and a refusal naming each parameter beyond RedStone's.
