@@ -28,7 +28,7 @@ import { prng } from './crash-plan.js'
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_211)
 const TRIALS = 4
 const SYMBOLS = ['BTC', 'ETH', 'AR', 'stETH', 'USDC.e', 'SOL']
-/** Records per symbol: enough that an export or a backup takes a few hundred ms. */
+/** Records per symbol: enough that an export or a backup writes for a while, and kills can land inside it. */
 const PER_SYMBOL = 4_000
 const T0 = 1_717_000_000_000
 
