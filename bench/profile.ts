@@ -25,6 +25,7 @@ import { BENCH_PROVIDER, DAY_MS, HOUR_MS, Random, dataShape, generateBatches } f
 import type { GeneratedRecord } from './generate.js'
 import type { LoadResult } from './http-client.js'
 import { BENCH_DIR, DATA_DIR, ROOT_DIR } from './load.js'
+import { holdRunLock } from './run-lock.js'
 import { forkWorker } from './spawn.js'
 
 interface ProfileNode {
@@ -77,6 +78,8 @@ async function main(): Promise<void> {
     },
   })
   const days = Number(values.days)
+  // It opens the bench's stores: a bench run making its floor twin meanwhile would link files LevelDB is writing.
+  await holdRunLock(DATA_DIR)
   const shape = dataShape(days)
   const random = new Random(42)
   const symbol = (): string => shape.symbols[random.int(shape.symbols.length)] as string

@@ -27,6 +27,7 @@ import type { IngestResult, LoadSpec } from './load.js'
 import { DEFAULT_SEED, dataShape } from './generate.js'
 import { renderMarkdown } from './report.js'
 import type { IngestRow, RunResults } from './report.js'
+import { holdRunLock } from './run-lock.js'
 import { runChild } from './spawn.js'
 import { sqliteVersion } from './sqlite-baseline.js'
 import type { FamilyInput, FamilyOutput, QueryFamily } from './worker.js'
@@ -117,6 +118,8 @@ async function main(): Promise<void> {
   const revision = sourceRevision()
   const log = (text: string): void => void process.stderr.write(`${text}\n`)
 
+  await mkdir(DATA_DIR, { recursive: true })
+  await holdRunLock(DATA_DIR)
   const dataset = await ensureDataset(days, { rebuild: values.rebuild === true, runChild, storeOnly })
   const shape = dataShape(days)
   log(`data set ready: ${shape.records.toLocaleString('en-US')} records (${days} d × ${shape.symbols.length} symbols, one per 10 s)`)
