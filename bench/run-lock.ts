@@ -8,7 +8,7 @@
  * cannot guard this, since the twin is made without opening the store.
  */
 import { rmSync } from 'node:fs'
-import { open, readFile, rm } from 'node:fs/promises'
+import { mkdir, open, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 
 const LOCK_NAME = 'run.lock'
@@ -24,12 +24,13 @@ function running(pid: number): boolean {
 }
 
 /**
- * Takes the run lock of `dataDir` (which must exist) until this process exits.
+ * Takes the run lock of `dataDir` (made if missing) until this process exits.
  * A lock left by a run that died (its pid no longer runs: a crash, Ctrl+C) is
  * taken over; one held by a running process is an error naming it.
  */
 export async function holdRunLock(dataDir: string): Promise<void> {
   const path = join(dataDir, LOCK_NAME)
+  await mkdir(dataDir, { recursive: true })
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(path, 'wx')

@@ -118,7 +118,6 @@ async function main(): Promise<void> {
   const revision = sourceRevision()
   const log = (text: string): void => void process.stderr.write(`${text}\n`)
 
-  await mkdir(DATA_DIR, { recursive: true })
   await holdRunLock(DATA_DIR)
   const dataset = await ensureDataset(days, { rebuild: values.rebuild === true, runChild, storeOnly })
   const shape = dataShape(days)
