@@ -220,18 +220,20 @@ describe('GET /metrics', () => {
     }
     const running = await startServer({ store: exporting, metrics: true })
     try {
+      /** Scrapes until the gauge reads `expected` (at most 1,000 times); the last reading. */
+      const exportsRunning = async (expected: number): Promise<number> => {
+        let reading = (await scrape(running.url)).value('price_store_exports_running')
+        for (let i = 0; i < 1_000 && reading !== expected; i++) reading = (await scrape(running.url)).value('price_store_exports_running')
+        return reading
+      }
       expect((await scrape(running.url)).value('price_store_exports_running')).toBe(0)
       // Its headers go out with the first piece of body, so the response is awaited once it is released.
       const held = openGet(`${running.url}/prices/export`)
-      let during = await scrape(running.url)
-      for (let i = 0; i < 1_000 && during.value('price_store_exports_running') !== 1; i++) during = await scrape(running.url)
-      expect(during.value('price_store_exports_running')).toBe(1)
+      expect(await exportsRunning(1)).toBe(1)
       release()
       const response = await held
       await new Promise((resolve) => response.resume().once('end', resolve))
-      let after = await scrape(running.url)
-      for (let i = 0; i < 1_000 && after.value('price_store_exports_running') !== 0; i++) after = await scrape(running.url)
-      expect(after.value('price_store_exports_running')).toBe(0)
+      expect(await exportsRunning(0)).toBe(0)
     } finally {
       await running.close()
     }

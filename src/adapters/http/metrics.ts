@@ -2,14 +2,15 @@ import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'pr
 import { formOf } from '../../engine/answer-form.js'
 import type { PriceQuery } from '../../types.js'
 import type { PricesQueryable } from './answer.js'
+import type { LiveCounters } from './live-endpoints.js'
 import type { QueryGate } from './query-gate.js'
 
 /** What a handler's metrics read at scrape time. */
 export interface MetricSources {
   readonly store: PricesQueryable
   readonly gate: QueryGate
-  /** Live streams open now. */
-  readonly counters: { readonly streamSubscribers: number; readonly exports: number }
+  /** The live endpoints' counts of now (streams open, exports being sent). */
+  readonly counters: Readonly<LiveCounters>
 }
 
 /**
