@@ -231,8 +231,9 @@ export async function expectHoursHold(store: PriceStore, stored: readonly PriceR
     // The bucketed forms as streams: the whole answer, without offset, limit or cap.
     const { offset: _offset, limit: _limit, ...range } = call.opts
     const whole = typedCallParams({ ...call, opts: range })
-    const stream = call.method === 'range' ? store.rangeStream(call.symbol, range) : store.candleStream(call.symbol, range)
-    const streamed = await outcomeOf(async () => collect(stream as AsyncIterable<never>))
+    // Made inside the outcome: a stream refuses bad options when it is made, before it is read.
+    const stream = (): AsyncIterable<never> => (call.method === 'range' ? store.rangeStream(call.symbol, range) : store.candleStream(call.symbol, range)) as AsyncIterable<never>
+    const streamed = await outcomeOf(async () => collect(stream()))
     expect(streamed, `${label}: ${call.method} stream ${JSON.stringify(whole)}`).toEqual(referenceQuery(stored, whole, streamConfig))
   }
   for (const params of queries.raw) await check(params, () => store.query(params), showParams(params))
