@@ -69,4 +69,4 @@ export {
 export type { StreamEndpointOptions } from './adapters/http/stream-endpoint.js'
 export { DEFAULT_MAX_EXPORTS } from './adapters/http/export-endpoint.js'
 export type { ExportEndpointOptions } from './adapters/http/export-endpoint.js'
-export { toExactJson } from './engine/exact-json.js'
+export { toExactJson } from './rules/exact-json.js'

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { explainArgError } from './arg-errors.js'
-import { TIME_TEXT_FORMS, parseTimeText } from '../engine/time-text.js'
+import { TIME_TEXT_FORMS, parseTimeText } from '../rules/time-text.js'
 
 /**
  * A failure the CLI reports in plain words, with the exit code to use.

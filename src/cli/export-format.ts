@@ -1,4 +1,4 @@
-import { toExactJson } from '../engine/exact-json.js'
+import { toExactJson } from '../rules/exact-json.js'
 import type { PriceRecord } from '../types.js'
 
 /** The formats `price-store export` writes. */

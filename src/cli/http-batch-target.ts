@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { toExactJson } from '../engine/exact-json.js'
+import { toExactJson } from '../rules/exact-json.js'
 import { PriceStoreError } from '../errors.js'
 import type { NewPriceRecord } from '../types.js'
 import { CliError, UsageError } from './args.js'

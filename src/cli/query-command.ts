@@ -1,4 +1,4 @@
-import { toExactJson } from '../engine/exact-json.js'
+import { toExactJson } from '../rules/exact-json.js'
 import { KNOWN_PARAMETERS } from '../engine/parse-query.js'
 import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'

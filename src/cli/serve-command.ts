@@ -5,7 +5,6 @@ import {
   DEFAULT_MAX_CONCURRENT_QUERIES,
   DEFAULT_MAX_QUEUED_QUERIES,
   DEFAULT_QUERY_TIMEOUT_MS,
-  MAX_TIMER_MS,
   isQueryLimitError,
   type QueryLimitOptions,
 } from '../adapters/http/query-gate.js'
@@ -15,6 +14,7 @@ import type { AccessLogEntry, ObservationOptions } from '../adapters/http/access
 import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/write-endpoint.js'
 import { readWriteToken } from './write-token-file.js'
+import { MAX_TIMER_MS } from '../rules/options.js'
 import { isPriceStoreError } from '../index.js'
 import type { PriceStore, PriceStoreError } from '../index.js'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'

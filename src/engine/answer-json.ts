@@ -1,6 +1,6 @@
 import type { PriceAnswer } from '../types.js'
 import { DeferredAnswer } from './deferred-answer.js'
-import { toExactJson } from './exact-json.js'
+import { toExactJson } from '../rules/exact-json.js'
 
 /** JSON text and its UTF-8 length in bytes. */
 export interface SizedJson {

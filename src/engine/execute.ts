@@ -3,7 +3,8 @@ import type {
   BucketGrid, Candle, CandlesQuery, FilledPoint, LatestQuery, Limits, PriceAnswer, PriceQuery, PriceRecord, RangeQuery,
   SampledRecord, SeveralQuery, Twap, TwapQuery,
 } from '../types.js'
-import { abortableSource, throwIfAborted } from './abort.js'
+import { throwIfAborted } from '../rules/abort.js'
+import { abortableSource } from './abortable-source.js'
 import { CandleBuilder, carriedCandle } from './candles.js'
 import { DeferredAnswer } from './deferred-answer.js'
 import { GapFiller, bucketAge, type FillSpan } from './gap-fill.js'

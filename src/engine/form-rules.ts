@@ -1,6 +1,6 @@
 import { describeValue } from '../errors.js'
 import type { AsOf, AsOfDirection, BucketGrid, Fill } from '../types.js'
-import { fail } from './query-errors.js'
+import { fail } from '../rules/query-errors.js'
 
 /** The directions an as-of lookup accepts. */
 export const DIRECTIONS: readonly AsOfDirection[] = ['before', 'after', 'nearest']

@@ -2,8 +2,8 @@ import { PriceStoreError, describeValue } from '../errors.js'
 import type { PriceStoreErrorCode } from '../errors.js'
 import type { Limits, PriceQuery, Provider, QueryParams } from '../types.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
-import { fail } from './query-errors.js'
-import { symbolProblem } from './text-rules.js'
+import { fail } from '../rules/query-errors.js'
+import { symbolProblem } from '../rules/text-rules.js'
 
 /**
  * The store's provider and the other names it answers to. RedStone's own

@@ -1,5 +1,5 @@
 import type { BucketGrid, PriceRecord, SampledRecord } from '../types.js'
-import { compareTimeAndId } from './compare-ids.js'
+import { compareTimeAndId } from '../rules/compare-ids.js'
 import { bucketOf } from './plan.js'
 import type { ScanRow } from './scan-source.js'
 

@@ -2,10 +2,10 @@ import type { PriceStoreErrorCode } from '../errors.js'
 import { describeValue } from '../errors.js'
 import { DEFAULT_LIMITS } from '../types.js'
 import type { AsOfDirection, CandlesQuery, LatestQuery, Limits, RangeQuery, SeveralQuery, TwapQuery } from '../types.js'
-import { checkSignal } from './abort.js'
+import { checkSignal } from '../rules/abort.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
 import { checkLimit, checkOrder, checkSymbol } from './parse-query.js'
-import { fail } from './query-errors.js'
+import { fail } from '../rules/query-errors.js'
 
 const NAMES = { from: 'from', to: 'to' } as const
 

@@ -17,7 +17,7 @@
  */
 import { Packr } from 'msgpackr'
 import { PriceStoreError } from '../errors.js'
-import { toExactJson } from '../engine/exact-json.js'
+import { toExactJson } from '../rules/exact-json.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import type { PriceRecord, Provider } from '../types.js'
 import { ByteReader, ByteWriter } from './bytes.js'

@@ -1,5 +1,5 @@
 import { PriceStoreError, describeValue } from '../errors.js'
-import { idProblem, symbolProblem } from '../engine/text-rules.js'
+import { idProblem, symbolProblem } from '../rules/text-rules.js'
 import type { Provider } from '../types.js'
 import type { StoredRecord } from './stored-record.js'
 

@@ -20,7 +20,7 @@
 import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { ClassicLevel } from 'classic-level'
-import { throwIfAborted } from '../engine/abort.js'
+import { throwIfAborted } from '../rules/abort.js'
 import { PriceStoreError, describeValue } from '../errors.js'
 import { readPartRecordCount } from '../keys/chunk-codec.js'
 import { readLogEntry } from '../keys/log-codec.js'

@@ -5,7 +5,7 @@
  * (timestamp, id) order, the symbols in the store's order (UTF-8 bytes), each
  * record as `latest()` returns it, so NDJSON of them imports back unchanged.
  */
-import { throwIfAborted } from '../engine/abort.js'
+import { throwIfAborted } from '../rules/abort.js'
 import type { ExportSelection } from '../engine/typed-queries.js'
 import type { PriceRecord } from '../types.js'
 import type { ReadView } from './read-view.js'

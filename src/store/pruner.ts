@@ -15,10 +15,10 @@
  */
 import type { AbstractLevel } from 'abstract-level'
 import { describeValue } from '../errors.js'
-import { checkSignal } from '../engine/abort.js'
-import { compareIds } from '../engine/compare-ids.js'
+import { checkSignal } from '../rules/abort.js'
+import { compareIds } from '../rules/compare-ids.js'
 import { checkSymbol } from '../engine/parse-query.js'
-import { fail } from '../engine/query-errors.js'
+import { fail } from '../rules/query-errors.js'
 import { readHeads } from '../keys/heads-codec.js'
 import {
   PERIOD_MS, chunkKey, chunkPeriodStart, headsKey, headsRange, periodOf, readChunkKey, readHeadsPeriod, symbolKey,

@@ -1,5 +1,5 @@
 import type { ScanRow } from '../engine/scan-source.js'
-import { compareIds } from '../engine/compare-ids.js'
+import { compareIds } from '../rules/compare-ids.js'
 import { minuteOfHour, withMinutes } from '../engine/sample.js'
 import { decodeValue, peekValue, valueJson } from '../keys/value-codec.js'
 import { recordJson } from '../engine/answer-json.js'

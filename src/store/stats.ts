@@ -12,7 +12,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AbstractLevel } from 'abstract-level'
-import { throwIfAborted } from '../engine/abort.js'
+import { throwIfAborted } from '../rules/abort.js'
 import { PriceStoreError } from '../errors.js'
 import { readHeadsCount } from '../keys/heads-codec.js'
 import { describeHeads, readHeadsPeriod, readHeadsSymbol } from '../keys/key-layout.js'

@@ -1,6 +1,6 @@
 import { describeValue } from '../errors.js'
-import { checkSignal } from '../engine/abort.js'
-import { fail } from '../engine/query-errors.js'
+import { checkSignal } from '../rules/abort.js'
+import { fail } from '../rules/query-errors.js'
 import { optionsObject, symbolList } from '../engine/typed-queries.js'
 import type { Limits, PriceRecord } from '../types.js'
 

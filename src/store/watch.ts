@@ -14,7 +14,7 @@
  */
 import type { AbstractIterator } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
-import { abortError } from '../engine/abort.js'
+import { abortError } from '../rules/abort.js'
 import { readJournalEntry } from '../keys/journal-codec.js'
 import type { JournalRecord } from '../keys/journal-codec.js'
 import { describeJournal, journalKey, readJournalKey } from '../keys/key-layout.js'

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toExactJson } from '../../src/engine/exact-json.js'
+import { toExactJson } from '../../src/rules/exact-json.js'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { PriceStore } from '../../src/index.js'
 import { rawContents, run, setStoredFormat, tempDir } from './helpers.js'

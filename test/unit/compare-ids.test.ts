@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compareIds } from '../../src/engine/compare-ids.js'
+import { compareIds } from '../../src/rules/compare-ids.js'
 
 /** The reference: UTF-8 byte order, by encoding. */
 const bytes = (a: string, b: string) => Math.sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')))

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { toExactJson } from '../../src/engine/exact-json.js'
+import { toExactJson } from '../../src/rules/exact-json.js'
 
 describe('toExactJson', () => {
   it('is JSON.stringify when there is no -0', () => {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { toExactJson } from '../../src/engine/exact-json.js'
+import { toExactJson } from '../../src/rules/exact-json.js'
 import { encodeValue } from '../../src/keys/value-codec.js'
 import { validateRecord } from '../../src/records/validate-record.js'
 import { Row } from '../../src/store/row.js'

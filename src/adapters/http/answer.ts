@@ -1,6 +1,6 @@
 import { answerJsonPieces, answerToJson, sizedAnswerJson } from '../../engine/answer-json.js'
 import { DeferredAnswer } from '../../engine/deferred-answer.js'
-import { toExactJson } from '../../engine/exact-json.js'
+import { toExactJson } from '../../rules/exact-json.js'
 import type { QueryPlan } from '../../engine/plan.js'
 import { isPriceStoreError } from '../../errors.js'
 import type { PriceAnswer, QueryParams } from '../../types.js'

@@ -1,7 +1,5 @@
 import { performance } from 'node:perf_hooks'
-
-/** Largest delay `setTimeout` honours (about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647
+import { MAX_TIMER_MS } from '../../rules/options.js'
 
 /** A deadline registered with {@link Deadlines}: `expire` runs once `at` has passed, unless it was cancelled first. */
 export interface Deadline {

@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http'
-import { toExactJson } from '../../engine/exact-json.js'
-import { fail } from '../../engine/query-errors.js'
-import { TIME_TEXT_FORMS, parseTimeText } from '../../engine/time-text.js'
+import { toExactJson } from '../../rules/exact-json.js'
+import { fail } from '../../rules/query-errors.js'
+import { TIME_TEXT_FORMS, parseTimeText } from '../../rules/time-text.js'
 import type { ExportOptions } from '../../engine/typed-queries.js'
 import type { PriceRecord } from '../../types.js'
 import { busyAnswer, failedAnswer, reportError, type AnswerOptions } from './answer.js'
 import { sendAnswer } from './handler.js'
 import type { LiveContext, LiveEndpointHandler } from './live-endpoints.js'
-import { MAX_TIMER_MS, checkIntegerOption } from './query-gate.js'
+import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
 import { DEFAULT_SEND_STALL_MS, untilDrained } from './streamed-body.js'
 
 /** What `GET /prices/export` needs of a store: `PriceStore.export`. */

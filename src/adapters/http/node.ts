@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { httpErrorAnswer, reportError, type HttpAnswer, type HttpErrorCode, type PricesQueryable } from './answer.js'
 import { createPricesHandler, sendAnswer, type PricesHandlerOptions } from './handler.js'
-import { MAX_TIMER_MS, checkIntegerOption, type QueryLoad } from './query-gate.js'
+import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
+import type { QueryLoad } from './query-gate.js'
 import { notFoundAnswer, routeRequest } from './routes.js'
 
 /**

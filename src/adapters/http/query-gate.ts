@@ -1,12 +1,10 @@
 import { performance } from 'node:perf_hooks'
-import { PriceStoreError } from '../../errors.js'
 import { LIGHT_QUERY_RECORDS, type QueryPlan } from '../../engine/plan.js'
 import {
   answerPlanned, httpErrorAnswer, planRequest, reportError, type AnswerOptions, type HttpAnswer, type PlannedRequest, type PricesQueryable,
 } from './answer.js'
-import { Deadlines, MAX_TIMER_MS, type Deadline } from './deadlines.js'
-
-export { MAX_TIMER_MS }
+import { Deadlines, type Deadline } from './deadlines.js'
+import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
 
 /**
  * Admission control for the store queries behind `GET /prices`, so that one
@@ -372,13 +370,4 @@ function limitError(code: QueryLimitError['code'], message: string): QueryLimitE
 
 function limitAnswer(code: QueryLimitError['code'], message: string): HttpAnswer {
   return httpErrorAnswer(503, code, message, { 'retry-after': '1' })
-}
-
-/** Checks a whole-number option within [min, max]; `undefined` gives `fallback`. Throws `PRICE_INVALID_OPTIONS`. */
-export function checkIntegerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new PriceStoreError('PRICE_INVALID_OPTIONS', `${name} must be a whole number from ${min} to ${max} (got ${String(value)})`)
-  }
-  return value
 }

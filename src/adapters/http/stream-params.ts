@@ -1,5 +1,5 @@
 import { describeValue } from '../../errors.js'
-import { fail } from '../../engine/query-errors.js'
+import { fail } from '../../rules/query-errors.js'
 
 /** The header an `EventSource` sends when it reconnects: the id of the last event it received. */
 export const LAST_EVENT_ID = 'last-event-id'

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { toExactJson } from '../../engine/exact-json.js'
+import { toExactJson } from '../../rules/exact-json.js'
 import type { WatchItem, WatchIterator, WatchRecords } from '../../store/watch-options.js'
 import { SSE_EVENT_END, sseComment, sseEvent, sseEventHead, sseRetry } from './sse-event.js'
 import { untilDrained } from './streamed-body.js'

@@ -1,5 +1,5 @@
 import { PriceStoreError, describeValue, type PriceStoreErrorCode } from '../../errors.js'
-import { symbolProblem } from '../../engine/text-rules.js'
+import { symbolProblem } from '../../rules/text-rules.js'
 
 /**
  * Parameter rules of the UDF endpoints, the same as `GET /prices`'s: a

@@ -1,4 +1,4 @@
-import { toExactJson } from '../../engine/exact-json.js'
+import { toExactJson } from '../../rules/exact-json.js'
 import type { Limits, Provider } from '../../types.js'
 import { errorAnswer, reportError, type AnswerOptions, type HttpAnswer } from './answer.js'
 import { UDF_RESOLUTIONS, planHistory, readHistory, type HistoryPlan, type UdfHistorySource } from './udf-history.js'

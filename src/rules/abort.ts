@@ -1,6 +1,5 @@
 import { PriceStoreError, describeValue } from '../errors.js'
 import { fail } from './query-errors.js'
-import type { SampleRange, ScanOptions, ScanRow, ScanSource } from './scan-source.js'
 
 /**
  * Whether `value` can serve as an `AbortSignal`. Checked by shape, not
@@ -86,29 +85,5 @@ export function releaseOnAbort<T>(items: AsyncGenerator<T>, signal: AbortSignal)
       stopListening()
       return items.return(undefined)
     },
-  }
-}
-
-/**
- * `source` with every batched read checked against `signal` (see
- * {@link abortableBatches}); reads answered at once are passed through
- * untouched, since nothing can abort while they run.
- */
-export function abortableSource(source: ScanSource, signal: AbortSignal): ScanSource {
-  const { scanNow, bucketHeads } = source
-  return {
-    scan: (symbol, options) => abortableBatches(source.scan(symbol, options), signal),
-    symbols: async () => {
-      const symbols = await source.symbols()
-      throwIfAborted(signal)
-      return symbols
-    },
-    ...(scanNow === undefined ? {} : { scanNow: (symbol: string, options: ScanOptions) => scanNow.call(source, symbol, options) }),
-    ...(bucketHeads === undefined ? {} : {
-      bucketHeads: (symbol: string, range: SampleRange) => {
-        const heads = bucketHeads.call(source, symbol, range)
-        return heads === undefined || Array.isArray(heads) ? heads : abortableBatches(heads as AsyncIterable<readonly ScanRow[]>, signal)
-      },
-    }),
   }
 }
