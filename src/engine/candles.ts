@@ -1,6 +1,6 @@
 import type { BucketGrid, Candle, RecordRef } from '../types.js'
 import { bucketAge } from './gap-fill.js'
-import { bucketOf, bucketStart } from './plan.js'
+import { bucketOf, bucketStart } from './grid.js'
 import type { ScanRow } from './scan-source.js'
 
 /** The id, timestamp and value of a row: from the row's cheap reader when it has one. */

@@ -1,6 +1,7 @@
 import { PriceStoreError } from '../errors.js'
 import type { BucketGrid } from '../types.js'
-import { bucketOf, type QueryPlan } from './plan.js'
+import { bucketCount } from './grid.js'
+import type { QueryPlan } from './plan.js'
 
 /** What a source knows of its data that weighs a query, without reading records. */
 export interface DataCounts {
@@ -14,6 +15,12 @@ export interface DataCounts {
    * source can tell cheaply; otherwise `undefined`.
    */
   bucketsSurelyHeld?(symbol: string, grid: BucketGrid): number | undefined
+  /**
+   * How many rows a scan of `symbol` on `grid` reads when the source can
+   * answer from something smaller than every record (the store's ten-minute
+   * heads); `undefined` when such a scan reads every record of the range.
+   */
+  rowsOnGrid?(symbol: string, grid: BucketGrid): number | undefined
 }
 
 /**
@@ -22,9 +29,6 @@ export interface DataCounts {
  * serialised as about 1.4 KB of JSON.
  */
 export const READ_COST = 1 / 8
-
-/** Ten minutes: the grid of the store's bucket heads. */
-const HEAD_MS = 600_000
 
 /**
  * The work a plan will do, in records: each record returned counts 1 and
@@ -44,11 +48,11 @@ export function costOf(plan: QueryPlan, counts: DataCounts): number {
     case 'range':
     case 'candles': {
       const records = counts.records(query.symbol, query.from, query.to)
-      const buckets = bucketOf(query, query.to) - bucketOf(query, query.from) + 1
+      const buckets = bucketCount(query)
       const chosen = query.fill === undefined ? Math.min(buckets, records) : buckets
       if (query.kind === 'range' && query.fill === undefined) refuseSurelyTooLarge(plan, counts, chosen)
-      const onHeads = query.kind === 'range' && query.interval % HEAD_MS === 0 && query.origin % HEAD_MS === 0
-      const read = onHeads ? Math.min(records, Math.ceil((query.to - query.from + 1) / HEAD_MS) + 1) : records
+      const onGrid = query.kind === 'range' ? counts.rowsOnGrid?.(query.symbol, query) : undefined
+      const read = onGrid === undefined ? records : Math.min(records, onGrid)
       return pageOf(chosen, query.offset, query.limit) + read * READ_COST
     }
     case 'twap': {

@@ -8,6 +8,7 @@ import { abortableSource } from './abortable-source.js'
 import { CandleBuilder, carriedCandle } from './candles.js'
 import { DeferredAnswer } from './deferred-answer.js'
 import { GapFiller, bucketAge, type FillSpan } from './gap-fill.js'
+import { bucketOf } from './grid.js'
 import { planQuery, type PlannedRead, type QueryPlan, type ReadRole } from './plan.js'
 import { BucketSampler, withMinutes } from './sample.js'
 import type { SampleRange, ScanOptions, ScanRow, ScanSource } from './scan-source.js'
@@ -131,7 +132,7 @@ async function rangeRecords(query: RangeQuery, plan: QueryPlan, source: ScanSour
 async function filledRange(query: RangeQuery, plan: QueryPlan, source: ScanSource): Promise<FilledPoint[]> {
   const page = new Page<FillSpan<ScanRow>>(query, plan.maxRangePoints)
   const filler = new GapFiller<ScanRow>(query, query.fill!, await carryRow(source, query.symbol, plan), (span) => page.addSpan(span))
-  const sampler = new BucketSampler(query, (row) => filler.push(bucketIndex(query, row), row, row))
+  const sampler = new BucketSampler(query, (row) => filler.push(bucketOf(query, row.timestamp), row, row))
   await forEachRow(rowsToSample(source, query.symbol, query), (row) => sampler.push(row))
   sampler.flush()
   filler.finish()
@@ -193,7 +194,7 @@ export async function* streamBuckets(plan: QueryPlan, rawSource: ScanSource, opt
     filler === undefined ? take({ first: bucket, last: bucket, row: close, carried: false, item }) : filler.push(bucket, close, item)
   const feed = query.kind === 'candles'
     ? new CandleBuilder(query, (bucket, candle, close) => emit(bucket, candle, close))
-    : new BucketSampler(query, (row) => emit(bucketIndex(query, row), row, row))
+    : new BucketSampler(query, (row) => emit(bucketOf(query, row.timestamp), row, row))
   const rows = query.kind === 'candles' ? rowsOf(source, query.symbol, readOf(plan, 'main')) : rowsToSample(source, query.symbol, query)
   for await (const batch of Array.isArray(rows) ? [rows as readonly ScanRow[]] : (rows as AsyncIterable<readonly ScanRow[]>)) {
     for (const row of batch) feed.push(row)
@@ -326,10 +327,6 @@ function recordOf(row: ScanRow): PriceRecord {
 /** A row as the range form returns it. */
 function sampledRecord(row: ScanRow): SampledRecord {
   return row.sampled?.() ?? withMinutes(row.record())
-}
-
-function bucketIndex(grid: Pick<BucketGrid, 'interval' | 'origin'>, row: ScanRow): number {
-  return Math.floor((row.timestamp - grid.origin) / grid.interval)
 }
 
 type Rows = readonly ScanRow[] | AsyncIterable<readonly ScanRow[]>

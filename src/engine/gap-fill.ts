@@ -1,5 +1,5 @@
 import type { BucketGrid, Fill } from '../types.js'
-import { bucketEnd, bucketOf, bucketStart } from './plan.js'
+import { bucketEnd, bucketOf, bucketStart } from './grid.js'
 import type { ScanRow } from './scan-source.js'
 
 /**

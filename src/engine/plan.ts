@@ -1,5 +1,5 @@
 import { PriceStoreError } from '../errors.js'
-import type { BucketGrid, PriceQuery } from '../types.js'
+import type { PriceQuery } from '../types.js'
 import type { ScanOptions } from './scan-source.js'
 
 /**
@@ -145,19 +145,4 @@ function carryRead(from: number): PlannedRead[] {
 
 function window(from: number | undefined, to: number | undefined): { from?: number; to?: number } {
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
-}
-
-/** The index of the bucket holding `timestamp` on `grid`. */
-export function bucketOf(grid: Pick<BucketGrid, 'interval' | 'origin'>, timestamp: number): number {
-  return Math.floor((timestamp - grid.origin) / grid.interval)
-}
-
-/** The first millisecond of bucket `index` on `grid`. */
-export function bucketStart(grid: Pick<BucketGrid, 'interval' | 'origin'>, index: number): number {
-  return grid.origin + index * grid.interval
-}
-
-/** The last millisecond of bucket `index` inside the grid's range (its end clipped to `to`). */
-export function bucketEnd(grid: BucketGrid, index: number): number {
-  return Math.min(grid.to, bucketStart(grid, index + 1) - 1)
 }

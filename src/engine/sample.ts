@@ -1,6 +1,6 @@
 import type { BucketGrid, PriceRecord, SampledRecord } from '../types.js'
 import { compareTimeAndId } from '../rules/compare-ids.js'
-import { bucketOf } from './plan.js'
+import { bucketOf } from './grid.js'
 import type { ScanRow } from './scan-source.js'
 
 type Grid = Pick<BucketGrid, 'interval' | 'origin'>

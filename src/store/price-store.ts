@@ -462,6 +462,7 @@ export class PriceStore {
         symbols: this.#state.symbols,
         records: (symbol, from, to) => view.estimateRecords(symbol, from, to),
         bucketsSurelyHeld: (symbol, grid) => view.bucketsSurelyHeld(symbol, grid),
+        rowsOnGrid: (_symbol, grid) => view.headsRead(grid),
       })
     } finally {
       void view.close().catch(() => {})

@@ -38,6 +38,7 @@
 import type { AbstractIterator, AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level'
 import { PriceStoreError } from '../errors.js'
 import type { SampleRange, ScanOptions, ScanSource } from '../engine/scan-source.js'
+import { bucketOf, nestsOn } from '../engine/grid.js'
 import { readPartCount } from '../keys/chunk-codec.js'
 import {
   HEAD_MS, PERIOD_MS, chunkKey, describeChunk, headsKey, headsRange, periodOf, readHeadsPeriod,
@@ -338,7 +339,7 @@ export class ReadView implements ScanSource {
    */
   bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | Row[] | undefined {
     // Ten-minute heads nest inside the grid's buckets only when the grid is on ten-minute lines.
-    if (range.interval % HEAD_MS !== 0 || range.origin % HEAD_MS !== 0) return undefined
+    if (!nestsOn(range, HEAD_MS)) return undefined
     const [lo, hi] = this.#clamp(range.from, range.to)
     if (hi - lo + 1 > PROBE_LIMIT) return this.#headsByIndex(symbol, lo, hi, range)
     const rows: Row[] = []
@@ -395,6 +396,15 @@ export class ReadView implements ScanSource {
   }
 
   /**
+   * How many rows {@link ReadView.bucketHeads} reads for `grid`: one head a
+   * ten-minute bucket of the range and the edge, or `undefined` when the grid
+   * is not on ten-minute lines (the scan then reads every record).
+   */
+  headsRead(grid: SampleRange): number | undefined {
+    return nestsOn(grid, HEAD_MS) ? Math.ceil((grid.to - grid.from + 1) / HEAD_MS) + 1 : undefined
+  }
+
+  /**
    * How many buckets of the range's grid surely hold a record of `symbol`:
    * those holding one of its ten-minute heads (each the latest record of
    * its ten minutes) inside `from..to`. For a grid on ten-minute lines that
@@ -402,7 +412,8 @@ export class ReadView implements ScanSource {
    * finer one, a lower bound. `undefined` for a range over more than
    * {@link PROBE_LIMIT} hours, which this does not read.
    */
-  bucketsSurelyHeld(symbol: string, { from, to, interval, origin }: SampleRange): number | undefined {
+  bucketsSurelyHeld(symbol: string, grid: SampleRange): number | undefined {
+    const { from, to } = grid
     const [lo, hi] = this.#clamp(from, to)
     if (hi - lo + 1 > PROBE_LIMIT) return undefined
     let buckets = 0
@@ -413,7 +424,7 @@ export class ReadView implements ScanSource {
       if (sealed === null && open.length === 0) continue
       for (const head of combineHeads(sealed ?? [], open)) {
         if (head.timestamp < from || head.timestamp > to) continue
-        const bucket = Math.floor((head.timestamp - origin) / interval)
+        const bucket = bucketOf(grid, head.timestamp)
         if (bucket !== last) buckets++
         last = bucket
       }
