@@ -7,12 +7,12 @@ import {
   DEFAULT_QUERY_TIMEOUT_MS,
   isQueryLimitError,
   type QueryLimitOptions,
-} from '../adapters/http/query-gate.js'
-import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/stream-endpoint.js'
-import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/http/export-endpoint.js'
-import type { AccessLogEntry, ObservationOptions } from '../adapters/http/access-log.js'
+} from '../adapters/http/admission/query-limits.js'
+import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/live/stream-endpoint.js'
+import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/http/live/export-endpoint.js'
+import type { AccessLogEntry, ObservationOptions } from '../adapters/http/observe/access-log.js'
 import { rename, rm, stat } from 'node:fs/promises'
-import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/write-endpoint.js'
+import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/live/write-endpoint.js'
 import { readWriteToken } from './write-token-file.js'
 import { MAX_TIMER_MS } from '../rules/options.js'
 import { isPriceStoreError } from '../index.js'

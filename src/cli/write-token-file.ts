@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
-import { writeTokenProblem } from '../adapters/http/write-token.js'
+import { writeTokenProblem } from '../adapters/http/live/write-token.js'
 import { CliError } from './args.js'
 import type { CliIo } from './io.js'
 

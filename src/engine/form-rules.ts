@@ -1,5 +1,5 @@
 import { describeValue } from '../errors.js'
-import type { AsOf, AsOfDirection, BucketGrid, Fill } from '../types.js'
+import type { AsOf, AsOfDirection, Fill } from '../types.js'
 import { fail } from '../rules/query-errors.js'
 
 /** The directions an as-of lookup accepts. */
@@ -44,13 +44,6 @@ export function toAsOf(direction: AsOfDirection | undefined, tolerance: number |
   }
   if ((direction ?? 'before') === 'before' && tolerance === undefined) return undefined
   return Object.freeze({ direction: direction ?? 'before', ...(tolerance === undefined ? {} : { tolerance }) })
-}
-
-/** The bucket grid of a range, `origin` normalised into `0..interval−1`. */
-export function toGrid(from: number, to: number, interval: number, origin: number | undefined): BucketGrid {
-  // One remainder, then one addition: `(o % i + i) % i` would pass 2^53 for huge intervals and round.
-  const rest = (origin ?? 0) % interval
-  return { from, to, interval, origin: rest < 0 ? rest + interval : rest === 0 ? 0 : rest }
 }
 
 /**

@@ -1,7 +1,8 @@
 import { PriceStoreError, describeValue } from '../errors.js'
 import type { PriceStoreErrorCode } from '../errors.js'
 import type { Limits, PriceQuery, Provider, QueryParams } from '../types.js'
-import { DIRECTIONS, checkChoice, toAsOf, toFill, toGrid } from './form-rules.js'
+import { DIRECTIONS, checkChoice, toAsOf, toFill } from './form-rules.js'
+import { toGrid } from './grid.js'
 import { fail } from '../rules/query-errors.js'
 import { symbolProblem } from '../rules/text-rules.js'
 

@@ -1,4 +1,4 @@
-import type { PriceRecord, RecordRef, SampledRecord } from '../types.js'
+import type { BucketGrid, PriceRecord, RecordRef, SampledRecord } from '../types.js'
 
 /**
  * One stored record as a scan yields it. The timestamp is known without
@@ -57,7 +57,7 @@ export interface ScanSource {
   /** Every symbol that has at least one record, in UTF-8 byte order. */
   symbols(): Promise<readonly string[]>
   /**
-   * Optional shortcut for interval sampling: rows of `symbol` inside
+   * Optional shortcut for bucket sampling: rows of `symbol` inside
    * `from..to`, ascending, such that the last row yielded in each
    * bucket of the range's grid is that bucket's latest record. A source
    * with an index of bucket heads yields far fewer rows than `scan`. The
@@ -68,12 +68,8 @@ export interface ScanSource {
 }
 
 /**
- * A range to sample: both ends inclusive, buckets of `interval` ms starting
- * at `origin` (0: aligned to the epoch; always below `interval`).
+ * A range to sample: the bucket grid of a range (both ends inclusive;
+ * buckets start at `origin`, which is 0 for the epoch and always below the
+ * bucket width). Bucket math on it lives in grid.ts.
  */
-export interface SampleRange {
-  readonly from: number
-  readonly to: number
-  readonly interval: number
-  readonly origin: number
-}
+export type SampleRange = BucketGrid

@@ -12,7 +12,7 @@
  * any other id as tag `length + 1` and its UTF-8 bytes.
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
-import { STORE_FORMAT } from './value-codec.js'
+import { STORE_FORMAT, readFormatVersion } from './format-version.js'
 
 /** Records per chunk part: a period of a fast feed is split so no value grows without bound. */
 export const MAX_PART_RECORDS = 4096
@@ -47,16 +47,14 @@ export function encodeChunkPart(periodStart: number, partCount: number, records:
 /** How many parts the chunk has, from any of its parts. @throws MalformedBytes */
 export function readPartCount(bytes: Buffer): number {
   const reader = new ByteReader(bytes)
-  const version = reader.byte()
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  readFormatVersion(reader)
   return reader.uint16()
 }
 
 /** How many records one chunk part holds, from its header. @throws MalformedBytes */
 export function readPartRecordCount(bytes: Buffer): number {
   const reader = new ByteReader(bytes)
-  const version = reader.byte()
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  readFormatVersion(reader)
   reader.uint16()
   return reader.varint()
 }
@@ -80,8 +78,7 @@ export const COLUMN_FIELDS = 5
  */
 export function parseChunkPart(bytes: Buffer, periodStart: number): ChunkColumn {
   const reader = new ByteReader(bytes)
-  const version = reader.byte()
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  readFormatVersion(reader)
   reader.uint16()
   const count = reader.varint()
   if (count > MAX_PART_RECORDS) throw new MalformedBytes(`${count} records, more than a part holds`)

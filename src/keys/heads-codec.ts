@@ -10,7 +10,7 @@
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
 import { HEADS_PER_PERIOD } from './key-layout.js'
-import { STORE_FORMAT } from './value-codec.js'
+import { STORE_FORMAT, readFormatVersion } from './format-version.js'
 import type { ChunkRecord } from './chunk-codec.js'
 
 /** Packs the heads of a chunk (ascending, at most one per ten-minute bucket) and its record count. */
@@ -32,8 +32,7 @@ export function readHeads(
   visit: (timestamp: number, idStart: number, idEnd: number, valueStart: number, valueEnd: number) => void,
 ): number {
   const reader = new ByteReader(bytes)
-  const version = reader.byte()
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  readFormatVersion(reader)
   const count = reader.varint()
   const heads = reader.byte()
   if (heads > HEADS_PER_PERIOD) throw new MalformedBytes(`${heads} heads, more than a period has`)
@@ -54,7 +53,6 @@ export function readHeads(
  */
 export function readHeadsCount(bytes: Buffer): number {
   const reader = new ByteReader(bytes)
-  const version = reader.byte()
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  readFormatVersion(reader)
   return reader.varint()
 }

@@ -12,7 +12,7 @@
  * without reading the entries between them.
  */
 import { ByteReader, ByteWriter, MalformedBytes, readUint64, writeUint64 } from './bytes.js'
-import { STORE_FORMAT } from './value-codec.js'
+import { STORE_FORMAT, readFormatVersion } from './format-version.js'
 
 /** Where `end` sits in an entry. */
 const END_OFFSET = 1
@@ -45,7 +45,7 @@ export function encodeJournalEntry(records: readonly JournalRecord[], endBefore:
  */
 export function readJournalEnd(bytes: Uint8Array): number {
   const reader = new ByteReader(bytes)
-  checkVersion(reader.byte())
+  readFormatVersion(reader)
   return readUint64(bytes, reader.skip(8))
 }
 
@@ -56,7 +56,7 @@ export function readJournalEnd(bytes: Uint8Array): number {
  */
 export function readJournalEntry(bytes: Uint8Array): JournalRecord[] {
   const reader = new ByteReader(bytes)
-  checkVersion(reader.byte())
+  readFormatVersion(reader)
   reader.skip(8)
   const symbols: string[] = []
   for (let count = reader.varint(); symbols.length < count;) symbols.push(reader.text())
@@ -68,8 +68,4 @@ export function readJournalEntry(bytes: Uint8Array): JournalRecord[] {
     records.push({ symbol, timestamp: reader.uint64(), id: reader.text() })
   }
   return records
-}
-
-function checkVersion(version: number): void {
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
 }

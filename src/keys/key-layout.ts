@@ -3,13 +3,14 @@
  *
  * Time is divided into periods of {@link PERIOD_MS} (one UTC hour). Keys that
  * receive bulk writes start with the period, so every write lands after older
- * data and LevelDB's compaction never rewrites history:
+ * data and LevelDB's compaction never rewrites history (the sublevel names
+ * are those of `SUBLEVELS` in sublevels.ts):
  *
  * | sublevel | key | value |
  * |---|---|---|
  * | `l` log | `period (u32 BE) · sequence (u64 BE): the commit position` | one batch's records of that period (log-codec) |
  * | `c` chunks | `period (u32 BE) · symbol (UTF-8) · 0x00 · part (u16 BE)` | a sealed chunk part (chunk-codec) |
- * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads (summary-codec) |
+ * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads and record count (heads-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
  * | `j` journal | `commit position (u64 BE)` | the keys of one batch's records, in batch order (journal-codec) |
  * | `m` meta | `format`, `provider` (UTF-8) | `"3"`, the provider as JSON |

@@ -7,8 +7,8 @@
  * symbol, id and value are each a varint length and their bytes (UTF-8 for
  * the strings).
  */
-import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
-import { STORE_FORMAT } from './value-codec.js'
+import { ByteReader, ByteWriter } from './bytes.js'
+import { STORE_FORMAT, readFormatVersion } from './format-version.js'
 
 /** One record as a log entry holds it. */
 export interface LogRecord {
@@ -75,8 +75,7 @@ export function readLogEntry(
   visit: (symbol: string, timestamp: number, idStart: number, idEnd: number, valueStart: number, valueEnd: number) => void,
 ): void {
   const reader = new ByteReader(bytes)
-  const version = reader.byte()
-  if (version !== STORE_FORMAT) throw new MalformedBytes(`version ${version}, expected ${STORE_FORMAT}`)
+  readFormatVersion(reader)
   while (!reader.done) {
     const symbol = reader.text()
     const timestamp = reader.uint64()

@@ -22,9 +22,6 @@ import type { StoredRecord } from '../records/stored-record.js'
 import type { PriceRecord, Provider } from '../types.js'
 import { ByteReader, ByteWriter } from './bytes.js'
 
-/** The format version of keys and values this release writes. */
-export const STORE_FORMAT = 3
-
 const SIGNATURE_BYTES = 0b01
 const JSON_BODY = 0b10
 const KNOWN_FLAGS = SIGNATURE_BYTES | JSON_BODY

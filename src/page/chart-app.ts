@@ -3,13 +3,18 @@
  * window are picked, then the page asks this server for the symbol's latest
  * price (`/prices?symbol=`) and the candles of the window that ends at it
  * (`/udf/history`), and draws them with lightweight-charts. Nothing is
- * fetched from another origin.
+ * fetched from another origin. Paths are asked below the prefix the page
+ * is served under (a handler's `basePath`).
  */
 import { CandlestickSeries, ColorType, createChart, type CandlestickData, type UTCTimestamp } from 'lightweight-charts'
+import { servedBasePath } from './base-path.js'
 
 /** Candle colours; the browser test looks for these pixels. */
 const UP_COLOR = '#089981'
 const DOWN_COLOR = '#f23645'
+
+/** The prefix this page is served under, `''` for none: read now, while `currentScript` is this script. */
+const BASE_PATH = servedBasePath(document.currentScript as HTMLScriptElement | null)
 
 /** What the page shows now, on `window.priceStoreChart`, for tests and for the curious. */
 interface ChartState {
@@ -145,9 +150,9 @@ function fail(err: unknown): void {
   show({ state: 'error', bars: 0, data: [], message: `Could not load the chart: ${err instanceof Error ? err.message : String(err)}` })
 }
 
-/** GETs JSON from this server; an error answer becomes an Error with the server's message. */
+/** GETs JSON from this server, below its base path; an error answer becomes an Error with the server's message. */
 async function getJson(path: string): Promise<unknown> {
-  const response = await fetch(path, { headers: { accept: 'application/json' } })
+  const response = await fetch(`${BASE_PATH}${path}`, { headers: { accept: 'application/json' } })
   const body = (await response.json()) as { error?: { message?: string } }
   if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`)
   return body

@@ -7,7 +7,11 @@
 import { isPriceStoreError, type PriceStoreErrorCode } from '../errors.js'
 import type { Limits, PriceAnswer, PriceRecord, Provider, QueryParams } from '../types.js'
 import { NearNumber } from './near-number.js'
-import { ModelTooBig, referenceAsOf, referenceCandles, referenceRange, referenceTwap } from './reference-forms.js'
+import { referenceAsOf } from './reference-forms/as-of.js'
+import { referenceCandles } from './reference-forms/candles.js'
+import { ModelTooBig } from './reference-forms/grid.js'
+import { referenceRange } from './reference-forms/range.js'
+import { referenceTwap } from './reference-forms/twap.js'
 
 export { ModelTooBig, NearNumber }
 

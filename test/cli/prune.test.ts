@@ -6,7 +6,7 @@ import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { runCli } from '../../src/cli/run-cli.js'
 import { PriceStore } from '../../src/index.js'
 import type { PriceRecord } from '../../src/index.js'
-import { referencePrune } from '../fixtures/reference-model.js'
+import { referencePrune } from '../../src/testing/reference-model.js'
 import { memoryIo, run, startServe, tempDir } from './helpers.js'
 
 const END = Date.parse('2024-06-02T00:00:00Z')

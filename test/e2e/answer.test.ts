@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { answerPrices } from '../../src/adapters/http/answer.js'
-import { statusForError } from '../../src/adapters/http/status.js'
+import { answerPrices } from '../../src/adapters/http/prices/answer.js'
+import { statusForError } from '../../src/adapters/http/core/status.js'
 import { PriceStoreError, type PriceStoreErrorCode } from '../../src/index.js'
 
 // The socket-free core of the HTTP adapter.

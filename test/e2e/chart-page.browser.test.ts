@@ -212,4 +212,50 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `chart page: SK
     expect(requests).toContain(`${server.url}/page/chart.js`)
     expect(problems).toEqual([])
   })
+
+  it('works under a basePath: the page, its script and every request it makes stay below the prefix', async () => {
+    const basePath = '/charts/v1'
+    // A short grace: chromium may hold a preconnected socket that sends nothing, which close() would otherwise wait for.
+    const based = await startServer({ store, basePath, chartScript: join(dir, 'page', 'chart.js'), graceMs: 100 })
+    const basedPage = await browser.newPage()
+    const basedRequests: string[] = []
+    const basedProblems: string[] = []
+    basedPage.on('request', (request) => basedRequests.push(request.url()))
+    basedPage.on('console', (message) => {
+      if (message.type() === 'error') basedProblems.push(`console error: ${message.text()}`)
+    })
+    basedPage.on('pageerror', (err) => basedProblems.push(`page error: ${err instanceof Error ? err.message : String(err)}`))
+    try {
+      // Without the trailing "/" too: the page names its script by the whole prefix, not relative to the page's URL.
+      for (const pagePath of [`${basePath}/`, basePath]) {
+        basedRequests.length = 0
+        const response = await basedPage.goto(`${based.url}${pagePath}`, { waitUntil: 'load' })
+        expect(response?.status(), pagePath).toBe(200)
+        await basedPage.waitForFunction(
+          () => {
+            const state = window.priceStoreChart
+            return state !== undefined && state.state !== 'loading' && state.symbol === 'BTC' && state.resolution === '5'
+          },
+          { timeout: 15_000 },
+        )
+        const state = await basedPage.evaluate(() => window.priceStoreChart!)
+        const expected = expectedBars(records, 'BTC', 21_600, 300_000)
+        expect(state.state, pagePath).toBe('ready')
+        expect(state.data, pagePath).toEqual(expected)
+        const btc = records.filter((record) => record.symbol === 'BTC').sort((a, b) => b.timestamp - a.timestamp)[0]!
+        expect(state.latest, pagePath).toEqual({ value: btc.value, timestamp: btc.timestamp })
+
+        const paths = basedRequests.map((url) => new URL(url).pathname)
+        expect(paths, pagePath).toContain(`${basePath}/page/chart.js`)
+        expect(paths, pagePath).toContain(`${basePath}/udf/search`)
+        expect(paths, pagePath).toContain(`${basePath}/prices`)
+        expect(paths, pagePath).toContain(`${basePath}/udf/history`)
+        expect(basedRequests.filter((url) => !url.startsWith(`${based.url}${basePath}`)), pagePath).toEqual([])
+      }
+      expect(basedProblems).toEqual([])
+    } finally {
+      await basedPage.close()
+      await based.close()
+    }
+  })
 })

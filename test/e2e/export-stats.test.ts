@@ -10,7 +10,7 @@ import { startServer, type RunningServer } from '../../src/adapters/http/node.js
 import { generateDemoRecords, type DemoRecord } from '../../src/demo/demo-data.js'
 import { createPricesHandler } from '../../src/adapters/http/handler.js'
 import { PriceStore, isPriceStoreError, type PriceRecord } from '../../src/index.js'
-import { countSnapshots } from '../unit/helpers.js'
+import { countSnapshots } from '../support/snapshots.js'
 import { END, PROVIDER, TOKENS, asReturned, serve } from './helpers.js'
 import { openGet, until } from './operations-helpers.js'
 

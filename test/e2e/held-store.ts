@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import type { PricesQueryable } from '../../src/adapters/http/answer.js'
+import type { PricesQueryable } from '../../src/adapters/http/prices/answer.js'
 import { DEFAULT_LIMITS, parseQuery, planQuery, type PriceAnswer } from '../../src/index.js'
 import { PROVIDER } from './helpers.js'
 

@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { MemoryLevel } from 'memory-level'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
-import type { PricesQueryable } from '../../src/adapters/http/answer.js'
+import type { PricesQueryable } from '../../src/adapters/http/prices/answer.js'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_TOKENS, generateDemoRecords, type DemoRecord } from '../../src/demo/demo-data.js'
 import { PriceStore, type Limits, type PriceRecord } from '../../src/index.js'

@@ -1,6 +1,10 @@
+import { Agent, get as httpGet } from 'node:http'
+import type { Socket } from 'node:net'
 import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../src/adapters/http/node.js'
+import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
+import { DEFAULT_STREAM_MAX_PENDING } from '../../src/adapters/http/live/stream-endpoint.js'
+import { DEFAULT_MAX_PENDING } from '../../src/store/services/watch/watch-options.js'
 import { PriceStore, PriceStoreError, type PriceAnswer } from '../../src/index.js'
 import type { DemoRecord } from '../../src/demo/demo-data.js'
 import { PROVIDER, asReturned, newestFirst, openDemoStore, serve } from './helpers.js'
@@ -331,10 +335,42 @@ describe('graceful close', () => {
     expect(closed).toBe(true)
   })
 
-  it('does not wait for idle keep-alive connections', async () => {
-    const running = await serve({ query: async () => [] })
-    const response = await fetch(`${running.url}/prices`) // undici keeps the connection alive
-    await response.text()
-    await running.close() // would hang until keep-alive timeout if idle sockets were kept
+  it('does not wait for idle keep-alive connections: close() cuts them at once', async () => {
+    // Ten minutes of keep-alive and of grace: only closing idle connections at once lets close() end here.
+    const running = await startServer({ store: { query: async () => [] }, graceMs: 600_000 })
+    running.server.keepAliveTimeout = 600_000
+    const serverSockets: Socket[] = []
+    running.server.on('connection', (socket: Socket) => serverSockets.push(socket))
+    const agent = new Agent({ keepAlive: true })
+    try {
+      let clientClosed: Promise<void> | undefined
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = httpGet(`${running.url}/prices`, { agent }, (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => (text += chunk))
+          res.on('end', () => resolve(text))
+        })
+        req.on('socket', (socket) => (clientClosed = new Promise((closed) => socket.once('close', () => closed()))))
+        req.on('error', reject)
+      })
+      expect(body).toBe('[]')
+      // The answer is read: the one connection is idle, and would be kept for ten minutes.
+      expect(serverSockets).toHaveLength(1)
+      expect(serverSockets[0]!.destroyed).toBe(false)
+      const closing = running.close()
+      // Cut in close() itself, not after keepAliveTimeout or graceMs: a server that kept it fails here, without waiting.
+      expect(serverSockets[0]!.destroyed).toBe(true)
+      await closing
+      await clientClosed // the client sees its kept-alive connection closed
+    } finally {
+      agent.destroy()
+    }
+  })
+})
+
+describe('defaults kept beside the adapter', () => {
+  it('the live stream\'s default streamMaxPending is the watch\'s own default maxPending (adapters take no values from the store)', () => {
+    expect(DEFAULT_STREAM_MAX_PENDING).toBe(DEFAULT_MAX_PENDING)
   })
 })

@@ -1,10 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { executeQuery, isPriceStoreError, parseQuery } from '../../src/index.js'
-import { ArraySource } from '../fixtures/array-source.js'
-import { dataSetArb, paramContextArb, queryParamsArb, showParams, TEST_LIMITS } from '../fixtures/arbitraries.js'
-import { TEST_PROVIDER } from '../fixtures/records.js'
-import { keyOrder, outcomeOf, referenceFaultParameters, referenceQuery, storedRecords, type ModelResult } from '../fixtures/reference-model.js'
+import { paramContextArb, queryParamsArb, showParams } from '../../src/testing/query-arbitraries.js'
+import { dataSetArb, TEST_LIMITS } from '../../src/testing/record-arbitraries.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
+import { keyOrder, outcomeOf, referenceFaultParameters, referenceQuery, storedRecords, type ModelResult } from '../../src/testing/reference-model.js'
+import { ArraySource } from '../support/array-source.js'
 
 const config = { provider: TEST_PROVIDER, limits: TEST_LIMITS }
 // FC_SCALE=10 npx vitest run test/property multiplies every run count, for a deeper search before a release.

@@ -11,9 +11,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { PriceStore, toExactJson } from '../../src/index.js'
 import type { NewPriceRecord, PriceRecord } from '../../src/index.js'
-import { dataSetArb, splitBatches } from '../fixtures/arbitraries.js'
-import { TEST_PROVIDER } from '../fixtures/records.js'
-import { compareRecords, compareUtf8, storedRecords } from '../fixtures/reference-model.js'
+import { dataSetArb, splitBatches } from '../../src/testing/record-arbitraries.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
+import { compareRecords, compareUtf8, storedRecords } from '../../src/testing/reference-model.js'
 import { propertyBackends } from './backends.js'
 
 const scale = Number(process.env['FC_SCALE']) || 1

@@ -7,9 +7,11 @@
 import fc from 'fast-check'
 import { expect } from 'vitest'
 import type { Limits, PriceAnswer, PriceRecord, PriceStore, QueryParams } from '../../src/index.js'
-import { idArb, inputRecordArb, queryParamsArb, rarely, showParams, symbolArb, typedCallArb, typedCallParams, type TypedCall } from '../fixtures/arbitraries.js'
-import { T0, TEST_PROVIDER, type InputRecord } from '../fixtures/records.js'
-import { compareUtf8, keyOrder, outcomeOf, referenceQuery, storedRecords, type ModelResult } from '../fixtures/reference-model.js'
+import { queryParamsArb, showParams } from '../../src/testing/query-arbitraries.js'
+import { idArb, inputRecordArb, rarely, symbolArb } from '../../src/testing/record-arbitraries.js'
+import { T0, TEST_PROVIDER, type InputRecord } from '../../src/testing/records.js'
+import { compareUtf8, keyOrder, outcomeOf, referenceQuery, storedRecords, type ModelResult } from '../../src/testing/reference-model.js'
+import { typedCallArb, typedCallParams, type TypedCall } from '../../src/testing/typed-call-arbitraries.js'
 
 /** Hot-tail sizes: off, tiny (most reads go to disk), and the default (everything cached). */
 export const CACHE_SIZES = [0, 1, 2, 5, 128] as const

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { minuteOfHour, sampleByInterval, type PriceRecord, type SampledRecord } from '../../src/index.js'
-import { dataIntervalArb, idArb, timestampArb } from '../fixtures/arbitraries.js'
-import { makeRecord, T0, TEST_PROVIDER } from '../fixtures/records.js'
-import { compareRecords, toReturned } from '../fixtures/reference-model.js'
+import { dataIntervalArb, idArb, timestampArb } from '../../src/testing/record-arbitraries.js'
+import { makeRecord, T0, TEST_PROVIDER } from '../../src/testing/records.js'
+import { compareRecords, toReturned } from '../../src/testing/reference-model.js'
 
 const HOUR = 3_600_000
 // FC_SCALE=10 npx vitest run test/property multiplies every run count, for a deeper search before a release.

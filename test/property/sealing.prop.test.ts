@@ -15,8 +15,7 @@ import { describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { Limits, PriceAnswer, PriceStoreOptions, QueryParams } from '../../src/index.js'
 import { readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
-import { outcomeOf, referenceQuery, storedRecords } from '../fixtures/reference-model.js'
-import type { ModelResult } from '../fixtures/reference-model.js'
+import { outcomeOf, referenceQuery, storedRecords, type ModelResult } from '../../src/testing/reference-model.js'
 import { propertyBackends } from './backends.js'
 
 const provider = Object.freeze({ name: 'redstone', id: 'sealing-provider', publicKey: 'sealing-key' })

@@ -6,22 +6,12 @@ import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isPriceStoreError, PriceStore, type NewPriceRecord, type QueryParams } from '../../src/index.js'
 import { readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
-import {
-  badRecordArb,
-  dataSetArb,
-  inputRecordArb,
-  queryParamsArb,
-  showParams,
-  splitBatches,
-  TEST_LIMITS,
-  typedCallArb,
-  typedCallParams,
-  type DataSet,
-  type TypedCall,
-} from '../fixtures/arbitraries.js'
-import { T0, TEST_PROVIDER, type InputRecord } from '../fixtures/records.js'
+import { queryParamsArb, showParams } from '../../src/testing/query-arbitraries.js'
+import { badRecordArb, dataSetArb, inputRecordArb, splitBatches, TEST_LIMITS, type DataSet } from '../../src/testing/record-arbitraries.js'
+import { T0, TEST_PROVIDER, type InputRecord } from '../../src/testing/records.js'
+import { compareRecords, compareUtf8, outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
+import { typedCallArb, typedCallParams, type TypedCall } from '../../src/testing/typed-call-arbitraries.js'
 import { prng } from '../reliability/crash-plan.js'
-import { compareRecords, compareUtf8, outcomeOf, referenceQuery, storedRecords } from '../fixtures/reference-model.js'
 import {
   HOUR, HOURS_LIMITS, MINUTE, TEN_MINUTES, cacheArb, callTyped, collect, expectHoursMatch, expectSameOutcome, hoursConfig, hoursScenarioArb,
   memorySettingsArb, rangeParams, settle, storeOptionsFor, streamConfig, type MemorySettings, type RangeCall,

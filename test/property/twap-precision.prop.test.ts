@@ -10,7 +10,7 @@ import { MemoryLevel } from 'memory-level'
 import { describe, expect, it } from 'vitest'
 import { PriceStore, type PriceRecord } from '../../src/index.js'
 import { TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
-import { referenceTwap } from '../../src/testing/reference-forms.js'
+import { referenceTwap } from '../../src/testing/reference-forms/twap.js'
 
 const T0 = 1_700_000_000_000
 

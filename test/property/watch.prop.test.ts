@@ -19,7 +19,8 @@ import { MemoryLevel } from 'memory-level'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { WatchItem } from '../../src/index.js'
-import { PROVIDER, T0, expected, rec } from '../unit/helpers.js'
+import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
+import { expected, rec } from '../support/records.js'
 
 const scale = Number(process.env['FC_SCALE']) || 1
 const SYMBOLS = ['A', 'B', 'C'] as const

@@ -16,7 +16,7 @@
  * a partly applied batch cannot pass for a whole one.
  */
 
-import type { InputRecord } from '../fixtures/records.js'
+import type { InputRecord } from '../../src/testing/records.js'
 
 export const CRASH_PROVIDER = Object.freeze({
   name: 'redstone',

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { answerPrices, answerToJsonInSlices } from '../../src/adapters/http/answer.js'
+import { answerPrices, answerToJsonInSlices } from '../../src/adapters/http/prices/answer.js'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
 import { planQuery, type QueryPlan } from '../../src/engine/plan.js'
 import { parseQuery } from '../../src/engine/parse-query.js'

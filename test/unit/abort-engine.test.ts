@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest'
 import { executePlan, planQuery, streamBuckets } from '../../src/index.js'
 import type { PriceQuery, ScanOptions, ScanRow, ScanSource } from '../../src/index.js'
-import { ArraySource } from '../fixtures/array-source.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
-import { rejectsCode } from './helpers.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { ArraySource } from '../support/array-source.js'
+import { rejectsCode } from '../support/assertions.js'
 
 const BATCHES = 10
 const BATCH = 4

@@ -4,10 +4,10 @@ import { ByteWriter } from '../../src/keys/bytes.js'
 import { MAX_PART_RECORDS, encodeChunkPart, readChunkPart, readCompactId, readPartCount } from '../../src/keys/chunk-codec.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { PERIOD_MS } from '../../src/keys/key-layout.js'
-import { STORE_FORMAT } from '../../src/keys/value-codec.js'
-import { idArb } from '../fixtures/arbitraries.js'
+import { STORE_FORMAT } from '../../src/keys/format-version.js'
+import { idArb } from '../../src/testing/record-arbitraries.js'
+import { compareUtf8 as byUtf8 } from '../../src/testing/reference-model.js'
 import { OTHER_VERSIONS, expectEveryCutMalformed, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
-import { byUtf8 } from './helpers.js'
 
 /** An hour boundary (UTC). */
 const H = 1_699_999_200_000

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
-import { Deadlines } from '../../src/adapters/http/deadlines.js'
+import { Deadlines } from '../../src/adapters/http/admission/deadlines.js'
 
 /** Resolves after `ms` of real time. */
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))

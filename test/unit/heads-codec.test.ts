@@ -4,8 +4,8 @@ import { ByteWriter } from '../../src/keys/bytes.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
 import { HEAD_MS, HEADS_PER_PERIOD, PERIOD_MS } from '../../src/keys/key-layout.js'
-import { STORE_FORMAT } from '../../src/keys/value-codec.js'
-import { idArb } from '../fixtures/arbitraries.js'
+import { STORE_FORMAT } from '../../src/keys/format-version.js'
+import { idArb } from '../../src/testing/record-arbitraries.js'
 import { OTHER_VERSIONS, expectEveryCutMalformed, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
 
 /** An hour boundary (UTC). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isoTime } from '../../src/adapters/http/access-log.js'
+import { isoTime } from '../../src/adapters/http/observe/access-log.js'
 
 describe('isoTime', () => {
   it('is toISOString, whichever second was formatted before (the cache never leaks into another second)', () => {

@@ -10,7 +10,9 @@ import { PriceStore } from '../../src/index.js'
 import { MalformedBytes } from '../../src/keys/bytes.js'
 import { encodeJournalEntry, readJournalEnd, readJournalEntry } from '../../src/keys/journal-codec.js'
 import { journalKey, readJournalKey } from '../../src/keys/key-layout.js'
-import { PROVIDER, T0, rec, rejectsCode, throwsCode } from './helpers.js'
+import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
+import { rejectsCode, throwsCode } from '../support/assertions.js'
+import { rec } from '../support/records.js'
 
 const RECORDS = [
   { symbol: 'BTC', timestamp: T0, id: 'a' },

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { ByteWriter } from '../../src/keys/bytes.js'
 import { encodeLogEntry, readLogEntry } from '../../src/keys/log-codec.js'
 import type { LogRecord } from '../../src/keys/log-codec.js'
-import { STORE_FORMAT } from '../../src/keys/value-codec.js'
-import { idArb, symbolArb } from '../fixtures/arbitraries.js'
+import { STORE_FORMAT } from '../../src/keys/format-version.js'
+import { idArb, symbolArb } from '../../src/testing/record-arbitraries.js'
 import { OTHER_VERSIONS, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
 
 interface Read {

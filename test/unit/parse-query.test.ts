@@ -3,7 +3,8 @@ import { parseQuery } from '../../src/engine/parse-query.js'
 import type { PriceStoreErrorCode } from '../../src/errors.js'
 import { DEFAULT_LIMITS } from '../../src/types.js'
 import type { Limits, QueryParams } from '../../src/types.js'
-import { PROVIDER, mentions, throwsCode } from './helpers.js'
+import { TEST_PROVIDER as PROVIDER } from '../../src/testing/records.js'
+import { mentions, throwsCode } from '../support/assertions.js'
 
 const MAX = '9007199254740991' // 2^53-1
 const CONFIG = { provider: PROVIDER, limits: DEFAULT_LIMITS }

@@ -8,7 +8,8 @@
 import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, isPriceStoreError, type PriceAnswer } from '../../src/index.js'
-import { PROVIDER, rec } from './helpers.js'
+import { TEST_PROVIDER as PROVIDER } from '../../src/testing/records.js'
+import { rec } from '../support/records.js'
 
 // BTC, in (timestamp, id) order. r0 lies before the ranges below; r1 and r2 share a millisecond.
 const R = {

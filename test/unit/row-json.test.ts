@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest'
 import { toExactJson } from '../../src/rules/exact-json.js'
 import { encodeValue } from '../../src/keys/value-codec.js'
 import { validateRecord } from '../../src/records/validate-record.js'
-import { Row } from '../../src/store/row.js'
-import { inputRecordArb, symbolArb } from '../fixtures/arbitraries.js'
-import { TEST_PROVIDER } from '../fixtures/records.js'
+import { Row } from '../../src/store/read/row.js'
+import { inputRecordArb, symbolArb } from '../../src/testing/record-arbitraries.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
 
 /** A row over an encoded value, as the store builds them: the id beside the value, in one buffer. */
 function rowOf(input: Record<string, unknown>): Row {

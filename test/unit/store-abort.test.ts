@@ -8,8 +8,9 @@ import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { PriceStoreError } from '../../src/index.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
-import { countSnapshots, rejectsCode } from './helpers.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { rejectsCode } from '../support/assertions.js'
+import { countSnapshots } from '../support/snapshots.js'
 
 const HOUR = 3_600_000
 /** More hours than the view reads at once: a range over them is read in batches, an hour each. */

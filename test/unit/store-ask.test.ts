@@ -6,8 +6,8 @@
 import { MemoryLevel } from 'memory-level'
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { PriceStore, formOf, type AnswerForm, type Candle, type FilledPoint, type PriceRecord, type QueryParams, type RangeQuery, type SampledRecord, type Twap, type TypedAnswer } from '../../src/index.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
-import { rejectsCode } from './helpers.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { rejectsCode } from '../support/assertions.js'
 
 const HOUR = 3_600_000
 const TO = T0 + 3 * HOUR

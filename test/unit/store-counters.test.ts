@@ -5,7 +5,7 @@
 import { MemoryLevel } from 'memory-level'
 import { describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
 
 describe('store.recordsWritten and store.lastCommitAt', () => {
   it('count every committed record since open, not failed batches; start again at each open', async () => {

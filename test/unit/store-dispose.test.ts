@@ -6,7 +6,7 @@
 import { MemoryLevel } from 'memory-level'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
-import { TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
+import { TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
 
 describe('PriceStore as an AsyncDisposable', () => {
   it('is typed as one', () => {

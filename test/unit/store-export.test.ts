@@ -10,10 +10,10 @@ import { MemoryLevel } from 'memory-level'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { NewPriceRecord, PriceRecord, StoreStats } from '../../src/index.js'
-import { BACKUP_PARTIAL_MARKER } from '../../src/store/backup.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
-import { compareRecords, compareUtf8, storedRecords } from '../fixtures/reference-model.js'
-import { rejectsCode } from './helpers.js'
+import { BACKUP_PARTIAL_MARKER } from '../../src/store/services/backup.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { compareRecords, compareUtf8, storedRecords } from '../../src/testing/reference-model.js'
+import { rejectsCode } from '../support/assertions.js'
 
 const HOUR = 3_600_000
 

@@ -7,8 +7,8 @@
 import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PriceStore, type NewPriceRecord } from '../../src/index.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../fixtures/records.js'
-import { rejectsCode } from './helpers.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { rejectsCode } from '../support/assertions.js'
 
 let store: PriceStore
 

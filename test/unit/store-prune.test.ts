@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { PriceAnswer, PriceRecord, PriceStoreOptions, QueryParams } from '../../src/index.js'
 import { readChunkKey, readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
-import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../fixtures/records.js'
-import { compareUtf8, outcomeOf, referencePrune, referenceQuery, storedRecords } from '../fixtures/reference-model.js'
+import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
+import { compareUtf8, outcomeOf, referencePrune, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 
 const HOUR = 3_600_000
 const MINUTE = 60_000

@@ -8,7 +8,9 @@ import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { WatchItem } from '../../src/index.js'
-import { PROVIDER, T0, rec, rejectsCode } from './helpers.js'
+import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
+import { rejectsCode } from '../support/assertions.js'
+import { rec } from '../support/records.js'
 
 const open: PriceStore[] = []
 

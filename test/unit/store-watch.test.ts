@@ -13,9 +13,11 @@ import { MemoryLevel } from 'memory-level'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import type { PriceStoreOptions, WatchItem, WatchIterator } from '../../src/index.js'
-import { PROGRESS_EVERY } from '../../src/store/watch-options.js'
-import { PROVIDER, T0, countSnapshots, expected, rec, rejectsCode, throwsCode } from './helpers.js'
-import type { Input } from './helpers.js'
+import { PROGRESS_EVERY } from '../../src/store/services/watch/watch-options.js'
+import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
+import { rejectsCode, throwsCode } from '../support/assertions.js'
+import { expected, rec, type Input } from '../support/records.js'
+import { countSnapshots } from '../support/snapshots.js'
 
 const HOUR = 3_600_000
 const dirs: string[] = []

@@ -3,7 +3,7 @@ import { isPriceStoreError } from '../../src/errors.js'
 import type { PriceStoreErrorCode } from '../../src/errors.js'
 import { toLatestQuery, toRangeQuery, toSeveralQuery } from '../../src/engine/typed-queries.js'
 import { DEFAULT_LIMITS } from '../../src/types.js'
-import { mentions, throwsCode } from './helpers.js'
+import { mentions, throwsCode } from '../support/assertions.js'
 
 const L = DEFAULT_LIMITS
 const MAX = Number.MAX_SAFE_INTEGER

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { answerUdf, priceScale, udfEndpoint, type UdfOptions, type UdfSource } from '../../src/adapters/http/udf.js'
-import { planHistory } from '../../src/adapters/http/udf-history.js'
+import { answerUdf, priceScale, udfEndpoint, type UdfOptions, type UdfSource } from '../../src/adapters/http/udf/udf.js'
+import { planHistory } from '../../src/adapters/http/udf/udf-history.js'
 import { DEFAULT_LIMITS, PriceStoreError, type Limits, type PriceRecord } from '../../src/index.js'
 import type { Candle } from '../../src/types.js'
-import { PROVIDER } from './helpers.js'
+import { TEST_PROVIDER as PROVIDER } from '../../src/testing/records.js'
 
 // The socket-free UDF answers, over a stub source whose every call is recorded.
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { validateRecord } from '../../src/records/validate-record.js'
-import { PROVIDER, T0, expectExact, mentions, rec, throwsCode, without } from './helpers.js'
+import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
+import { expectExact, mentions, throwsCode } from '../support/assertions.js'
+import { rec, without } from '../support/records.js'
 
 const INDEX = 7
 

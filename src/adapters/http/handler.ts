@@ -1,18 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { httpErrorAnswer, reportError, type AnswerOptions, type HttpAnswer, type PricesQueryable } from './answer.js'
-import { ChartPage, type ChartPageOptions } from './chart-page.js'
-import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
-import { QueryGate, type GateRequest, type QueryLimitOptions, type QueryLoad } from './query-gate.js'
-import { checkBasePath, notFoundAnswer, routeRequest, type RouteTable } from './routes.js'
-import { DEFAULT_SEND_STALL_MS, sendStreamed, type StreamSendOptions as SendOptions } from './streamed-body.js'
-import { answerUdf, type UdfSource } from './udf.js'
-import { historyThroughGate } from './udf-gate.js'
-import { LiveCounters, createLiveEndpoints, type LiveEndpointOptions } from './live-endpoints.js'
-import { isoTime, type AccessLogEntry } from './access-log.js'
-import { HandlerMetrics, NO_FORM, formLabel } from './metrics.js'
 import type { QueryPlan } from '../../engine/plan.js'
-import type { Route } from './routes.js'
+import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
+import { QueryGate } from './admission/query-gate.js'
+import type { QueryLimitOptions, QueryLoad } from './admission/query-limits.js'
+import { supportsOf } from './capabilities.js'
+import { failRequest, sendAnswer, sendOrFail } from './core/send.js'
+import { DEFAULT_SEND_STALL_MS, type StreamSendOptions as SendOptions } from './core/streamed-body.js'
+import { LiveCounters } from './live/endpoint.js'
+import { createLiveEndpoints, type LiveEndpointOptions } from './live/live-endpoints.js'
+import { HandlerMetrics } from './observe/metrics.js'
+import { createRequestHooks, type RequestTrace } from './observe/request-observer.js'
+import { reportError } from './core/answer.js'
+import type { AnswerOptions, PricesQueryable } from './prices/answer.js'
+import { answerThroughGate, type PricesRequest } from './prices/through-gate.js'
+import { checkBasePath, endpointName, notFoundAnswer, routeRequest, type RouteTable } from './routes.js'
+import { ChartPage, type ChartPageOptions } from './udf/chart-page.js'
+import { answerUdf, type UdfSource } from './udf/udf.js'
+import { historyThroughGate } from './udf/udf-gate.js'
 
 /**
  * Options of {@link createPricesHandler} (and of `createPricesListener` and
@@ -27,7 +32,7 @@ export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, 
    * path: `req.originalUrl` where a framework keeps it (Express, which cuts
    * its mount path out of `req.url`), else `req.url`. Without it, the path
    * is `req.url`: relative to where a framework mounted the handler. The
-   * chart page is served only without a prefix (its script asks the root).
+   * chart page is served below it too (`/v1/`), and asks for `/v1/prices`.
    */
   readonly basePath?: string
   /**
@@ -68,7 +73,7 @@ export interface PricesHandler {
  * A handler serving `GET`/`HEAD ${basePath}/prices` (and `/prices/`) from
  * `store` and, when the store can also answer candles (a `PriceStore` can;
  * see {@link UdfSource}), TradingView's UDF endpoints under
- * `${basePath}/udf/` and, without a `basePath`, the chart page at `/`. Other
+ * `${basePath}/udf/` and the chart page at `${basePath}/`. Other
  * methods on those paths answer 405 with `Allow: GET, HEAD`; other paths go
  * to `next` (or answer 404 without one). It never throws: unexpected
  * failures become a 500 without internals.
@@ -79,6 +84,10 @@ export interface PricesHandler {
  * past which it answers 503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT` (see
  * {@link QueryLimitOptions}).
  *
+ * What it serves follows from the store's manifest (see `StoreSupports`),
+ * read once here; metrics and the access log watch requests through hooks
+ * (see `RequestHooks`), so routing knows nothing of them.
+ *
  * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for a bad `basePath` or limit
  * @example
  * const prices = createPricesHandler(store, { basePath: '/v1', maxConcurrentQueries: 2 })
@@ -87,19 +96,19 @@ export interface PricesHandler {
  */
 export function createPricesHandler(store: PricesQueryable, options: PricesHandlerOptions = {}): PricesHandler {
   const gate = new QueryGate(options)
+  const supports = supportsOf(store)
   const streamAbove = checkIntegerOption('streamAbove', options.streamAbove, DEFAULT_STREAM_ABOVE, 0, Number.MAX_SAFE_INTEGER)
   const send: SendOptions = {
     stallMs: checkIntegerOption('sendStallMs', options.sendStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS),
     onError: (err) => reportError(options, err),
   }
   const pricesOptions = { ...options, streamAbove }
-  const charts = chartSource(store)
   const counters = new LiveCounters()
-  const metrics = options.metrics === true ? new HandlerMetrics({ store, gate, counters }) : undefined
-  const observer = metrics === undefined && options.accessLog === undefined ? undefined : new RequestObserver(metrics, options)
-  const live = createLiveEndpoints({ store, options, gate, counters, ...(metrics === undefined ? {} : { metrics }) })
-  const table: RouteTable = { charts: charts !== undefined, basePath: checkBasePath(options.basePath), ...live.table }
-  const page = new ChartPage(options)
+  const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters }) : undefined
+  const hooks = createRequestHooks(metrics, options)
+  const live = createLiveEndpoints(store, supports, options, { counters, metrics })
+  const table: RouteTable = { charts: supports.charts, basePath: checkBasePath(options.basePath), ...live.table }
+  const page = new ChartPage(options, table.basePath)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
   const targetOf =
     table.basePath === '' ? (req: IncomingMessage) => req.url ?? '' : (req: IncomingMessage) => (req as { originalUrl?: unknown }).originalUrl ?? req.url ?? ''
@@ -113,7 +122,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         next() // not ours: the body is left for whoever serves the path
         return
       }
-      const observed = observer?.start(req, res, arrivedAt, target, routed)
+      const trace = hooks?.onRequest(req, res, arrivedAt, typeof target === 'string' ? target : '', endpointName(routed))
       if (routed !== undefined && 'live' in routed) {
         // The endpoint owns the request from here, its body included.
         live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt })
@@ -134,8 +143,8 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         return
       }
       if ('udf' in routed) {
-        const runHistory = historyThroughGate(gate, store, options, new HandlerRequest(arrivedAt, res, observed))
-        answerUdf(charts as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
+        const runHistory = historyThroughGate(gate, store, supports, options, new HandlerRequest(arrivedAt, res, trace))
+        answerUdf(store as unknown as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
           (ready) => sendOrFail(options, res, ready, head),
           (err: unknown) => failRequest(options, res, err, head),
         )
@@ -143,7 +152,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
       }
       // No async function and no named closure per request (tsx names each with a
       // defineProperty call): at thousands of requests a second, each shows in the profile.
-      gate.answer(store, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res, observed)).then(
+      answerThroughGate(gate, store, supports, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res, trace)).then(
         (answer) => sendOrFail(options, res, answer, head, send),
         (err: unknown) => failRequest(options, res, err, head),
       )
@@ -155,16 +164,16 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
 }
 
 /** What the gate needs to know about one request: when it came, and (only if its query must wait) when its client leaves. */
-class HandlerRequest implements GateRequest {
+class HandlerRequest implements PricesRequest {
   constructor(
     readonly arrivedAt: number,
     readonly res: ServerResponse,
-    readonly observed: ObservedRequest | undefined,
+    readonly trace: RequestTrace | undefined,
   ) {}
 
-  /** Labels the observed request (metrics, access log) with its query's form. */
+  /** Tells the request's observation (metrics, access log) its query's plan. */
   planned(plan: QueryPlan): void {
-    if (this.observed !== undefined) this.observed.form = formLabel(plan.query)
+    this.trace?.planned(plan)
   }
 
   /**
@@ -177,138 +186,4 @@ class HandlerRequest implements GateRequest {
     else this.res.once('close', () => gone.abort())
     return gone.signal
   }
-}
-
-/** Where the observation of a response is kept, for the one `close` listener all responses share. */
-const OBSERVED = Symbol('observed request')
-
-/** The `endpoint` label of each route that is not a live endpoint or a UDF one. */
-const UDF_ENDPOINTS: Readonly<Record<string, string>> = { config: 'udf_config', symbols: 'udf_symbols', search: 'udf_search', history: 'udf_history', time: 'udf_time' }
-
-/** What answers a route, as metrics and the access log name it. */
-function endpointOf(routed: Route | undefined): string {
-  if (routed === undefined) return 'not_found'
-  if ('answer' in routed) return 'method_not_allowed'
-  if ('page' in routed) return 'page'
-  if ('live' in routed) return routed.live
-  if ('udf' in routed) return UDF_ENDPOINTS[routed.udf] ?? 'udf'
-  return 'prices'
-}
-
-/** One request watched from its arrival to its response's `close` (answer ended, or connection gone). */
-class ObservedRequest {
-  /** The query's form label, once its plan is made. */
-  form: string | undefined = undefined
-
-  constructor(
-    readonly observer: RequestObserver,
-    readonly req: IncomingMessage,
-    readonly arrivedAt: number,
-    readonly target: string,
-    readonly endpoint: string,
-    /** The connection's bytes written before this answer (a keep-alive connection carries several). */
-    readonly bytesBefore: number,
-  ) {}
-}
-
-/**
- * Watches requests for the handler's metrics and access log, only when one
- * of them is on: one object and one shared listener per request, nothing else.
- */
-class RequestObserver {
-  constructor(
-    readonly metrics: HandlerMetrics | undefined,
-    readonly options: PricesHandlerOptions,
-  ) {}
-
-  start(req: IncomingMessage, res: ServerResponse, arrivedAt: number, target: unknown, routed: Route | undefined): ObservedRequest {
-    // The socket's count sums its queued writes (an array built per read): only the access log needs it.
-    const bytesBefore = this.options.accessLog === undefined ? 0 : (req.socket?.bytesWritten ?? 0)
-    const observed = new ObservedRequest(this, req, arrivedAt, typeof target === 'string' ? target : '', endpointOf(routed), bytesBefore)
-    ;(res as ServerResponse & { [OBSERVED]?: ObservedRequest })[OBSERVED] = observed
-    res.on('close', closeObserved)
-    return observed
-  }
-
-  finish(observed: ObservedRequest, res: ServerResponse): void {
-    const durationMs = performance.now() - observed.arrivedAt
-    const status = res.headersSent ? res.statusCode : 0
-    const form = observed.form
-    this.metrics?.record(observed.endpoint, form ?? NO_FORM, status, durationMs / 1000)
-    const accessLog = this.options.accessLog
-    if (accessLog === undefined) return
-    try {
-      accessLog(accessLogEntry(observed, res, status, durationMs))
-    } catch (err) {
-      reportError(this.options, err)
-    }
-  }
-}
-
-/** The `close` listener of every observed response (`this` is the response): one function for all, no closure per request. */
-function closeObserved(this: ServerResponse): void {
-  const observed = (this as ServerResponse & { [OBSERVED]?: ObservedRequest })[OBSERVED]
-  observed?.observer.finish(observed, this)
-}
-
-function accessLogEntry(observed: ObservedRequest, res: ServerResponse, status: number, durationMs: number): AccessLogEntry {
-  const { req, target } = observed
-  const question = target.indexOf('?')
-  const socket = req.socket
-  // One literal of fixed shape (absent fields are undefined, which JSON leaves out): no spread per request.
-  return {
-    time: isoTime(Math.floor(performance.timeOrigin + observed.arrivedAt)),
-    method: req.method ?? '',
-    path: question < 0 ? target : target.slice(0, question),
-    query: question < 0 ? '' : target.slice(question + 1),
-    endpoint: observed.endpoint,
-    form: observed.form,
-    status,
-    bytes: socket === undefined || socket === null ? 0 : Math.max(0, (socket.bytesWritten ?? observed.bytesBefore) - observed.bytesBefore),
-    durationMs: Math.round(durationMs * 1000) / 1000,
-    remoteAddress: socket?.remoteAddress,
-    aborted: res.writableFinished ? undefined : true,
-  }
-}
-
-function sendOrFail(options: AnswerOptions, res: ServerResponse, answer: HttpAnswer, head: boolean, send?: SendOptions): void {
-  try {
-    if (answer.stream !== undefined && send !== undefined) sendStreamed(res, answer.status, answer.headers, answer.stream, head, send)
-    else sendAnswer(res, answer, head)
-  } catch (err) {
-    answer.stream?.end()
-    failRequest(options, res, err, head)
-  }
-}
-
-/** Something unexpected broke: log it, and answer 500 without internals if nothing is out yet. */
-function failRequest(options: AnswerOptions, res: ServerResponse, err: unknown, head: boolean): void {
-  reportError(options, err)
-  try {
-    if (res.headersSent) throw err // half an answer is out: only closing the connection is honest
-    sendAnswer(res, httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', 'internal error while answering the request'), head)
-  } catch {
-    res.destroy()
-  }
-}
-
-/** Sends a complete answer; for HEAD, the headers GET would send (content-length included) and no body. */
-export function sendAnswer(res: ServerResponse, answer: HttpAnswer, head = false): void {
-  // The client may have gone while the query ran; there is no one to answer.
-  if (res.destroyed || res.writableEnded) return
-  res.writeHead(answer.status, answer.headers)
-  if (head) res.end()
-  else res.end(answer.body)
-}
-
-/**
- * The store as a source of charts, when it is one. Checked once per
- * handler: a host may serve `/prices` from anything with `query` (a stub,
- * a proxy); charts need candles, symbols and the latest records too.
- */
-function chartSource(store: PricesQueryable): UdfSource | undefined {
-  const candidate = store as Partial<UdfSource>
-  const methods = [candidate.candles, candidate.symbols, candidate.latest]
-  const charts = methods.every((method) => typeof method === 'function') && candidate.limits !== undefined && candidate.provider !== undefined
-  return charts ? (store as unknown as UdfSource) : undefined
 }

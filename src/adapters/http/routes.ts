@@ -1,14 +1,14 @@
 import { PriceStoreError, describeValue } from '../../errors.js'
-import { httpErrorAnswer, type HttpAnswer } from './answer.js'
-import { CHART_SCRIPT_PATH } from './chart-page.js'
-import { udfEndpoint, type UdfEndpoint } from './udf.js'
+import { httpErrorAnswer, type HttpAnswer } from './core/answer.js'
+import { CHART_SCRIPT_PATH } from './udf/chart-page.js'
+import { udfEndpoint, type UdfEndpoint } from './udf/udf.js'
 
 const ALLOW = 'GET, HEAD'
 const ALLOW_WRITES = 'GET, HEAD, POST'
 
 /**
  * The endpoints of a live service (issue 11), each answered by its own module
- * through `live-endpoints.ts`: `write` is `POST /prices`, `stream` is
+ * in `live/` through `live/live-endpoints.ts`: `write` is `POST /prices`, `stream` is
  * `GET /prices/stream`, `export` is `GET /prices/export`, `stats` is
  * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`.
  */
@@ -24,7 +24,7 @@ export type Route =
 
 /** What a handler serves: whether it has charts, and under which path prefix. */
 export interface RouteTable {
-  /** The UDF endpoints (and, without a prefix, the chart page) are served too. */
+  /** The UDF endpoints and the chart page are served too. */
   readonly charts: boolean
   /** The prefix of every path served, from {@link checkBasePath}: `''` or `/x...` without a trailing `/`. */
   readonly basePath: string
@@ -56,10 +56,8 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
   const prices = path === '/prices' || path === '/prices/'
   const udf = table.charts ? udfEndpoint(path) : undefined
   const live = liveEndpoint(path, table)
-  // The page's script asks for /prices and /udf/ from the root, so the page
-  // is served only where those are: without a prefix.
-  const pageServed = table.charts && table.basePath === ''
-  const page = pageServed && path === '/' ? 'html' : pageServed && path === CHART_SCRIPT_PATH ? 'script' : undefined
+  // The page is told the prefix (its script is loaded from below it, and asks for /prices and /udf/ there).
+  const page = table.charts && path === '/' ? 'html' : table.charts && path === CHART_SCRIPT_PATH ? 'script' : undefined
   if (!prices && udf === undefined && page === undefined && live === undefined) return undefined
   // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
   if (prices && method === 'POST' && table.writes === true) return { live: 'write', params: new URLSearchParams(target.query) }
@@ -75,6 +73,19 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
   const params = new URLSearchParams(target.query)
   if (live !== undefined) return { live, params }
   return udf === undefined ? { params } : { udf, params }
+}
+
+/** The `endpoint` name of each UDF route, as metrics and the access log name it. */
+const UDF_ENDPOINTS: Readonly<Record<string, string>> = { config: 'udf_config', symbols: 'udf_symbols', search: 'udf_search', history: 'udf_history', time: 'udf_time' }
+
+/** What answers a route, as metrics and the access log name it (see `AccessLogEntry.endpoint`). */
+export function endpointName(routed: Route | undefined): string {
+  if (routed === undefined) return 'not_found'
+  if ('answer' in routed) return 'method_not_allowed'
+  if ('page' in routed) return 'page'
+  if ('live' in routed) return routed.live
+  if ('udf' in routed) return UDF_ENDPOINTS[routed.udf] ?? 'udf'
+  return 'prices'
 }
 
 /** The live endpoint at `path` (below the base path), when the table serves it. */
@@ -107,9 +118,7 @@ export function notFoundAnswer(table: RouteTable): HttpAnswer {
   const operations = `${base}/health${table.metrics === true ? `, ${base}/metrics` : ''}`
   const served = !table.charts
     ? `GET ${prices}, ${operations}`
-    : base === ''
-      ? `GET ${prices}, ${operations}, /udf/{config,symbols,search,history,time} and the chart page at /`
-      : `GET ${prices}, ${operations} and ${base}/udf/{config,symbols,search,history,time}`
+    : `GET ${prices}, ${operations}, ${base}/udf/{config,symbols,search,history,time} and the chart page at ${base}/`
   return httpErrorAnswer(404, 'HTTP_NOT_FOUND', `not found: the endpoints are ${served}`)
 }
 

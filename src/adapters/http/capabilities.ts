@@ -1,0 +1,70 @@
+/**
+ * What a store can do for the HTTP adapter, read once per handler from the
+ * store's members, as abstract-level describes a backend in one `supports`
+ * manifest. A host may serve `/prices` from anything with `query` (a stub,
+ * a proxy); every other endpoint, and each faster path, is served only
+ * when the store has what it needs. A `PriceStore` has everything.
+ */
+export interface StoreSupports {
+  /** `plan` and `run`: each request is compiled first (a bad one is answered at once) and weighed before it runs. */
+  readonly plans: boolean
+  /** `cost`: a plan is weighed from what the store knows of its data; without it, by the plan's `records`. */
+  readonly cost: boolean
+  /** `runDeferred`: large answers are decoded as they are serialised (preferred to `run`). */
+  readonly runDeferred: boolean
+  /** `candles`, `symbols`, `latest`, `limits` and `provider`: the UDF endpoints and the chart page. */
+  readonly charts: boolean
+  /** `watch` and a numeric `position`: the live stream. */
+  readonly watch: boolean
+  /** `export`: `GET /prices/export`. */
+  readonly export: boolean
+  /** `stats`: `GET /stats`. */
+  readonly stats: boolean
+  /** `putMany`: `POST /prices` (with a write token). */
+  readonly putMany: boolean
+  /** `putBatch`: a write's answer carries its commit position. */
+  readonly putBatch: boolean
+  /** `symbols` and `latest`: a health check reads the newest record of the first symbol. */
+  readonly healthRead: boolean
+  /** A numeric `recordsWritten`: the metrics count the records committed. */
+  readonly writeCounts: boolean
+}
+
+/** The members {@link supportsOf} looks at. */
+interface Members {
+  readonly plan?: unknown
+  readonly run?: unknown
+  readonly cost?: unknown
+  readonly runDeferred?: unknown
+  readonly candles?: unknown
+  readonly symbols?: unknown
+  readonly latest?: unknown
+  readonly limits?: unknown
+  readonly provider?: unknown
+  readonly watch?: unknown
+  readonly position?: unknown
+  readonly export?: unknown
+  readonly stats?: unknown
+  readonly putMany?: unknown
+  readonly putBatch?: unknown
+  readonly recordsWritten?: unknown
+}
+
+/** The manifest of `store`: what it can do, from the members it has now. */
+export function supportsOf(store: object): StoreSupports {
+  const has = store as Members
+  const method = (member: unknown): boolean => typeof member === 'function'
+  return {
+    plans: has.plan !== undefined && has.run !== undefined,
+    cost: has.cost !== undefined,
+    runDeferred: has.runDeferred !== undefined,
+    charts: method(has.candles) && method(has.symbols) && method(has.latest) && has.limits !== undefined && has.provider !== undefined,
+    watch: method(has.watch) && typeof has.position === 'number',
+    export: method(has.export),
+    stats: method(has.stats),
+    putMany: method(has.putMany),
+    putBatch: has.putBatch !== undefined,
+    healthRead: method(has.symbols) && method(has.latest),
+    writeCounts: typeof has.recordsWritten === 'number',
+  }
+}

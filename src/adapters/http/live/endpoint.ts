@@ -1,0 +1,28 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** One request for a live endpoint, as the handler routed it. */
+export interface LiveRequest {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  /** The query string's parameters. */
+  readonly params: URLSearchParams
+  /** A HEAD request: the headers GET would send, and no body. */
+  readonly head: boolean
+  /** When the request arrived (`performance.now()`). */
+  readonly arrivedAt: number
+}
+
+/**
+ * Answers one request. It owns the request from here: it reads (or drains)
+ * the body, answers, and never throws (a failure is answered, or the
+ * connection is closed when the answer is already under way).
+ */
+export type LiveEndpointHandler = (request: LiveRequest) => void
+
+/** What the live endpoints count for one another (the stream's subscribers for `/metrics`, ...). */
+export class LiveCounters {
+  /** Live streams open now. */
+  streamSubscribers = 0
+  /** Exports being sent now. */
+  exports = 0
+}

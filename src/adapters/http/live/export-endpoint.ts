@@ -1,0 +1,168 @@
+import type { ServerResponse } from 'node:http'
+import { toExactJson } from '../../../rules/exact-json.js'
+import { fail } from '../../../rules/query-errors.js'
+import { TIME_TEXT_FORMS, parseTimeText } from '../../../rules/time-text.js'
+import type { ExportOptions } from '../../../engine/typed-queries.js'
+import type { PriceRecord } from '../../../types.js'
+import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
+import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
+import { sendAnswer } from '../core/send.js'
+import { DEFAULT_SEND_STALL_MS, untilDrained } from '../core/streamed-body.js'
+import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
+
+/** What `GET /prices/export` needs of a store: `PriceStore.export`. */
+export interface Exportable {
+  export(options?: ExportOptions): AsyncIterable<PriceRecord>
+}
+
+/** Options of `GET /prices/export` (part of the handler's options). */
+export interface ExportEndpointOptions {
+  /**
+   * Exports sent at once; one more is answered 503 `HTTP_BUSY` with
+   * `retry-after` (default {@link DEFAULT_MAX_EXPORTS}). Each holds a
+   * snapshot of the store, which keeps LevelDB from freeing what later
+   * writes replace, and reads outside the query gate; `0` turns exports off.
+   */
+  readonly maxExports?: number
+  /** Time a client may leave a full socket unread before its export's connection is cut (ms, default 30,000). */
+  readonly exportStallMs?: number
+}
+
+/** Default most exports sent at once. */
+export const DEFAULT_MAX_EXPORTS = 4
+
+/** The parameters `GET /prices/export` takes; any other is refused (a `fromTimestamp` meant as `from` must not widen an export silently). */
+export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to'] as const
+
+const HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/x-ndjson',
+  // A snapshot of now: a cache must not serve it again as current.
+  'cache-control': 'no-store',
+}
+
+/** Text written at once, so a large export is not one write per record. */
+const FLUSH_CHARS = 64 * 1024
+
+/**
+ * The selection an export request asks for, with the names and time forms
+ * of `price-store export`: `symbol` (repeatable, or comma-separated) and
+ * `symbols` (comma-separated) together name the symbols (every symbol when
+ * neither is given); `from` and `to` are times as {@link parseTimeText}
+ * reads them. The store checks the rest (symbol rules, `from <= to`).
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` (an unknown or repeated parameter), `PRICE_INVALID_RANGE` (a bad time)
+ */
+export function exportSelectionOf(params: URLSearchParams, now: () => number = Date.now): ExportOptions {
+  const symbols: string[] = []
+  let from: number | undefined
+  let to: number | undefined
+  const seen = new Set<string>()
+  for (const [name, value] of params) {
+    if (name === 'symbol' || name === 'symbols') {
+      symbols.push(...value.split(','))
+      continue
+    }
+    if (name !== 'from' && name !== 'to') {
+      const known = EXPORT_PARAMETERS.join(', ')
+      throw fail('PRICE_INVALID_QUERY', name, `unknown parameter ${JSON.stringify(name)}: /prices/export takes ${known}`)
+    }
+    if (seen.has(name)) throw fail('PRICE_INVALID_QUERY', name, `parameter ${name} is given more than once`)
+    seen.add(name)
+    const time = parseTimeText(value, now)
+    if (time === undefined) throw fail('PRICE_INVALID_RANGE', name, `${name} must be a time: ${TIME_TEXT_FORMS} (got ${JSON.stringify(value)})`)
+    if (name === 'from') from = time
+    else to = time
+  }
+  return {
+    ...(symbols.length === 0 ? {} : { symbols }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  }
+}
+
+/**
+ * `GET /prices/export`: every stored record of the selection (see
+ * {@link exportSelectionOf}) as NDJSON, one record per line exactly as
+ * `price-store export` writes it, read from one snapshot of the store with
+ * no cap. The parameters are checked and the first record read before the
+ * status is sent, so a bad request or a closed store gets a coded error.
+ * The body is written with backpressure (a slow client holds back its own
+ * export, not the server's memory; one that reads nothing for
+ * `exportStallMs` is cut). At most `maxExports` are sent at once.
+ * A client that leaves stops the export; a failure once the status is sent
+ * cuts the connection, the only honest way to say the body is incomplete.
+ * Exports do not go through the query gate: they are long by nature, and
+ * read a symbol-hour at a time.
+ */
+export function createExportEndpoint(store: Exportable, options: ExportEndpointOptions & ErrorReportOptions, counters: LiveCounters): LiveEndpointHandler {
+  const maxExports = checkIntegerOption('maxExports', options.maxExports, DEFAULT_MAX_EXPORTS, 0, 1_000_000)
+  const stallMs = checkIntegerOption('exportStallMs', options.exportStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS)
+  return ({ req, res, params, head }) => {
+    req.resume() // a body means nothing here
+    // Checked before the export is counted, so a bad request is its own 400 even at the limit.
+    let exported: AsyncIterable<PriceRecord>
+    const gone = new AbortController()
+    try {
+      exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
+    } catch (err) {
+      sendAnswer(res, failedAnswer(options, err), head)
+      return
+    }
+    // HEAD reads nothing: the iterable holds no snapshot until it is iterated.
+    if (head) return sendAnswer(res, { status: 200, headers: HEADERS, body: '' }, true)
+    if (counters.exports >= maxExports) {
+      const message = maxExports === 0
+        ? 'this server sends no export (maxExports is 0)'
+        : `${maxExports} exports are being sent, the most this server sends at once; try again later`
+      return sendAnswer(res, busyAnswer(message), false)
+    }
+    counters.exports++
+    void sendExport(exported, gone, options, stallMs, res).finally(() => counters.exports--)
+  }
+}
+
+/**
+ * Sends one export's records as the body of `res`: the status once the first
+ * record is read (or a coded error), then pieces of about {@link FLUSH_CHARS}
+ * with backpressure. Never throws; ends the export's iterator when done.
+ */
+async function sendExport(exported: AsyncIterable<PriceRecord>, gone: AbortController, options: ErrorReportOptions, stallMs: number, res: ServerResponse): Promise<void> {
+  const leave = (): void => gone.abort()
+  res.once('close', leave)
+  let records: AsyncIterator<PriceRecord> | undefined
+  try {
+    let step: IteratorResult<PriceRecord>
+    try {
+      records = exported[Symbol.asyncIterator]()
+      step = await records.next()
+    } catch (err) {
+      if (gone.signal.aborted) return // the client left: no one to answer
+      sendAnswer(res, failedAnswer(options, err), false)
+      return
+    }
+    if (res.destroyed) return // the client left during the first read
+    res.writeHead(200, HEADERS)
+    let pending = ''
+    for (; step.done !== true; step = await records.next()) {
+      pending += `${toExactJson(step.value)}\n`
+      if (pending.length < FLUSH_CHARS) continue
+      if (res.destroyed) return // the client left while the records were read
+      const flowing = res.write(pending)
+      pending = ''
+      // Waits for the client when its buffer is full; else lets other requests in between pieces.
+      await (flowing ? nextTurn() : untilDrained(res, stallMs, () => res.destroy()).done)
+      if (res.destroyed) return
+    }
+    if (!res.destroyed) res.end(pending)
+  } catch (err) {
+    if (gone.signal.aborted) return
+    reportError(options, err)
+    res.destroy()
+  } finally {
+    res.off('close', leave)
+    await records?.return?.().catch(() => {})
+  }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}

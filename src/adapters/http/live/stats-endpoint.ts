@@ -1,0 +1,44 @@
+import type { QueryOptions } from '../../../engine/typed-queries.js'
+import type { StoreStats } from '../../../store/services/stats.js'
+import { failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
+import { noStoreAnswer } from '../core/no-store-answer.js'
+import { sendAnswer } from '../core/send.js'
+import type { LiveEndpointHandler, LiveRequest } from './endpoint.js'
+
+/** What `GET /stats` needs of a store: `PriceStore.stats`. */
+export interface StatsSource {
+  stats(options?: QueryOptions): Promise<StoreStats>
+}
+
+/**
+ * `GET /stats`: the store's statistics as JSON, exactly the object
+ * `store.stats()` resolves with (records and symbols, each symbol's count
+ * and first and last timestamp, the records not sealed yet, the bytes on
+ * disk, the format version and the provider), from one snapshot. It reads
+ * no record (sealed hours are counted from their index entries), so it does
+ * not go through the query gate. `cache-control: no-store`: the numbers are
+ * those of now.
+ */
+export function createStatsEndpoint(store: StatsSource, options: ErrorReportOptions): LiveEndpointHandler {
+  return (request) => serveStats(store, options, request)
+}
+
+function serveStats(store: StatsSource, options: ErrorReportOptions, { req, res, head }: LiveRequest): void {
+  req.resume() // a body means nothing here
+  let stats: Promise<StoreStats>
+  try {
+    stats = Promise.resolve(store.stats())
+  } catch (err) {
+    stats = Promise.reject(err)
+  }
+  stats
+    .then(
+      (value) => noStoreAnswer(200, value),
+      (err: unknown) => failedAnswer(options, err),
+    )
+    .then((answer) => sendAnswer(res, answer, head))
+    .catch((err: unknown) => {
+      reportError(options, err)
+      res.destroy()
+    })
+}

@@ -1,0 +1,133 @@
+import type { WatchIterator, WatchOptions } from '../../../store/services/watch/watch-options.js'
+import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
+import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
+import { sendAnswer } from '../core/send.js'
+import { DEFAULT_SEND_STALL_MS, MAX_QUEUED_CHARS } from '../core/streamed-body.js'
+import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
+import { LAST_EVENT_ID, readStreamParams } from './stream-params.js'
+import { STREAM_HEADERS, StreamSubscriber, type StreamSettings } from './stream-subscriber.js'
+
+/** Options of the live stream, `GET /prices/stream` (part of the handler's options). */
+export interface StreamEndpointOptions {
+  /** Streams open at once; one more is answered 503 `HTTP_BUSY` with `retry-after` (default {@link DEFAULT_MAX_STREAM_SUBSCRIBERS}). */
+  readonly maxStreamSubscribers?: number
+  /**
+   * Time a stream may go without sending anything before it sends a
+   * heartbeat (an SSE comment line), so proxies and load balancers keep an
+   * idle stream open (ms, default {@link DEFAULT_STREAM_HEARTBEAT_MS}).
+   */
+  readonly streamHeartbeatMs?: number
+  /**
+   * Records (matching the stream's symbols) committed but not yet sent that
+   * a stream may hold; past it the client is too slow: it gets an
+   * `overflow` event and the stream ends (the watch's `maxPending`, default 10,000).
+   */
+  readonly streamMaxPending?: number
+  /**
+   * Bytes of events queued in a stream's response, not yet taken by the
+   * client, past which the stream stops taking commits until the client
+   * reads (default 256 KiB). Commits meanwhile wait in the watch, counted
+   * against `streamMaxPending`.
+   */
+  readonly streamMaxQueuedBytes?: number
+  /**
+   * Time a client may leave a full socket unread before its stream is ended
+   * with an `overflow` event and its connection cut (ms, default 30,000).
+   */
+  readonly streamStallMs?: number
+  /**
+   * The `retry` each stream sends first: how long an `EventSource` waits
+   * before it reconnects after losing the stream (ms, default {@link DEFAULT_STREAM_RETRY_MS}).
+   */
+  readonly streamRetryMs?: number
+}
+
+/** Default most streams open at once. */
+export const DEFAULT_MAX_STREAM_SUBSCRIBERS = 256
+/** Default time an idle stream waits before a heartbeat (ms). */
+export const DEFAULT_STREAM_HEARTBEAT_MS = 15_000
+/** Default `retry` of a stream: a client reconnects a second after losing it (ms). */
+export const DEFAULT_STREAM_RETRY_MS = 1_000
+/**
+ * Default `streamMaxPending`: the same as the watch's own default
+ * `maxPending` (`DEFAULT_MAX_PENDING` in the store's watch options), kept
+ * here as a number because adapters take only types from the store.
+ */
+export const DEFAULT_STREAM_MAX_PENDING = 10_000
+
+/** What the stream needs from a store: `PriceStore` has it. */
+export interface WatchableStore {
+  watch(options: WatchOptions): WatchIterator
+  /** The newest commit's position: where a stream without `after` starts. */
+  readonly position: number
+}
+
+/** The live stream's handler and what ends its streams. */
+export interface StreamEndpoint {
+  readonly handler: LiveEndpointHandler
+  /** Ends every stream with a final `end` event; resolves once their connections are closed. New streams get 503. */
+  close(): Promise<void>
+}
+
+/**
+ * `GET /prices/stream`: the commits of `store.watch()` as Server-Sent
+ * Events (see docs/http.md, "Live stream"). The parameters are checked by
+ * the watch itself before anything is sent, so a bad one is a coded 400.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for a bad option
+ */
+export function createStreamEndpoint(store: WatchableStore, options: StreamEndpointOptions & ErrorReportOptions, counters: LiveCounters): StreamEndpoint {
+  const maxSubscribers = checkIntegerOption('maxStreamSubscribers', options.maxStreamSubscribers, DEFAULT_MAX_STREAM_SUBSCRIBERS, 0, 1_000_000)
+  const maxPending = checkIntegerOption('streamMaxPending', options.streamMaxPending, DEFAULT_STREAM_MAX_PENDING, 1, Number.MAX_SAFE_INTEGER)
+  const settings: StreamSettings = {
+    heartbeatMs: checkIntegerOption('streamHeartbeatMs', options.streamHeartbeatMs, DEFAULT_STREAM_HEARTBEAT_MS, 1, MAX_TIMER_MS),
+    maxQueuedBytes: checkIntegerOption('streamMaxQueuedBytes', options.streamMaxQueuedBytes, MAX_QUEUED_CHARS, 1, Number.MAX_SAFE_INTEGER),
+    stallMs: checkIntegerOption('streamStallMs', options.streamStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS),
+    retryMs: checkIntegerOption('streamRetryMs', options.streamRetryMs, DEFAULT_STREAM_RETRY_MS, 0, MAX_TIMER_MS),
+    onError: (err) => reportError(options, err),
+  }
+  const subscribers = new Set<StreamSubscriber>()
+  let closing = false
+  const handler: LiveEndpointHandler = ({ req, res, params, head }) => {
+    // A body means nothing here; draining it keeps the connection readable.
+    req.resume()
+    try {
+      if (closing) return sendAnswer(res, busyAnswer('the server is shutting down; reconnect to another instance or later'), head)
+      const wanted = readStreamParams(params, req.headers[LAST_EVENT_ID])
+      // Without a position the stream starts at the newest commit, and its
+      // ready event says so: a client that reconnects with it misses nothing.
+      const after = wanted.after ?? store.position
+      const gone = new AbortController()
+      const watch = store.watch({
+        ...(wanted.symbols === undefined ? {} : { symbols: wanted.symbols }),
+        // A malformed `after` stays text: the watch's own check refuses it with its code.
+        after: after as number,
+        maxPending,
+        signal: gone.signal,
+      })
+      if (head || subscribers.size >= maxSubscribers) {
+        void watch.return().catch(() => {})
+        if (head) return sendAnswer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)
+        return sendAnswer(res, busyAnswer(`${maxSubscribers} live streams are open, the most this server takes; try again later`), head)
+      }
+      const subscriber = new StreamSubscriber(res, watch, gone, after as number, settings)
+      subscribers.add(subscriber)
+      counters.streamSubscribers++
+      void subscriber.closed.then(() => {
+        subscribers.delete(subscriber)
+        counters.streamSubscribers--
+      })
+      subscriber.start()
+    } catch (err) {
+      sendAnswer(res, failedAnswer(options, err), head)
+    }
+  }
+  return {
+    handler,
+    async close() {
+      closing = true
+      const open = [...subscribers]
+      for (const subscriber of open) subscriber.stop()
+      await Promise.all(open.map((subscriber) => subscriber.closed))
+    },
+  }
+}

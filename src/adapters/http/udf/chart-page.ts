@@ -1,0 +1,156 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { httpErrorAnswer, type HttpAnswer } from '../core/answer.js'
+
+/** Options of the chart page at `/` (below the handler's `basePath`). */
+export interface ChartPageOptions {
+  /**
+   * The page's script bundle, a file (default: this package's
+   * `dist/page/chart.js`, made by `npm run build`). Read once, on first use.
+   */
+  readonly chartScript?: string
+}
+
+/** Where the page loads its script from, below the handler's `basePath`. */
+export const CHART_SCRIPT_PATH = '/page/chart.js'
+
+/**
+ * The chart page: a small HTML page at `/` and its script, a bundle of
+ * `src/page/chart-app.ts` with lightweight-charts inside, so the page makes
+ * no request to another origin. The script is built, not written here:
+ * while it is missing, both answer 503 `HTTP_PAGE_NOT_BUILT`. Under a
+ * `basePath`, the page names its script and links below it, and the script
+ * asks for `/prices` and `/udf/` below the path it was loaded from.
+ */
+export class ChartPage {
+  readonly #file: string | undefined
+  readonly #html: string
+  #script: string | undefined
+
+  /** `basePath` as routing compares it: `''` or `/x...` without a trailing `/`. */
+  constructor(options: ChartPageOptions = {}, basePath = '') {
+    this.#file = options.chartScript
+    this.#html = pageHtml(escapeHtml(basePath))
+  }
+
+  /** The answer for `GET /`. */
+  page(): HttpAnswer {
+    if (this.#load() === undefined) return notBuilt()
+    return fileAnswer('text/html; charset=utf-8', this.#html, {
+      // The page needs nothing from elsewhere; saying so keeps it that way.
+      'content-security-policy':
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+      'referrer-policy': 'no-referrer',
+    })
+  }
+
+  /** The answer for `GET /page/chart.js`. */
+  script(): HttpAnswer {
+    const script = this.#load()
+    return script === undefined ? notBuilt() : fileAnswer('text/javascript; charset=utf-8', script)
+  }
+
+  /**
+   * The bundle's text, or `undefined` while it does not exist (looked for
+   * again on the next request). Read synchronously, once: a small local
+   * file, and the answer then leaves in the request's own turn, as answers
+   * from memory do (a client that half-closes still gets it).
+   */
+  #load(): string | undefined {
+    if (this.#script !== undefined) return this.#script
+    try {
+      this.#script = readFileSync(this.#file ?? defaultChartScript(), 'utf8')
+      return this.#script
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw err
+    }
+  }
+}
+
+/**
+ * `dist/page/chart.js` of this package. The code runs from `dist/` once
+ * built and from `src/adapters/http/` in tests; both lie below the
+ * package's root, the first folder up with a `package.json`.
+ */
+function defaultChartScript(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  for (let dir = here; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'dist', 'page', 'chart.js')
+    if (dirname(dir) === dir) return join(here, 'page', 'chart.js')
+  }
+}
+
+function notBuilt(): HttpAnswer {
+  return httpErrorAnswer(503, 'HTTP_PAGE_NOT_BUILT', 'the chart page is not built: run `npm run build`, which makes dist/page/chart.js')
+}
+
+function fileAnswer(type: string, body: string, headers: Readonly<Record<string, string>> = {}): HttpAnswer {
+  return {
+    status: 200,
+    headers: {
+      'content-type': type,
+      'content-length': String(Buffer.byteLength(body, 'utf8')),
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+      ...headers,
+    },
+    body,
+  }
+}
+
+/** `text` made safe inside an HTML attribute or text (a base path may hold `&`, `"`, `'`, `<`, `>`). */
+function escapeHtml(text: string): string {
+  return text.replace(/[&"'<>]/g, (char) => `&#${char.charCodeAt(0)};`)
+}
+
+/** The page, its paths below `base` (HTML-escaped): controls, the latest price, the chart. `chart-app.ts` fills it in. */
+const pageHtml = (base: string): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>price-store chart</title>
+<link rel="icon" href="data:,">
+<style>
+  body { font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #1f2937; background: #fff; }
+  header { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: center; padding: 0.75rem 1rem; border-bottom: 1px solid #e5e7eb; }
+  h1 { font-size: 1.1rem; margin: 0; }
+  form { display: flex; gap: 0.5rem 1rem; flex-wrap: wrap; align-items: center; }
+  label { font-weight: 600; }
+  select { font: inherit; padding: 0.2rem 0.4rem; }
+  #latest { margin: 0; font-variant-numeric: tabular-nums; }
+  main { padding: 0.5rem 1rem 1rem; }
+  #chart { height: min(70vh, 560px); min-height: 280px; }
+  #status { margin: 0.5rem 0 0; color: #4b5563; }
+  #status.error { color: #b91c1c; }
+</style>
+<script src="${base}${CHART_SCRIPT_PATH}" defer></script>
+</head>
+<body>
+<header>
+  <h1>price-store</h1>
+  <form id="controls">
+    <label for="symbol">Symbol</label>
+    <select id="symbol" name="symbol" disabled><option>loading…</option></select>
+    <label for="window">Window</label>
+    <select id="window" name="window">
+      <option value="3600" data-resolution="1">1 hour, 1-minute bars</option>
+      <option value="21600" data-resolution="5" selected>6 hours, 5-minute bars</option>
+      <option value="86400" data-resolution="15">1 day, 15-minute bars</option>
+      <option value="172800" data-resolution="30">2 days, 30-minute bars</option>
+      <option value="604800" data-resolution="60">7 days, 1-hour bars</option>
+      <option value="2592000" data-resolution="240">30 days, 4-hour bars</option>
+    </select>
+  </form>
+  <p id="latest" aria-live="polite"></p>
+</header>
+<main>
+  <div id="chart" role="img" aria-label="Candlestick chart (loading)"></div>
+  <p id="status" role="status">Loading…</p>
+  <noscript><p>The chart needs JavaScript. The data is also at <a href="${base}/prices">${base}/prices</a> and <a href="${base}/udf/config">${base}/udf/</a>.</p></noscript>
+</main>
+</body>
+</html>
+`

@@ -1,0 +1,31 @@
+import type { PriceQuery } from '../../types.js'
+import { candles } from './candles.js'
+import { latest } from './latest.js'
+import type { QueryForm } from './query-form.js'
+import { range } from './range.js'
+import { several } from './several.js'
+import { twap } from './twap.js'
+
+export type { QueryForm } from './query-form.js'
+
+/** The query of kind `K`. */
+type QueryOfKind<K extends PriceQuery['kind']> = Extract<PriceQuery, { readonly kind: K }>
+
+/**
+ * Every query form, keyed by the query's `kind`: the one place the engine
+ * tells the forms apart (the parser and the typed options build the
+ * queries; plan, cost, execute and the answer's name look their form up
+ * here). A new form is one file beside this one and one row here.
+ */
+export const FORMS: { readonly [K in PriceQuery['kind']]: QueryForm<QueryOfKind<K>> } = Object.freeze({
+  latest,
+  several,
+  range,
+  candles,
+  twap,
+})
+
+/** The form of `query`: one property read of {@link FORMS}. */
+export function formFor(query: PriceQuery): QueryForm<PriceQuery> {
+  return FORMS[query.kind] as QueryForm<PriceQuery>
+}

@@ -1,0 +1,148 @@
+import { compareTimeAndId } from '../../rules/compare-ids.js'
+import type { Row } from './row.js'
+
+/** The rows of one period: sorted rows by symbol, the log entries that hold them, and their size. */
+interface OpenPeriod {
+  readonly symbols: ReadonlyMap<string, readonly Row[]>
+  readonly logKeys: readonly Buffer[]
+  readonly bytes: number
+}
+
+/** One batch's rows of one period, ready to be taken in. */
+export interface OpenWrite {
+  readonly period: number
+  readonly logKey: Buffer
+  readonly bytes: number
+  /** Rows by symbol, in the batch's order (a later row with the same key replaces an earlier one). */
+  readonly rows: ReadonlyMap<string, readonly Row[]>
+}
+
+/**
+ * The open area: records written to the log and not yet sealed into chunks,
+ * held in memory as rows sorted by (timestamp, id) per period and symbol.
+ * It is immutable (each batch or seal makes a new one), so a reader that
+ * captured it keeps a consistent view however writes go on.
+ */
+export class OpenArea {
+  static readonly EMPTY = new OpenArea(new Map(), new Map(), 0)
+
+  readonly #periods: ReadonlyMap<number, OpenPeriod>
+  /** The periods holding rows of each symbol, ascending. */
+  readonly #bySymbol: ReadonlyMap<string, readonly number[]>
+  /** Bytes of log entries held: what sealing frees. */
+  readonly bytes: number
+
+  private constructor(periods: ReadonlyMap<number, OpenPeriod>, bySymbol: ReadonlyMap<string, readonly number[]>, bytes: number) {
+    this.#periods = periods
+    this.#bySymbol = bySymbol
+    this.bytes = bytes
+  }
+
+  /** The open rows of `symbol` in `period`, ascending; empty when none. */
+  rows(symbol: string, period: number): readonly Row[] {
+    return this.#periods.get(period)?.symbols.get(symbol) ?? NO_ROWS
+  }
+
+  /** The periods holding open rows of `symbol`, ascending. */
+  periodsOf(symbol: string): readonly number[] {
+    return this.#bySymbol.get(symbol) ?? NO_PERIODS
+  }
+
+  /** Every period with open rows, ascending. */
+  periods(): number[] {
+    return [...this.#periods.keys()].sort((a, b) => a - b)
+  }
+
+  /** The rows of a period by symbol, and the log entries holding them. */
+  period(period: number): OpenPeriod | undefined {
+    return this.#periods.get(period)
+  }
+
+  /** The area with the writes of one committed batch (or one replayed log entry) added. */
+  withWrites(writes: readonly OpenWrite[]): OpenArea {
+    if (writes.length === 0) return this
+    const periods = new Map(this.#periods)
+    const bySymbol = new Map(this.#bySymbol)
+    let bytes = this.bytes
+    for (const write of writes) {
+      const held = periods.get(write.period)
+      const symbols = new Map(held?.symbols)
+      for (const [symbol, written] of write.rows) {
+        const before = symbols.get(symbol)
+        symbols.set(symbol, mergeRows(before ?? NO_ROWS, written))
+        if (before === undefined) bySymbol.set(symbol, insertSorted(bySymbol.get(symbol) ?? NO_PERIODS, write.period))
+      }
+      periods.set(write.period, {
+        symbols,
+        logKeys: [...(held?.logKeys ?? []), write.logKey],
+        bytes: (held?.bytes ?? 0) + write.bytes,
+      })
+      bytes += write.bytes
+    }
+    return new OpenArea(periods, bySymbol, bytes)
+  }
+
+  /** The area without a period, once it is sealed. */
+  withoutPeriod(period: number): OpenArea {
+    const held = this.#periods.get(period)
+    if (held === undefined) return this
+    const periods = new Map(this.#periods)
+    periods.delete(period)
+    const bySymbol = new Map(this.#bySymbol)
+    for (const symbol of held.symbols.keys()) {
+      const left = (bySymbol.get(symbol) ?? NO_PERIODS).filter((p) => p !== period)
+      if (left.length === 0) bySymbol.delete(symbol)
+      else bySymbol.set(symbol, left)
+    }
+    return new OpenArea(periods, bySymbol, this.bytes - held.bytes)
+  }
+}
+
+const NO_ROWS: readonly Row[] = Object.freeze([])
+const NO_PERIODS: readonly number[] = Object.freeze([])
+
+/**
+ * Merges rows into sorted rows without repeats: a written row replaces a
+ * held one with the same (timestamp, id), and among written rows the later
+ * one wins, as LevelDB's batches do.
+ */
+export function mergeRows(held: readonly Row[], written: readonly Row[]): readonly Row[] {
+  const sorted = sortUnique(written)
+  const last = held[held.length - 1]
+  const first = sorted[0]
+  // The usual case: every written row is newer than every held row.
+  if (last === undefined || (first !== undefined && compareTimeAndId(first, last) > 0)) return Object.freeze([...held, ...sorted])
+  const merged: Row[] = []
+  let i = 0
+  let j = 0
+  while (i < held.length || j < sorted.length) {
+    const a = held[i]
+    const b = sorted[j]
+    const order = a === undefined ? 1 : b === undefined ? -1 : compareTimeAndId(a, b)
+    if (order < 0) merged.push(a as Row), i++
+    else if (order > 0) merged.push(b as Row), j++
+    else merged.push(b as Row), i++, j++
+  }
+  return Object.freeze(merged)
+}
+
+/** Rows sorted by (timestamp, id), keeping the last of rows with the same key. */
+function sortUnique(rows: readonly Row[]): Row[] {
+  let ordered = true
+  for (let i = 1; i < rows.length && ordered; i++) ordered = compareTimeAndId(rows[i - 1] as Row, rows[i] as Row) < 0
+  if (ordered) return [...rows]
+  // A stable sort keeps equal keys in write order, so the last of each run is the one to keep.
+  const sorted = rows.map((row, index) => ({ row, index })).sort((a, b) => compareTimeAndId(a.row, b.row) || a.index - b.index)
+  const unique: Row[] = []
+  for (let i = 0; i < sorted.length; i++) {
+    const next = sorted[i + 1]
+    const row = (sorted[i] as { row: Row }).row
+    if (next === undefined || compareTimeAndId(row, next.row) !== 0) unique.push(row)
+  }
+  return unique
+}
+
+function insertSorted(periods: readonly number[], period: number): readonly number[] {
+  if (periods.includes(period)) return periods
+  return Object.freeze([...periods, period].sort((a, b) => a - b))
+}

@@ -1,0 +1,404 @@
+/**
+ * One query's view of the store: sealed data from a LevelDB snapshot (or
+ * the caches of {@link ViewCaches}, see read-state.ts), open rows from the
+ * open area captured with it, mixed by the rule stated in read-state.ts.
+ * The engine reads it through its scan port.
+ */
+import type { AbstractIterator, AbstractLevel, AbstractSnapshot } from 'abstract-level'
+import { PriceStoreError } from '../../errors.js'
+import type { SampleRange, ScanOptions, ScanSource } from '../../engine/scan-source.js'
+import { bucketOf, nestsOn } from '../../engine/grid.js'
+import { readPartCount } from '../../keys/chunk-codec.js'
+import { undecodable } from '../../keys/entry-errors.js'
+import { HEAD_MS, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
+import { compareTimeAndId } from '../../rules/compare-ids.js'
+import type { Provider } from '../../types.js'
+import type { BytesSublevel } from '../db/sublevels.js'
+import type { HeadRows } from '../heads/heads-entry.js'
+import type { HeadsIndex } from '../heads/heads-index.js'
+import { mergeRows } from './open-area.js'
+import type { OpenArea } from './open-area.js'
+import type { Row } from './row.js'
+import { RowArray, SealedChunk, allRows, firstAfter, firstAtOrAfter } from './row-list.js'
+import type { RowList } from './row-list.js'
+
+/** What a view reads from the disk: the chunks, and the heads index. */
+export interface ViewSources {
+  readonly chunks: BytesSublevel
+  readonly heads: HeadsIndex
+}
+
+/** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
+export type PeriodHeads = HeadRows | null
+
+/** The first and last hour holding records; `first > last` when there are none. */
+export interface HourSpan {
+  readonly first: number
+  readonly last: number
+}
+
+/**
+ * The caches a view reads and fills, each call given the version the view
+ * was captured at and whether a seal was under way then (rules 3 and 4).
+ */
+export interface ViewCaches {
+  readonly provider: Provider
+  cachedHeads(key: string, version: number): PeriodHeads | undefined
+  cachedChunk(key: string, version: number): SealedChunk | undefined
+  installHeads(key: string, heads: PeriodHeads, version: number, sealing: boolean): void
+  installChunk(key: string, chunk: SealedChunk, version: number, sealing: boolean): void
+}
+
+/** Hours whose record counts {@link ReadView.estimateRecords} reads, spread over its window. */
+const COUNT_SAMPLES = 4
+/** Up to this many periods, a scan looks each one up (a miss costs a few µs) instead of iterating the index. */
+const PROBE_LIMIT = 1024
+/**
+ * A scan without a limit is read at once only up to this many hours: past it
+ * the engine reads hour by hour, so a long stream never holds all its chunks.
+ */
+const DENSE_NOW_LIMIT = 48
+/** A scan over more periods first looks up this many from its starting end, then iterates the heads index. */
+const PROBE_FIRST = 48
+
+/**
+ * One query's view of the store: sealed data from a snapshot (or the
+ * caches), open rows from the open area captured with it. Implements the
+ * engine's scan port; reads are synchronous (`getSync`) except a walk over
+ * more than {@link PROBE_LIMIT} hours, which iterates the heads index. Close
+ * it to release the snapshot.
+ */
+export class ReadView implements ScanSource {
+  readonly #caches: ViewCaches
+  readonly #sources: ViewSources
+  readonly #snapshot: AbstractSnapshot
+  readonly #open: OpenArea
+  readonly #symbols: readonly string[]
+  readonly #hours: HourSpan
+  readonly #version: number
+  readonly #sealing: boolean
+  readonly #pin: { snapshot: AbstractSnapshot }
+
+  constructor(
+    caches: ViewCaches, sources: ViewSources, snapshot: AbstractSnapshot, open: OpenArea,
+    symbols: readonly string[], hours: HourSpan, version: number, sealing: boolean,
+  ) {
+    this.#hours = hours
+    this.#caches = caches
+    this.#sources = sources
+    this.#snapshot = snapshot
+    this.#pin = { snapshot }
+    this.#open = open
+    this.#symbols = symbols
+    this.#version = version
+    this.#sealing = sealing
+  }
+
+  async symbols(): Promise<readonly string[]> {
+    return this.#symbols
+  }
+
+  /**
+   * The rows of a scan at once, when the hours to visit are few enough to
+   * look up one by one (or the first {@link PROBE_FIRST} of them already
+   * hold `limit` rows); otherwise `undefined`, and the engine calls `scan`.
+   */
+  scanNow(symbol: string, options: ScanOptions): Row[] | undefined {
+    const from = options.from ?? 0
+    const to = options.to ?? Number.MAX_SAFE_INTEGER
+    const [lo, hi] = this.#clamp(from, to)
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    if (limit === Number.POSITIVE_INFINITY && hi - lo + 1 > DENSE_NOW_LIMIT) return undefined
+    const whole = hi - lo + 1 <= PROBE_LIMIT
+    if (!whole && !options.reverse) return undefined
+    const found: Row[] = []
+    const probes = whole ? hi - lo + 1 : PROBE_FIRST
+    for (let i = 0; i < probes && found.length < limit; i++) {
+      const period = options.reverse ? hi - i : lo + i
+      this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit, found)
+    }
+    return whole || found.length >= limit ? found : undefined
+  }
+
+  /** The rows of `symbol` in the window, a batch per hour, in order. */
+  async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly Row[]> {
+    const from = options.from ?? 0
+    const to = options.to ?? Number.MAX_SAFE_INTEGER
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    let taken = 0
+    const [lo, hi] = this.#clamp(from, to)
+    for await (const period of this.#periods(symbol, lo, hi, options.reverse)) {
+      // Small reads (as-of, latest-N) are worth caching; a long scan would only churn the cache.
+      const batch = this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit - taken, [])
+      if (batch.length === 0) continue
+      taken += batch.length
+      yield batch
+      if (taken >= limit) return
+    }
+  }
+
+  /**
+   * For grids on ten-minute lines (interval and origin multiples of ten minutes): the ten-minute heads
+   * of the range from the chunks' heads entries and the open area, which the
+   * engine samples further. The head of the bucket holding `to`, when it is
+   * after `to`, is replaced by the latest row up to `to`. At once when the
+   * range spans at most {@link PROBE_LIMIT} hours.
+   */
+  bucketHeads(symbol: string, range: SampleRange): AsyncIterable<readonly Row[]> | Row[] | undefined {
+    // Ten-minute heads nest inside the grid's buckets only when the grid is on ten-minute lines.
+    if (!nestsOn(range, HEAD_MS)) return undefined
+    const [lo, hi] = this.#clamp(range.from, range.to)
+    if (hi - lo + 1 > PROBE_LIMIT) return this.#headsByIndex(symbol, lo, hi, range)
+    const rows: Row[] = []
+    for (let period = lo; period <= hi; period++) this.#headsIn(symbol, period, range, rows)
+    return rows
+  }
+
+  /**
+   * The stored row of one record key (an open row over a sealed one), or
+   * `undefined`: one hour's open rows, then its chunk, searched by timestamp.
+   */
+  row(symbol: string, timestamp: number, id: string): Row | undefined {
+    const period = periodOf(timestamp)
+    const open = this.#open.rows(symbol, period)
+    const found = open.length === 0 ? undefined : findRow(new RowArray(open), timestamp, id)
+    if (found !== undefined || this.#headsOf(symbol, period) === null) return found
+    return findRow(this.#chunk(symbol, period, true), timestamp, id)
+  }
+
+  /** Read options that read another sublevel from this view's snapshot. */
+  get readOptions(): { readonly snapshot: AbstractSnapshot } {
+    return this.#pin
+  }
+
+  /** The hours in `lo..hi` holding records of `symbol` (sealed or open), ascending. */
+  hoursOf(symbol: string, lo: number, hi: number): AsyncGenerator<number> {
+    return this.#periods(symbol, lo, hi, false)
+  }
+
+  /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
+  periodRows(symbol: string, period: number): readonly Row[] {
+    return allRows(this.#periodRows(symbol, period, false))
+  }
+
+  /**
+   * About how many records `symbol` has in `from..to`, to weigh a query
+   * before it runs: the record counts of up to {@link COUNT_SAMPLES} hours
+   * spread over the window (a sealed hour's from its heads entry, an open
+   * hour's rows counted), scaled to the hours the window covers.
+   */
+  estimateRecords(symbol: string, from: number, to: number): number {
+    const [lo, hi] = this.#clamp(from, to)
+    if (lo > hi) return 0
+    const hours = hi - lo + 1
+    const samples = Math.min(hours, COUNT_SAMPLES)
+    let counted = 0
+    for (let i = 0; i < samples; i++) {
+      const period = lo + Math.floor(((i + 0.5) * hours) / samples)
+      counted += (this.#headsOf(symbol, period)?.records ?? 0) + this.#open.rows(symbol, period).length
+    }
+    // The window may cover only part of its first and last hours.
+    const covered = Math.min(1, (to - from + 1) / (hours * PERIOD_MS))
+    return Math.ceil((counted / samples) * hours * covered)
+  }
+
+  /**
+   * How many rows {@link ReadView.bucketHeads} reads for `grid`: one head a
+   * ten-minute bucket of the range and the edge, or `undefined` when the grid
+   * is not on ten-minute lines (the scan then reads every record).
+   */
+  headsRead(grid: SampleRange): number | undefined {
+    return nestsOn(grid, HEAD_MS) ? Math.ceil((grid.to - grid.from + 1) / HEAD_MS) + 1 : undefined
+  }
+
+  /**
+   * How many buckets of the range's grid surely hold a record of `symbol`:
+   * those holding one of its ten-minute heads (each the latest record of
+   * its ten minutes) inside `from..to`. For a grid on ten-minute lines that
+   * is the range form's answer, give or take the bucket holding `to`; for a
+   * finer one, a lower bound. `undefined` for a range over more than
+   * {@link PROBE_LIMIT} hours, which this does not read.
+   */
+  bucketsSurelyHeld(symbol: string, grid: SampleRange): number | undefined {
+    const { from, to } = grid
+    const [lo, hi] = this.#clamp(from, to)
+    if (hi - lo + 1 > PROBE_LIMIT) return undefined
+    let buckets = 0
+    let last = Number.NEGATIVE_INFINITY
+    for (let period = lo; period <= hi; period++) {
+      const sealed = this.#headsOf(symbol, period)
+      const open = this.#open.rows(symbol, period)
+      if (sealed === null && open.length === 0) continue
+      for (const head of combineHeads(sealed ?? [], open)) {
+        if (head.timestamp < from || head.timestamp > to) continue
+        const bucket = bucketOf(grid, head.timestamp)
+        if (bucket !== last) buckets++
+        last = bucket
+      }
+    }
+    return buckets
+  }
+
+  /** The open area captured with the snapshot (immutable). */
+  get openArea(): OpenArea {
+    return this.#open
+  }
+
+  /**
+   * Raw entries of any of the store's sublevels as of this view's snapshot,
+   * for whole-store copies (backup); close the iterator when done.
+   */
+  entries(level: BytesSublevel, range: { readonly gte?: Uint8Array; readonly lt?: Uint8Array } = {}): AbstractIterator<AbstractLevel<any, any, any>, Uint8Array, Uint8Array> {
+    return level.iterator({ ...range, ...this.#pin }) as unknown as AbstractIterator<AbstractLevel<any, any, any>, Uint8Array, Uint8Array>
+  }
+
+  /** Releases the snapshot. */
+  async close(): Promise<void> {
+    await this.#snapshot.close()
+  }
+
+  async *#headsByIndex(symbol: string, lo: number, hi: number, range: SampleRange): AsyncGenerator<readonly Row[]> {
+    for await (const period of this.#periods(symbol, lo, hi, false)) {
+      const rows = this.#headsIn(symbol, period, range, [])
+      if (rows.length > 0) yield rows
+    }
+  }
+
+  /** The hours of `from..to` that can hold records: those of the window inside the store's first and last hour (empty when `lo > hi`). */
+  #clamp(from: number, to: number): [number, number] {
+    return [Math.max(periodOf(from), this.#hours.first), Math.min(periodOf(to), this.#hours.last)]
+  }
+
+  /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
+  #headsIn(symbol: string, period: number, { from, to, interval, origin }: SampleRange, rows: Row[]): Row[] {
+    const sealed = this.#headsOf(symbol, period)
+    const open = this.#open.rows(symbol, period)
+    if (sealed === null && open.length === 0) return rows
+    const edgeBucket = Math.floor(to / HEAD_MS)
+    const before = rows.length
+    for (const head of combineHeads(sealed ?? [], open)) {
+      if (head.timestamp > to && Math.floor(head.timestamp / HEAD_MS) === edgeBucket) {
+        // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk.
+        const list = this.#periodRows(symbol, period, true)
+        const index = firstAfter(list, to) - 1
+        if (index >= 0 && list.timestampAt(index) >= Math.max(from, edgeBucket * HEAD_MS)) rows.push(list.rowAt(index))
+      } else if (head.timestamp >= from && head.timestamp <= to) {
+        // A head before `from` is its bucket's latest: nothing of that bucket is in range.
+        rows.push(head)
+      }
+    }
+    // On an hourly grid, the whole hour falls in one bucket: only its last head can be chosen.
+    if (interval % PERIOD_MS === 0 && origin % PERIOD_MS === 0 && rows.length - before > 1) rows.splice(before, rows.length - before - 1)
+    return rows
+  }
+
+  /** Appends the rows of `list` inside `from..to`, in the scan's direction, until `found` holds `limit`. */
+  #take(list: RowList, from: number, to: number, reverse: boolean, limit: number, found: Row[]): Row[] {
+    const start = firstAtOrAfter(list, from)
+    const end = firstAfter(list, to)
+    if (reverse) for (let i = end - 1; i >= start && found.length < limit; i--) found.push(list.rowAt(i))
+    else for (let i = start; i < end && found.length < limit; i++) found.push(list.rowAt(i))
+    return found
+  }
+
+  /** Every row of `symbol` in `period`, ascending: the chunk's, with open rows merged in (replacing equal keys). */
+  #periodRows(symbol: string, period: number, install: boolean): RowList {
+    const open = this.#open.rows(symbol, period)
+    const sealed = this.#headsOf(symbol, period) === null ? undefined : this.#chunk(symbol, period, install)
+    if (sealed === undefined) return open.length === 0 ? RowArray.EMPTY : new RowArray(open)
+    return open.length === 0 ? sealed : new RowArray(mergeRows(allRows(sealed), open))
+  }
+
+  /** Periods in `lo..hi` holding rows of `symbol` (sealed or open), in order. */
+  async *#periods(symbol: string, lo: number, hi: number, reverse: boolean): AsyncGenerator<number> {
+    const open = this.#open.periodsOf(symbol).filter((period) => period >= lo && period <= hi)
+    if (reverse) open.reverse()
+    let next = 0
+    const before = (a: number, b: number): boolean => (reverse ? a > b : a < b)
+    for await (const period of this.#sealedPeriods(symbol, lo, hi, reverse)) {
+      while (next < open.length && before(open[next] as number, period)) yield open[next++] as number
+      if (open[next] === period) next++
+      yield period
+    }
+    while (next < open.length) yield open[next++] as number
+  }
+
+  /** Periods in `lo..hi` with a chunk of `symbol`, in order: looked up one by one when few, else from the heads index. */
+  async *#sealedPeriods(symbol: string, lo: number, hi: number, reverse: boolean): AsyncGenerator<number> {
+    const probe = hi - lo + 1 <= PROBE_LIMIT ? hi - lo + 1 : PROBE_FIRST
+    for (let i = 0; i < probe; i++) {
+      const period = reverse ? hi - i : lo + i
+      if (this.#headsOf(symbol, period) !== null) yield period
+    }
+    if (probe === hi - lo + 1) return
+    yield* this.#sources.heads.periods(symbol, reverse ? lo : lo + probe, reverse ? hi - probe : hi, reverse, this.#pin)
+  }
+
+  /** The heads of the chunk of `symbol` in `period`, or `null` when there is none. */
+  #headsOf(symbol: string, period: number): PeriodHeads {
+    const key = cacheKey(symbol, period)
+    const cached = this.#caches.cachedHeads(key, this.#version)
+    if (cached !== undefined) return cached
+    const heads = this.#sources.heads.read(symbol, period, this.#pin)
+    this.#caches.installHeads(key, heads, this.#version, this.#sealing)
+    return heads
+  }
+
+  /** The chunk of `symbol` in `period`, all parts. */
+  #chunk(symbol: string, period: number, install: boolean): SealedChunk {
+    const key = cacheKey(symbol, period)
+    const cached = this.#caches.cachedChunk(key, this.#version)
+    if (cached !== undefined) return cached
+    const first = this.#part(symbol, period, 0)
+    let chunk: SealedChunk
+    try {
+      const parts = [first]
+      for (let part = 1, count = readPartCount(first); part < count; part++) parts.push(this.#part(symbol, period, part))
+      chunk = new SealedChunk(symbol, period, parts, this.#caches.provider)
+    } catch (err) {
+      if (err instanceof PriceStoreError) throw err
+      throw undecodable(describeChunk(period, symbol, 0), err)
+    }
+    if (install) this.#caches.installChunk(key, chunk, this.#version, this.#sealing)
+    return chunk
+  }
+
+  #part(symbol: string, period: number, part: number): Buffer {
+    const bytes = this.#sources.chunks.getSync(chunkKey(period, symbol, part), this.#pin) as Buffer | undefined
+    if (bytes === undefined) {
+      const entry = describeChunk(period, symbol, part)
+      throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} is missing though the heads index lists it`, { details: { key: entry } })
+    }
+    return bytes
+  }
+}
+
+/**
+ * The latest row of each ten-minute bucket of one period, from the sealed
+ * heads and the open rows (an open row wins a tie: it replaced the sealed one).
+ */
+function combineHeads(sealed: readonly Row[], open: readonly Row[]): readonly Row[] {
+  if (open.length === 0) return sealed
+  const byBucket = new Map<number, Row>()
+  for (const head of sealed) byBucket.set(Math.floor(head.timestamp / HEAD_MS), head)
+  for (const row of open) {
+    const bucket = Math.floor(row.timestamp / HEAD_MS)
+    const held = byBucket.get(bucket)
+    if (held === undefined || compareTimeAndId(row, held) >= 0) byBucket.set(bucket, row)
+  }
+  return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
+}
+
+/** The row of `list` with this timestamp and id, if any. */
+function findRow(list: RowList, timestamp: number, id: string): Row | undefined {
+  for (let i = firstAtOrAfter(list, timestamp); i < list.length && list.timestampAt(i) === timestamp; i++) {
+    const row = list.rowAt(i)
+    if (row.id === id) return row
+  }
+  return undefined
+}
+
+/** The key of a chunk's entries in the caches. */
+export function cacheKey(symbol: string, period: number): string {
+  return `${period}:${symbol}`
+}

@@ -1,0 +1,257 @@
+/**
+ * Backup: a consistent copy of a store, from one view, into a new
+ * classic-level directory, while the store goes on serving and writing.
+ *
+ * The copy is made of the raw entries of every sublevel (meta, symbols,
+ * heads, log, chunks) read from the view's one LevelDB snapshot. A snapshot
+ * holds every committed batch and seal step or none of it, and the log of
+ * every record not sealed yet, so it is a state the store could have been
+ * killed in: opening the copy replays its log, as opening after a crash
+ * does, and finds the same records ("sealed ∪ open" is the same set before
+ * and after a seal; docs/architecture.md, the read view). The open area in
+ * memory is not needed: its records are in the snapshot's log.
+ *
+ * The copy is written into `DIR.partial` (marked by a file inside as a
+ * backup's work in progress), opened there as a store and checked against
+ * the statistics of the same view, closed (which seals its open hours and
+ * fsyncs), and only then renamed to `DIR`. A backup that is killed or fails
+ * leaves no `DIR`; the next backup to `DIR` removes the marked leftover.
+ */
+import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { ClassicLevel } from 'classic-level'
+import { throwIfAborted } from '../../rules/abort.js'
+import { PriceStoreError, describeValue } from '../../errors.js'
+import { readPartRecordCount } from '../../keys/chunk-codec.js'
+import { readLogEntry } from '../../keys/log-codec.js'
+import type { Provider } from '../../types.js'
+import { RootBatch, prefixOf } from '../db/root-batch.js'
+import type { BytesSublevel, StoreSublevels } from '../db/sublevels.js'
+import type { HeadsIndex } from '../heads/heads-index.js'
+import type { ReadView } from '../read/read-view.js'
+import type { StoreReader } from '../read/store-reader.js'
+import { directoryBytes, readStats } from './stats.js'
+import type { StoreStats } from './stats.js'
+
+/** The file that marks `DIR.partial` as a backup in progress, so a later backup may remove it. */
+export const BACKUP_PARTIAL_MARKER = 'PRICE-STORE-BACKUP-PARTIAL'
+
+/** Bytes of entries per write into the copy. */
+const BATCH_BYTES = 4 * 1024 * 1024
+
+/** How far a backup has got, for `onProgress`. */
+export interface BackupProgress {
+  /** Records copied so far (a record both sealed and in the log, during a seal, counts twice). */
+  readonly records: number
+  /** Records in the store as of the backup's view. */
+  readonly total: number
+  /** Bytes of keys and values copied so far. */
+  readonly bytes: number
+}
+
+/** Options of `store.backup()`. */
+export interface BackupOptions {
+  /** Called after each batch written into the copy. */
+  readonly onProgress?: (progress: BackupProgress) => void
+  /** Stops the backup (`PRICE_ABORTED`); the partial copy is removed. */
+  readonly signal?: AbortSignal
+}
+
+/** What a finished backup wrote. */
+export interface BackupResult {
+  /** The backup's directory, absolute. */
+  readonly location: string
+  /** The statistics of the view copied, which the copy was checked against (`disk` is the copy's). */
+  readonly stats: StoreStats
+}
+
+/** What a backup reads from its store. */
+export interface BackupSource {
+  readonly view: ReadView
+  /** The heads index, which the statistics the copy is checked against are counted from. */
+  readonly heads: HeadsIndex
+  /** The sublevels copied (all but the journal), as bytes, in the order they are copied. */
+  readonly levels: {
+    readonly meta: BytesSublevel
+    readonly symbols: BytesSublevel
+    readonly heads: BytesSublevel
+    readonly log: BytesSublevel
+    readonly chunks: BytesSublevel
+  }
+  readonly provider: Provider
+  /** Opens a copy as a store of the same provider, to check it. */
+  openCopy(location: string): Promise<{ stats(): Promise<StoreStats>; close(): Promise<void> }>
+}
+
+/**
+ * `store.backup()`: copies the store, as one view of `reader` sees it, into
+ * a new store at `dir`, checked by opening it with `openCopy`.
+ * @throws PriceStoreError as {@link backupStore}, and `PRICE_NOT_OPEN`
+ */
+export async function backupWith(
+  store: { readonly reader: StoreReader; readonly levels: StoreSublevels; readonly heads: HeadsIndex; readonly options: { readonly provider: Provider } },
+  openCopy: BackupSource['openCopy'], dir: string, options: BackupOptions, signal: AbortSignal | undefined,
+): Promise<BackupResult> {
+  const { reader, heads, options: { provider } } = store
+  const { meta, symbols, heads: headsLevel, log, chunks } = store.levels
+  return reader.read('back up the store', (view) => backupStore({
+    view, heads, provider, levels: { meta, symbols, heads: headsLevel, log, chunks }, openCopy,
+  }, dir, { ...options, ...(signal === undefined ? {} : { signal }) }))
+}
+
+/**
+ * Copies the store seen by `source.view` into a new store at `dir`.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (parameter `dir`) when `dir`
+ *   exists and is not an empty directory, or `DIR.partial` exists and is not a
+ *   backup's leftover; `PRICE_ABORTED`; `PRICE_STORAGE_ERROR`
+ */
+export async function backupStore(source: BackupSource, dir: unknown, options: BackupOptions): Promise<BackupResult> {
+  const target = await checkTarget(dir)
+  const partial = `${target}.partial`
+  await clearLeftover(partial)
+  const { signal, onProgress } = options
+  throwIfAborted(signal)
+  const expected = await readStats(source.view, source.heads, source.provider, signal)
+  await mkdir(partial, { recursive: true })
+  try {
+    await writeFile(join(partial, BACKUP_PARTIAL_MARKER), `price-store backup in progress into ${target}; safe to delete\n`)
+    await copyEntries(source, partial, expected.records, signal, onProgress)
+    const copy = await source.openCopy(partial)
+    let copied: StoreStats
+    try {
+      copied = await copy.stats()
+    } finally {
+      await copy.close()
+    }
+    const difference = compareStats(expected, copied)
+    if (difference !== undefined) throw new PriceStoreError('PRICE_STORAGE_ERROR', `the backup does not match the store: ${difference}`)
+    // Durable before it gets its name: LevelDB does not fsync what it writes unless asked to.
+    await syncFiles(partial)
+    await rename(partial, target)
+  } catch (err) {
+    await rm(partial, { recursive: true, force: true }).catch(() => {})
+    throw err
+  }
+  await unlink(join(target, BACKUP_PARTIAL_MARKER))
+  await syncDirectory(dirname(target))
+  return Object.freeze({ location: target, stats: Object.freeze({ ...expected, disk: { bytes: await directoryBytes(target), measured: 'directory' as const } }) })
+}
+
+/** The absolute target, refused when it holds anything. */
+async function checkTarget(dir: unknown): Promise<string> {
+  if (typeof dir !== 'string' || dir.length === 0) throw invalidDir(`dir must be a non-empty path (got ${describeValue(dir)})`)
+  const target = resolve(dir)
+  const found = await stat(target).catch(() => undefined)
+  if (found === undefined) return target
+  if (!found.isDirectory()) throw invalidDir(`${target} exists and is not a directory; a backup goes into a new directory`)
+  if ((await readdir(target)).length > 0) throw invalidDir(`${target} is not empty; a backup goes into a new (or empty) directory`)
+  return target
+}
+
+/** Removes what a killed backup left at `partial`; refuses anything else there. */
+async function clearLeftover(partial: string): Promise<void> {
+  const found = await stat(partial).catch(() => undefined)
+  if (found === undefined) return
+  const marked = found.isDirectory() && (await stat(join(partial, BACKUP_PARTIAL_MARKER)).catch(() => undefined)) !== undefined
+  if (!marked) throw invalidDir(`${partial} exists and was not left by a backup; move it away, since the backup is written there first`)
+  await rm(partial, { recursive: true, force: true })
+}
+
+/** Writes every entry of the view's snapshot into a new database at `location`, in batches. */
+async function copyEntries(
+  source: BackupSource, location: string, total: number, signal: AbortSignal | undefined, onProgress: BackupOptions['onProgress'],
+): Promise<void> {
+  const db = new ClassicLevel<Uint8Array, Uint8Array>(location, { keyEncoding: 'view', valueEncoding: 'view' })
+  await db.open()
+  let records = 0
+  let bytes = 0
+  try {
+    for (const level of Object.values(source.levels)) {
+      const prefix = prefixOf(level)
+      const iterator = source.view.entries(level)
+      try {
+        let batch = new RootBatch()
+        let batchBytes = 0
+        for (;;) {
+          const entries = await iterator.nextv(1024)
+          for (const [key, value] of entries) {
+            batch.put(prefix, key, value)
+            batchBytes += key.length + value.length
+            records += recordsIn(level, source.levels, value)
+          }
+          if (batchBytes >= BATCH_BYTES || (entries.length === 0 && batch.length > 0)) {
+            throwIfAborted(signal)
+            await batch.write(db, false)
+            bytes += batchBytes
+            batch = new RootBatch()
+            batchBytes = 0
+            onProgress?.({ records, total, bytes })
+          }
+          if (entries.length === 0) break
+        }
+      } finally {
+        await iterator.close()
+      }
+    }
+  } finally {
+    await db.close()
+  }
+}
+
+/** The records an entry holds, for progress: a chunk part's count, or a log entry's. */
+function recordsIn(level: BytesSublevel, { log, chunks }: BackupSource['levels'], value: Uint8Array): number {
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+  try {
+    if (level === chunks) return readPartRecordCount(bytes)
+    if (level === log) {
+      let count = 0
+      readLogEntry(bytes, () => count++)
+      return count
+    }
+  } catch {
+    // A damaged entry is copied as it is; the check of the copy reports what it breaks.
+  }
+  return 0
+}
+
+/** What differs between the statistics of the store and of its copy (`undefined`: nothing). */
+function compareStats(expected: Omit<StoreStats, 'disk'>, copied: StoreStats): string | undefined {
+  if (expected.records !== copied.records) return `${expected.records} records in the store, ${copied.records} in the copy`
+  if (expected.symbols !== copied.symbols) return `${expected.symbols} symbols in the store, ${copied.symbols} in the copy`
+  for (const [i, mine] of expected.perSymbol.entries()) {
+    const theirs = copied.perSymbol[i]
+    if (theirs === undefined || JSON.stringify(mine) !== JSON.stringify(theirs)) {
+      return `symbol ${JSON.stringify(mine.symbol)} differs (${JSON.stringify(mine)} in the store, ${JSON.stringify(theirs)} in the copy)`
+    }
+  }
+  return undefined
+}
+
+/** Flushes every file of a (flat) directory to the disk. */
+async function syncFiles(path: string): Promise<void> {
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (!entry.isFile()) continue
+    const handle = await open(join(path, entry.name), 'r+')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+}
+
+/** Makes a rename in `path` durable (POSIX); where a directory cannot be opened for it (Windows), the rename stands as it is. */
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r').catch(() => undefined)
+  try {
+    await handle?.sync()
+  } catch {
+    // Some file systems refuse fsync on a directory: the rename is still done.
+  } finally {
+    await handle?.close()
+  }
+}
+
+function invalidDir(message: string): PriceStoreError {
+  return new PriceStoreError('PRICE_INVALID_OPTIONS', message, { details: { parameter: 'dir' } })
+}

@@ -1,0 +1,138 @@
+/**
+ * Commit positions and the commit journal.
+ *
+ * Every batch `putMany` writes is one commit, numbered by a position that
+ * only grows: 1 for a new store's first batch, then one more per batch
+ * (a batch whose write failed may leave its number unused). The position is
+ * also the batch's log sequence, so one counter orders both.
+ *
+ * The journal (sublevel `j`) lists, under each position, the keys of the
+ * records its batch wrote, in the same atomic LevelDB write as the records:
+ * after a crash it neither lists a batch that is not stored nor misses one
+ * that is. Sealing never touches it. It is trimmed, oldest first, in the
+ * writes of later batches, to a window of commits and bytes; the newest
+ * entry is always kept, so the position survives restarts (and the sealing
+ * of every log entry) by being the journal's last key.
+ */
+import { undecodable } from '../../../keys/entry-errors.js'
+import { encodeJournalEntry, readJournalEnd } from '../../../keys/journal-codec.js'
+import type { JournalRecord } from '../../../keys/journal-codec.js'
+import { describeJournal, journalKey, readJournalKey } from '../../../keys/key-layout.js'
+import type { BytesSublevel } from '../../db/sublevels.js'
+import type { RootBatch } from '../../db/root-batch.js'
+
+/** Commits the journal keeps unless configured otherwise. */
+export const DEFAULT_JOURNAL_COMMITS = 100_000
+/** Bytes of journal entries kept unless configured otherwise. */
+export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
+/** Trimming deletes at most this many entries per batch, so a smaller window set on reopen is reached over a few batches, not in one huge write. */
+const MAX_TRIM_PER_COMMIT = 256
+
+/** How much history the journal keeps: the newest `commits` commits, and no more than `bytes` bytes of entries (the newest entry is always kept). */
+export interface JournalWindow {
+  readonly commits: number
+  readonly bytes: number
+}
+
+/** Numbers the store's commits and writes their journal entries. */
+export class CommitJournal {
+  readonly #level: BytesSublevel
+  readonly #prefix: Uint8Array
+  readonly #window: JournalWindow
+  /** The newest commit taken into memory. */
+  #head = 0
+  /** The position the next batch gets. */
+  #next = 1
+  /** The oldest position that may still have an entry on disk. */
+  #oldest = 1
+  /** Bytes of entries from `#oldest` on (counting any whose write failed: they may be on disk). */
+  #kept = 0
+  /** The `end` of the last entry written (see journal-codec). */
+  #end = 0
+  /** Sizes of the entries written since the store opened; older ones are read when trimmed. */
+  readonly #sizes = new Map<number, number>()
+
+  constructor(level: BytesSublevel, prefix: Uint8Array, window: JournalWindow) {
+    this.#level = level
+    this.#prefix = prefix
+    this.#window = window
+  }
+
+  /** The position of the newest commit whose records readers can see (0 before the first). */
+  get head(): number {
+    return this.#head
+  }
+
+  /**
+   * Reads where the journal stands when the store opens: its first and last
+   * entries only.
+   * @param logNext one more than the greatest log sequence on disk: the next position must not reuse a log key
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when the first or last entry does not decode
+   */
+  async load(logNext: number): Promise<void> {
+    this.#sizes.clear()
+    const [first] = await this.#level.iterator({ limit: 1 }).all()
+    const [last] = await this.#level.iterator({ limit: 1, reverse: true }).all()
+    if (first === undefined || last === undefined) {
+      this.#head = 0
+      this.#end = 0
+      this.#kept = 0
+      this.#next = Math.max(1, logNext)
+      this.#oldest = this.#next
+      return
+    }
+    const [firstPosition, firstEnd] = readEdge(first)
+    const [lastPosition, lastEnd] = readEdge(last)
+    this.#head = lastPosition
+    this.#oldest = firstPosition
+    this.#end = lastEnd
+    this.#kept = lastEnd - firstEnd + first[1].length
+    this.#next = Math.max(lastPosition + 1, logNext)
+  }
+
+  /**
+   * Numbers a batch and puts its journal entry, and the deletion of entries
+   * that fall out of the window, into the batch's write. The number is used
+   * up even if the write fails.
+   */
+  stage(batch: RootBatch, records: readonly JournalRecord[]): number {
+    const position = this.#next++
+    const entry = encodeJournalEntry(records, this.#end)
+    this.#end += entry.length
+    batch.put(this.#prefix, journalKey(position), entry)
+    this.#sizes.set(position, entry.length)
+    this.#kept += entry.length
+    const { commits, bytes } = this.#window
+    for (let trimmed = 0; trimmed < MAX_TRIM_PER_COMMIT && this.#oldest < position; trimmed++) {
+      if (position - this.#oldest + 1 <= commits && this.#kept <= bytes) break
+      batch.del(this.#prefix, journalKey(this.#oldest))
+      this.#kept -= this.#sizeOf(this.#oldest)
+      this.#sizes.delete(this.#oldest)
+      this.#oldest++
+    }
+    return position
+  }
+
+  /** Marks a staged commit as taken into memory (in the store's synchronous step after the write). */
+  committed(position: number): void {
+    this.#head = position
+  }
+
+  /** An entry's size: known when written since the store opened, otherwise read (0 for a number a failed write left unused). */
+  #sizeOf(position: number): number {
+    const known = this.#sizes.get(position)
+    if (known !== undefined) return known
+    return (this.#level.getSync(journalKey(position)) as Uint8Array | undefined)?.length ?? 0
+  }
+}
+
+/** The position and `end` of a journal entry read on open. */
+function readEdge([key, value]: [Uint8Array, Uint8Array]): [number, number] {
+  let position: number | undefined
+  try {
+    position = readJournalKey(key)
+    return [position, readJournalEnd(value)]
+  } catch (err) {
+    throw undecodable(position === undefined ? `journal key 0x${Buffer.from(key).toString('hex')}` : describeJournal(position), err)
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The write path: a batch of records checked, queued, written as one atomic
+ * LevelDB write (its log entries, one per hour it touches, its journal entry
+ * and the symbols it introduces), then taken into memory by the commit step.
+ */
+import type { AbstractLevel } from 'abstract-level'
+import { logKey, periodOf } from '../../keys/key-layout.js'
+import { LogEntryWriter } from '../../keys/log-codec.js'
+import { writeValue } from '../../keys/value-codec.js'
+import type { StoredRecord } from '../../records/stored-record.js'
+import { validateBatch } from '../../records/validate-batch.js'
+import type { NewPriceRecord, Provider } from '../../types.js'
+import { RootBatch } from '../db/root-batch.js'
+import { toStorageError } from '../db/storage-errors.js'
+import type { StoreLife } from '../lifecycle/store-life.js'
+import type { OpenWrite } from '../read/open-area.js'
+import type { CommitJournal } from '../services/watch/commit-journal.js'
+import type { SymbolSet } from '../symbols/symbol-set.js'
+import type { Sealer } from '../upkeep/sealer.js'
+import type { Upkeep } from '../upkeep/upkeep.js'
+import type { CommitStep } from './commit-step.js'
+import { openWrite } from './open-write.js'
+import type { WriteQueue } from './write-queue.js'
+
+/** What the write path needs from its store. */
+export interface BatchWriterContext {
+  readonly db: AbstractLevel<any, any, any>
+  readonly sync: boolean
+  readonly provider: Provider
+  readonly life: StoreLife
+  readonly queue: WriteQueue
+  /** The log's key prefix in the root database. */
+  readonly logPrefix: Uint8Array
+  readonly journal: CommitJournal
+  readonly symbols: SymbolSet
+  /** Read for the newest timestamp written so far. */
+  readonly sealer: Sealer
+  readonly upkeep: Upkeep
+  readonly step: CommitStep
+}
+
+/** Writes batches of records, one after another in the write queue. */
+export class BatchWriter {
+  readonly #context: BatchWriterContext
+
+  constructor(context: BatchWriterContext) {
+    this.#context = context
+  }
+
+  /** `PriceStore.putBatch`: checks the records, queues their write, and a turn of sealing after it. */
+  async putBatch(records: Iterable<NewPriceRecord>): Promise<{ readonly stored: number; readonly position: number }> {
+    const { life, provider, journal, queue, upkeep } = this.#context
+    life.assertOpen()
+    const stored = validateBatch(records, provider)
+    if (stored.length === 0) return { stored: 0, position: journal.head }
+    const write = queue.run(() => this.#write(stored))
+    upkeep.enqueueSeal()
+    return write
+  }
+
+  // No open check here: close() waits for queued writes, which still run while it is 'closing'.
+  async #write(records: readonly StoredRecord[]): Promise<{ readonly stored: number; readonly position: number }> {
+    const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
+    const entries = new Map<number, LogEntryWriter>()
+    const newSymbols = new Set<string>()
+    let horizon = sealer.horizon
+    for (const record of records) {
+      const period = periodOf(record.timestamp)
+      let entry = entries.get(period)
+      if (entry === undefined) entries.set(period, (entry = new LogEntryWriter()))
+      entry.add(record.symbol, record.timestamp, record.id, (writer) => writeValue(writer, record))
+      if (!symbols.has(record.symbol)) newSymbols.add(record.symbol)
+      if (record.timestamp > horizon) horizon = record.timestamp
+    }
+    const batch = new RootBatch()
+    // The journal entry goes in the records' own atomic write: after a crash it lists exactly the batches stored.
+    const position = journal.stage(batch, records)
+    const writes: OpenWrite[] = []
+    for (const [period, entry] of entries) {
+      const key = logKey(period, position)
+      const { bytes, places } = entry.finish()
+      batch.put(logPrefix, key, bytes)
+      writes.push(openWrite(period, position, key, bytes, provider, places))
+    }
+    symbols.stageNew(batch, newSymbols)
+    try {
+      await batch.write(db, sync)
+    } catch (err) {
+      const error = toStorageError(err, 'write the records')
+      step.failed(error)
+      throw error
+    }
+    step.committed({ records, writes, newSymbols, position, horizon })
+    return { stored: records.length, position }
+  }
+}
