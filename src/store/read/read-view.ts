@@ -270,7 +270,8 @@ export class ReadView implements ScanSource {
   }
 
   /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
-  #headsIn(symbol: string, period: number, { from, to, interval, origin }: SampleRange, rows: Row[]): Row[] {
+  #headsIn(symbol: string, period: number, grid: SampleRange, rows: Row[]): Row[] {
+    const { from, to } = grid
     const sealed = this.#headsOf(symbol, period)
     const open = this.#open.rows(symbol, period)
     if (sealed === null && open.length === 0) return rows
@@ -288,7 +289,7 @@ export class ReadView implements ScanSource {
       }
     }
     // On an hourly grid, the whole hour falls in one bucket: only its last head can be chosen.
-    if (interval % PERIOD_MS === 0 && origin % PERIOD_MS === 0 && rows.length - before > 1) rows.splice(before, rows.length - before - 1)
+    if (nestsOn(grid, PERIOD_MS) && rows.length - before > 1) rows.splice(before, rows.length - before - 1)
     return rows
   }
 
