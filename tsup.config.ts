@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { defineConfig, type Options } from 'tsup'
 
 const shared = { target: 'node20', platform: 'node', sourcemap: true } as const
@@ -18,14 +19,31 @@ export const chartPageBuild = {
   outExtension: () => ({ js: '.js' }),
 } satisfies Options
 
-export default defineConfig([
-  // The library: ESM and CommonJS, each with its own types. The shim gives
-  // the CommonJS build `import.meta.url`, by which the server finds the page's script.
-  { ...shared, entry: { index: 'src/index.ts' }, format: ['esm', 'cjs'], dts: true, clean: true, shims: true },
-  // price-store/testing: the arbitraries and the reference model, a separate entry so the main
-  // one never loads fast-check (an optional peer dependency, left external).
-  { ...shared, entry: { testing: 'src/testing/index.ts' }, format: ['esm', 'cjs'], dts: true },
-  // The command: ESM only, run by node through the package's bin.
-  { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'] },
-  chartPageBuild,
-])
+export default defineConfig(() => {
+  // dist/ is emptied here, once, before the builds start. tsup runs the builds below side by
+  // side, so a build's own `clean` could delete what another one had already written (its
+  // types build removes every .d.ts in dist/, price-store/testing's included). Not at import:
+  // the browser test imports chartPageBuild from this file.
+  rmSync('dist', { recursive: true, force: true })
+  return [
+    // The library, price-store and price-store/http: ESM and CommonJS, each with its own types.
+    // One build with code splitting (also for CommonJS), so the two entries share one copy of
+    // the code: the adapter tells a store's DeferredAnswer by `instanceof`, and a store from
+    // price-store must be the same class for price-store/http. The shim gives the CommonJS
+    // build `import.meta.url`, by which the server finds the page's script from any dist/ file.
+    {
+      ...shared,
+      entry: { index: 'src/index.ts', http: 'src/http.ts' },
+      format: ['esm', 'cjs'],
+      splitting: true,
+      dts: true,
+      shims: true,
+    },
+    // price-store/testing: the arbitraries and the reference model, a separate entry so the main
+    // one never loads fast-check (an optional peer dependency, left external).
+    { ...shared, entry: { testing: 'src/testing/index.ts' }, format: ['esm', 'cjs'], dts: true },
+    // The command: ESM only, run by node through the package's bin.
+    { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'] },
+    chartPageBuild,
+  ]
+})

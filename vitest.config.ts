@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
-  // Lets examples written for users (`import ... from 'price-store'`) run as tests.
-  resolve: { alias: { 'price-store': new URL('./src/index.ts', import.meta.url).pathname } },
+  // Lets examples written for users (`import ... from 'price-store'`) run as tests. The subpath
+  // comes first: an alias also matches the imports below its name ('price-store/...').
+  resolve: {
+    alias: {
+      'price-store/http': new URL('./src/http.ts', import.meta.url).pathname,
+      'price-store': new URL('./src/index.ts', import.meta.url).pathname,
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Store-backed property tests and e2e servers do real I/O on a shared 2-core machine.

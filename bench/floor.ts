@@ -9,15 +9,14 @@
  * closed directory: the immutable table files (`*.ldb`) are hard links to the
  * same inodes (same bytes, same page cache), the small mutable files
  * (CURRENT, MANIFEST, log) are copies. Keys are the store's chunk keys
- * (src/keys/key-layout.ts) under the sublevel prefix `!c!`.
+ * (src/keys/key-layout.ts) under the chunks sublevel's prefix (`!c!`,
+ * named in src/keys/sublevels.ts).
  */
 import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import { chunkKey, periodOf } from '../src/keys/key-layout.js'
-
-/** The store's sublevel of chunks (see src/store/price-store.ts). */
-const CHUNKS_SUBLEVEL = 'c'
+import { SUBLEVELS } from '../src/keys/sublevels.js'
 
 type RawLevel = ClassicLevel<Buffer, Buffer>
 
@@ -31,7 +30,7 @@ export class LevelFloor {
   private constructor(db: RawLevel, dir: string) {
     this.#db = db
     this.#dir = dir
-    this.#prefix = Buffer.from(db.sublevel(CHUNKS_SUBLEVEL).prefix, 'utf8')
+    this.#prefix = Buffer.from(db.sublevel(SUBLEVELS.chunks).prefix, 'utf8')
   }
 
   /** Makes a twin of the closed store directory `storeDir` at `twinDir` and opens it. */

@@ -1,4 +1,4 @@
-import { isPriceStoreError } from '../index.js'
+import { isPriceStoreError } from '../errors.js'
 import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import { Interrupt } from './interrupt.js'

@@ -1,5 +1,6 @@
-import { isPriceStoreError } from '../index.js'
-import type { NewPriceRecord, PriceStoreError, Provider } from '../index.js'
+import { isPriceStoreError } from '../errors.js'
+import type { PriceStoreError } from '../errors.js'
+import type { NewPriceRecord, Provider } from '../types.js'
 import { validateRecord } from '../records/validate-record.js'
 import { CliError } from './args.js'
 import { type Progress, formatCount } from './progress.js'

@@ -1,4 +1,4 @@
-import type { PriceStore } from '../index.js'
+import type { PriceStore } from '../store/price-store.js'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -1,4 +1,4 @@
-import type { PriceStore } from '../index.js'
+import type { PriceStore } from '../store/price-store.js'
 import { countDemoRecords, generateDemoRecords, type DemoOptions, type DemoRecord } from '../demo/demo-data.js'
 import { markDemo, readDemoMark, type DemoRecipe } from './demo-marker.js'
 import type { CliIo } from './io.js'

@@ -1,6 +1,8 @@
 import { mkdir, stat } from 'node:fs/promises'
-import { PriceStore, isPriceStoreError } from '../index.js'
-import type { PriceStoreError, Provider } from '../index.js'
+import { PriceStore } from '../store/price-store.js'
+import { isPriceStoreError } from '../errors.js'
+import type { PriceStoreError } from '../errors.js'
+import type { Provider } from '../types.js'
 import { CliError } from './args.js'
 import type { StoreConfig } from './config.js'
 

@@ -1,5 +1,5 @@
-import { isPriceStoreError } from '../index.js'
-import type { PruneResult } from '../index.js'
+import { isPriceStoreError } from '../errors.js'
+import type { PruneResult } from '../store/upkeep/prune-request.js'
 import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { CliIo } from './io.js'

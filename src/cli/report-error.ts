@@ -1,4 +1,4 @@
-import { isPriceStoreError } from '../index.js'
+import { isPriceStoreError } from '../errors.js'
 import { CliError, UsageError } from './args.js'
 
 /** How the CLI reports a failure: one message and an exit code. */

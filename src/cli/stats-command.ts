@@ -1,4 +1,4 @@
-import type { StoreStats } from '../index.js'
+import type { StoreStats } from '../store/services/stats.js'
 import { parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { CliIo } from './io.js'

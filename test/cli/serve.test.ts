@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_PROVIDER } from '../../src/cli/config.js'
 import { DEMO_MARKER } from '../../src/cli/demo-marker.js'
 import { PriceStore } from '../../src/index.js'
-import { openSse } from '../e2e/sse-client.js'
+import { openSse } from '../support/http/sse-client.js'
 import { demoDbForFile, rawContents, record, run, setStoredFormat, startServe } from './helpers.js'
 
 let dir: string
@@ -45,7 +45,7 @@ describe('price-store serve', () => {
   })
 
   // Requests in flight at shutdown are finished: tested on startServer itself in
-  // test/e2e/http.test.ts ("graceful close"), where a gated store holds one open.
+  // test/http/server.test.ts ("graceful close"), where a gated store holds one open.
 
   it('takes the provider from --config, flags overriding it', async () => {
     const config = join(dir, 'config.json')

@@ -1,5 +1,7 @@
-// Checks the built package as a user gets it: both module formats load, work,
-// and recognise each other's errors by code; the bin starts. Run after `npm run build`.
+// Checks the built package as a user gets it: both module formats of price-store and
+// price-store/http load, work, and recognise each other's errors by code; a store from
+// price-store is served by price-store/http (one shared copy of the code, so a deferred
+// answer is streamed); the chart page finds its script; the bin starts. Run after `npm run build`.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -8,6 +10,8 @@ import { MemoryLevel } from 'memory-level'
 const require = createRequire(import.meta.url)
 const esm = await import('price-store')
 const cjs = require('price-store')
+const httpEsm = await import('price-store/http')
+const httpCjs = require('price-store/http')
 
 const provider = { name: 'redstone', id: 'prov', publicKey: 'key' }
 const record = { id: 'a', symbol: 'BTC', provider: 'prov', value: 1.5, signature: 's', permawebTx: 't', version: '1', source: {}, timestamp: 1 }
@@ -20,26 +24,51 @@ for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
   await assert.rejects(store.query({ limit: 'x' }), (err) => other.isPriceStoreError(err, 'PRICE_INVALID_QUERY'), `${name}: coded error`)
   await store.close()
 }
-// The chart page's script is found in dist/ from the built code, whichever format loaded it.
-for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
+// The HTTP adapter is price-store/http's alone: the main entry leaves it (and its internals) out.
+for (const name of ['startServer', 'createPricesHandler', 'answerPrices', 'QueryGate', 'StreamedBody', 'DeferredAnswer', 'READ_COST']) {
+  assert.equal(esm[name], undefined, `the main entry does not export ${name}`)
+  assert.equal(cjs[name], undefined, `the main entry (cjs) does not export ${name}`)
+}
+for (const name of ['QueryGate', 'StreamedBody', 'DeferredAnswer', 'planRequest', 'answerPlanned']) {
+  assert.equal(httpEsm[name], undefined, `price-store/http does not export ${name}`)
+}
+assert.deepEqual(Object.keys(httpCjs).sort(), Object.keys(httpEsm).sort(), 'price-store/http: the same names in both formats')
+// A store from price-store served by price-store/http of the same format, with and without a
+// basePath: the chart page's script is found in dist/ from the built code, whichever file and
+// format loaded it, and a long answer (a deferred answer of the store) is streamed.
+const many = Array.from({ length: 300 }, (_, i) => ({ ...record, id: `r${i}`, timestamp: 1_000 + i }))
+for (const [name, api, http] of [['esm', esm, httpEsm], ['cjs', cjs, httpCjs]]) {
   const store = await api.PriceStore.open(new MemoryLevel(), { provider })
-  const running = await api.startServer({ store })
-  try {
-    const page = await fetch(`${running.url}/`)
-    assert.equal(page.status, 200, `${name}: the chart page`)
-    assert.match(await page.text(), /<script src="\/page\/chart.js"/, `${name}: the page loads its script`)
-    const script = await fetch(`${running.url}/page/chart.js`)
-    assert.equal(script.status, 200, `${name}: the page's script`)
-    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8')
-    assert.ok((await script.text()).length > 10_000, `${name}: the script holds lightweight-charts`)
-  } finally {
-    await running.close()
-    await store.close()
+  await store.putMany(many)
+  for (const basePath of ['', '/v1']) {
+    const running = await http.startServer(basePath === '' ? { store } : { store, basePath })
+    const at = `${name}${basePath === '' ? '' : ` under ${basePath}`}`
+    try {
+      const page = await fetch(`${running.url}${basePath}/`)
+      assert.equal(page.status, 200, `${at}: the chart page`)
+      assert.ok((await page.text()).includes(`<script src="${basePath}/page/chart.js"`), `${at}: the page loads its script`)
+      const script = await fetch(`${running.url}${basePath}/page/chart.js`)
+      assert.equal(script.status, 200, `${at}: the page's script`)
+      assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8')
+      assert.ok((await script.text()).length > 10_000, `${at}: the script holds lightweight-charts`)
+      const prices = await fetch(`${running.url}${basePath}/prices?symbol=BTC&limit=300`)
+      assert.equal(prices.status, 200, `${at}: /prices`)
+      assert.equal(prices.headers.get('content-length'), null, `${at}: a long answer is streamed`)
+      assert.equal((await prices.json()).length, 300, `${at}: the streamed answer holds every record`)
+    } finally {
+      await running.close()
+    }
   }
+  await store.close()
+}
+// Errors of one entry and format are recognised by the others.
+for (const [name, http] of [['esm', httpEsm], ['cjs', httpCjs]]) {
+  assert.equal(http.statusForError(new esm.PriceStoreError('PRICE_NOT_OPEN', 'x').code), 503, `${name}: statusForError`)
+  assert.equal(http.toExactJson({ value: -0 }), '{"value":-0}', `${name}: toExactJson`)
 }
 // price-store/testing: its own entry, in both formats, never loaded by the main one.
 assert.equal(esm.referenceQuery, undefined, 'the main entry leaves the testing helpers out')
-assert.ok(!Object.keys(require.cache).some((path) => path.includes('/fast-check/')), 'the main entry loads no fast-check')
+assert.ok(!Object.keys(require.cache).some((path) => path.includes('/fast-check/')), 'the main and http entries load no fast-check')
 const testingEsm = await import('price-store/testing')
 const testingCjs = require('price-store/testing')
 for (const [name, testing, api] of [['esm', testingEsm, esm], ['cjs', testingCjs, cjs]]) {
@@ -62,4 +91,4 @@ for (const [name, testing, api] of [['esm', testingEsm, esm], ['cjs', testingCjs
 }
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs, the chart page, price-store/testing and bin OK')
+console.log('dist: esm, cjs, price-store/http (the chart page, also under a basePath), price-store/testing and bin OK')

@@ -9,7 +9,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PriceStore, toExactJson } from '../../src/index.js'
+import { PriceStore } from '../../src/index.js'
+import { toExactJson } from '../../src/http.js'
 import type { NewPriceRecord, PriceRecord } from '../../src/index.js'
 import { dataSetArb, splitBatches } from '../../src/testing/record-arbitraries.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'

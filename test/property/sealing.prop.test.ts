@@ -6,7 +6,8 @@
  * hours are written, while every answer stays right.
  *
  * The model is a plain map of the records written (the last write of a
- * (symbol, timestamp, id) wins), answered by test/fixtures/reference-model.ts.
+ * (symbol, timestamp, id) wins), answered by the reference model of
+ * price-store/testing (src/testing/reference-model.ts).
  */
 import type { AbstractSnapshot } from 'abstract-level'
 import fc from 'fast-check'

@@ -17,8 +17,9 @@ import { JSON_PIECE_CHARS } from '../../src/engine/answer-json.js'
 import { MAX_QUEUED_CHARS } from '../../src/adapters/http/core/streamed-body.js'
 import type { DeferredAnswer } from '../../src/engine/deferred-answer.js'
 import type { QueryPlan } from '../../src/engine/plan.js'
-import { PriceStore, answerToJson, type PriceAnswer } from '../../src/index.js'
-import { PROVIDER } from '../e2e/helpers.js'
+import { PriceStore, type PriceAnswer } from '../../src/index.js'
+import { answerToJson } from '../../src/http.js'
+import { PROVIDER } from '../support/http/demo-server.js'
 
 const END = Date.UTC(2024, 5, 1)
 const HOURS = 30

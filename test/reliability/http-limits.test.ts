@@ -15,10 +15,11 @@ import { startServer, type RunningServer } from '../../src/adapters/http/node.js
 import { planQuery, type QueryPlan } from '../../src/engine/plan.js'
 import { parseQuery } from '../../src/engine/parse-query.js'
 import { requestErrorLogger } from '../../src/cli/serve-command.js'
-import { DEFAULT_LIMITS, answerToJson, isPriceStoreError, type PriceAnswer, type PriceRecord, type QueryParams } from '../../src/index.js'
+import { DEFAULT_LIMITS, isPriceStoreError, type PriceAnswer, type PriceRecord, type QueryParams } from '../../src/index.js'
+import { answerToJson } from '../../src/http.js'
 import { runCli } from '../../src/cli/run-cli.js'
 import { memoryIo, run, tempDir } from '../cli/helpers.js'
-import { checkSchema, resolveRef } from '../e2e/schema-check.js'
+import { checkSchema, resolveRef } from '../support/http/schema-check.js'
 import { exchange, openConnection, type RawAnswer, type RawConnection } from './http-raw.js'
 
 const JSON_TYPE = 'application/json; charset=utf-8'

@@ -10,8 +10,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DemoRecord } from '../../src/demo/demo-data.js'
-import { demoRecords } from '../e2e/helpers.js'
-import { TOKEN, ndjson, startWriteServer, type WriteServer } from '../e2e/write-helpers.js'
+import { demoRecords } from '../support/http/demo-server.js'
+import { TOKEN, ndjson, startWriteServer, type WriteServer } from '../support/http/write-server.js'
 import { exchange, type RawAnswer } from './http-raw.js'
 
 /** The records the store starts with, and the pool valid writes draw from (not stored at first). */

@@ -13,7 +13,7 @@ import { afterEach, expect, it } from 'vitest'
 import { startServer, type StartServerOptions } from '../../src/adapters/http/node.js'
 import { PriceStore, type WatchIterator, type WatchOptions } from '../../src/index.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
-import { openSse } from '../e2e/sse-client.js'
+import { openSse } from '../support/http/sse-client.js'
 
 /** Enough records that their events overflow the kernel's socket buffers on both sides many times (about 28 MB). */
 const COMMITS = 40

@@ -9,8 +9,8 @@
  */
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { demoRecords } from '../e2e/helpers.js'
-import { TOKEN, answeredBySymbol, expectedBySymbol, useWriteServers, type WriteServer } from '../e2e/write-helpers.js'
+import { demoRecords } from '../support/http/demo-server.js'
+import { TOKEN, answeredBySymbol, expectedBySymbol, useWriteServers, type WriteServer } from '../support/http/write-server.js'
 import { exchange, openConnection, type RawAnswer } from './http-raw.js'
 
 const writeServer = useWriteServers()

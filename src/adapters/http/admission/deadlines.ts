@@ -15,16 +15,26 @@ export interface Deadline {
  * earliest deadline and re-armed only when an earlier one comes in (the
  * budget is the same for every query, so that is rare) or when it fires.
  *
- * A deadline never expires before its time (`performance.now()` is past
- * `at`); it may expire up to about a millisecond late, as with `setTimeout`.
+ * A deadline never expires before its time (the clock, `performance.now()`
+ * by default, is past `at`); it may expire up to about a millisecond late, as with `setTimeout`.
  * The timer keeps the process alive only while some deadline is pending,
  * as one timer per deadline would.
  */
 export class Deadlines {
   readonly #pending = new Set<Deadline>()
   #timer: NodeJS.Timeout | undefined
-  /** When the timer fires (`performance.now()` scale), or +Infinity when it is not armed. */
+  /** When the timer fires (on the clock's scale), or +Infinity when it is not armed. */
   #armedFor = Number.POSITIVE_INFINITY
+  readonly #now: () => number
+
+  /**
+   * @param now the clock deadlines are read on, `performance.now()` unless
+   *   given (tests drive it with fake timers, so no case depends on how
+   *   busy the machine is)
+   */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now
+  }
 
   /** Deadlines pending now. */
   get size(): number {
@@ -32,7 +42,7 @@ export class Deadlines {
   }
 
   /**
-   * Runs `expire` once `performance.now()` is past `at`, unless {@link cancel} is called first.
+   * Runs `expire` once the clock is past `at`, unless {@link cancel} is called first.
    * @throws RangeError when `at` is NaN: such a deadline could neither expire nor be ordered
    */
   add(at: number, expire: () => void): Deadline {
@@ -56,13 +66,13 @@ export class Deadlines {
     this.#armedFor = at
     // setTimeout counts whole milliseconds from a clock that may lag performance.now(), so it
     // can fire a little early; #fire then re-arms for what is left.
-    this.#timer = setTimeout(() => this.#fire(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - performance.now()))))
+    this.#timer = setTimeout(() => this.#fire(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - this.#now()))))
   }
 
   #fire(): void {
     this.#timer = undefined
     this.#armedFor = Number.POSITIVE_INFINITY
-    const now = performance.now()
+    const now = this.#now()
     let next = Number.POSITIVE_INFINITY
     const due: Deadline[] = []
     for (const deadline of this.#pending) {

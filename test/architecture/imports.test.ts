@@ -1,0 +1,128 @@
+/**
+ * The house plan of docs/architecture.md, checked on the imports themselves
+ * so the sentences there stay true: no import cycle anywhere in src/, imports
+ * pointing one way between the layers, and the rooms that own a piece of the
+ * store (sublevel names, the heads index) owning it alone. A failure names
+ * the file and the import.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ROOT_DIR, importCycles, importGraph, layerOf } from './import-graph.js'
+
+const graph = importGraph(ROOT_DIR)
+
+/**
+ * What each layer may import (besides itself). The direction of
+ * docs/architecture.md: types/errors <- rules <- engine, records <- keys <-
+ * store <- adapters, cli; the published testing helpers share no code with
+ * the engine or the store on purpose (they are the oracle).
+ */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  types: [],
+  errors: ['types'],
+  rules: ['types', 'errors'],
+  engine: ['types', 'errors', 'rules'],
+  records: ['types', 'errors', 'rules'],
+  keys: ['types', 'errors', 'rules', 'records'],
+  store: ['types', 'errors', 'rules', 'engine', 'records', 'keys'],
+  'adapters/http': ['types', 'errors', 'rules', 'engine', 'store'],
+  demo: ['types'],
+  testing: ['types', 'errors'],
+  page: [],
+  cli: ['types', 'errors', 'rules', 'engine', 'records', 'keys', 'store', 'adapters/http', 'demo', 'index', 'http'],
+  index: ['types', 'errors', 'rules', 'engine', 'store'],
+  http: ['types', 'errors', 'rules', 'engine', 'store', 'adapters/http'],
+}
+
+function edges(): { file: string; target: string; typeOnly: boolean; names: readonly string[] }[] {
+  return [...graph].flatMap(([file, list]) => list.map((edge) => ({ file, ...edge })))
+}
+
+describe('the import graph of src/', () => {
+  it('is read from every source file', () => {
+    expect(graph.size).toBeGreaterThan(150)
+    expect(graph.get('store/price-store.ts')?.length).toBeGreaterThan(5)
+    // Every import resolves to a file that exists: a stale path would hide an edge.
+    const missing = edges().filter((edge) => !graph.has(edge.target)).map((edge) => `${edge.file} -> ${edge.target}`)
+    expect(missing).toEqual([])
+  })
+
+  it('has no import cycle (type-only imports included)', () => {
+    expect(importCycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([])
+  })
+
+  it('knows the layer of every file', () => {
+    const unknown = [...graph.keys()].filter((file) => MAY_IMPORT[layerOf(file)] === undefined)
+    expect(unknown).toEqual([])
+  })
+
+  it('points one way between layers', () => {
+    const wrong = edges()
+      .filter(({ file, target }) => layerOf(file) !== layerOf(target) && !(MAY_IMPORT[layerOf(file)] ?? []).includes(layerOf(target)))
+      .map(({ file, target }) => `${file} -> ${target}`)
+    expect(wrong).toEqual([])
+  })
+
+  it('lets the HTTP adapter take types from store/, and no values', () => {
+    const values = edges()
+      .filter(({ file, target, typeOnly }) => layerOf(file) === 'adapters/http' && layerOf(target) === 'store' && !typeOnly)
+      .map(({ file, target }) => `${file} -> ${target}`)
+    expect(values).toEqual([])
+  })
+
+  it('keeps the rooms of the HTTP adapter in order: sending below admission below the endpoints below routing', () => {
+    // The rooms each room may take values from (types may cross freely, but core/ takes nothing, not even types).
+    const ROOMS: Record<string, readonly string[]> = {
+      core: [],
+      admission: ['core'],
+      capabilities: ['core'],
+      prices: ['core', 'admission', 'capabilities'],
+      udf: ['core', 'admission', 'capabilities', 'prices'],
+      observe: ['core', 'admission', 'capabilities'],
+      live: ['core', 'capabilities'],
+      routes: ['core', 'udf'],
+      handler: ['core', 'admission', 'capabilities', 'prices', 'udf', 'observe', 'live', 'routes'],
+      node: ['core', 'admission', 'capabilities', 'prices', 'handler', 'routes'],
+    }
+    const roomOf = (file: string): string => (file.split('/')[2] as string).replace(/\.ts$/, '')
+    const http = edges().filter(({ file, target }) => file.startsWith('adapters/http/') && target.startsWith('adapters/http/') && roomOf(file) !== roomOf(target))
+    expect(Object.keys(ROOMS).sort()).toEqual([...new Set([...graph.keys()].filter((file) => file.startsWith('adapters/http/')).map(roomOf))].sort())
+    const wrong = http
+      .filter(({ file, target, typeOnly }) => (roomOf(file) === 'core' || !typeOnly) && !(ROOMS[roomOf(file)] ?? []).includes(roomOf(target)))
+      .map(({ file, target }) => `${file} -> ${target}`)
+    expect(wrong).toEqual([])
+  })
+})
+
+describe('the rooms of the store', () => {
+  const source = (file: string): string => readFileSync(join(ROOT_DIR, file), 'utf8')
+
+  it('names its sublevels in keys/ only: nothing else calls sublevel() with a name of its own', () => {
+    const naming = [...graph.keys()].filter((file) => !file.startsWith('keys/') && /\.sublevel\s*(<[^>]*>)?\(\s*['"`]/.test(source(file)))
+    expect(naming).toEqual([])
+    const users = edges().filter(({ target }) => target === 'keys/sublevels.ts').map(({ file }) => file)
+    expect(users).toEqual(['store/db/sublevels.ts'])
+  })
+
+  it('reads and writes the heads index in store/heads/ only', () => {
+    const HEADS_NAMES = new Set(['headsKey', 'headsRange', 'readHeadsPeriod', 'readHeadsSymbol', 'describeHeads'])
+    const outside = edges()
+      .filter(({ file }) => !file.startsWith('store/heads/') && !file.startsWith('keys/'))
+      .filter(({ target, names }) => target === 'keys/heads-codec.ts' || (target === 'keys/key-layout.ts' && names.some((name) => HEADS_NAMES.has(name))))
+      .map(({ file, target }) => `${file} -> ${target}`)
+    expect(outside).toEqual([])
+    // The heads sublevel itself is handed to the HeadsIndex where the rooms are built, and used nowhere else.
+    const touching = [...graph.keys()].filter((file) => !file.startsWith('store/heads/') && /\b(levels|prefixes)\.heads\b/.test(source(file)))
+    expect(touching).toEqual(['store/lifecycle/store-parts.ts'])
+  })
+})
+
+describe('the size of files', () => {
+  it('keeps every source file under 450 lines, and the PriceStore façade under 400', () => {
+    const lines = (file: string): number => readFileSync(join(ROOT_DIR, file), 'utf8').split('\n').length - 1
+    const long = [...graph.keys()].filter((file) => lines(file) > 450).map((file) => `${file}: ${lines(file)}`)
+    expect(long).toEqual([])
+    expect(lines('store/price-store.ts')).toBeLessThanOrEqual(400)
+  })
+})
