@@ -20,9 +20,13 @@ export interface RawAnswer {
   readonly bodyBytes: number
 }
 
-/** The connection ended, or the time ran out, before a whole final answer came. */
+/**
+ * No whole final answer came: the connection ended, the time ran out, or
+ * (`open`) what came satisfied the caller's `until` while the answer went
+ * on, as a live stream does.
+ */
 export interface RawFailure {
-  readonly kind: 'closed' | 'timeout'
+  readonly kind: 'closed' | 'timeout' | 'open'
   /** Everything received, as latin1. */
   readonly received: string
   /** The socket error's code, if any (ECONNRESET, EPIPE, ...). */
@@ -36,6 +40,12 @@ export interface ExchangeOptions {
   readonly head?: boolean
   /** Give up after this long (ms): the server did not answer. Default 10 s. */
   readonly timeoutMs?: number
+  /**
+   * Stop reading once what was received (as latin1) satisfies this, even if
+   * the answer is not whole: an answer that never ends (a live stream) is
+   * then read up to what the caller checks, not to the timeout.
+   */
+  readonly until?: (received: string) => boolean
 }
 
 /**
@@ -46,7 +56,7 @@ export interface ExchangeOptions {
  */
 export function exchange(url: string, request: string | Buffer, options: ExchangeOptions = {}): Promise<RawAnswer | RawFailure> {
   const { hostname, port } = new URL(url)
-  const { halfClose = false, head = false, timeoutMs = 10_000 } = options
+  const { halfClose = false, head = false, timeoutMs = 10_000, until } = options
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname)
     const chunks: Buffer[] = []
@@ -69,6 +79,7 @@ export function exchange(url: string, request: string | Buffer, options: Exchang
       chunks.push(chunk)
       const answer = parseAnswer(received(), head, false)
       if (answer !== undefined) finish(answer.answer)
+      else if (until !== undefined && until(received().toString('latin1'))) finish({ kind: 'open', received: received().toString('latin1') })
     })
     socket.on('error', (err: Error & { code?: string }) => {
       error = err.code ?? err.message
@@ -114,7 +125,12 @@ function parseAnswer(bytes: Buffer, head: boolean, closed: boolean): { answer: R
     // A HEAD answer has no body, unless it is a raw error answer the server
     // sent because it could not parse the request (then it closes).
     if (!head || (closes && rest.length > 0)) {
-      if (!Number.isSafeInteger(length)) {
+      const chunked = /\bchunked\b/i.test(headers['transfer-encoding'] ?? '') ? dechunk(rest) : undefined
+      if (chunked !== undefined) {
+        // A chunked answer is whole at its last (empty) chunk: the connection may stay open after it.
+        body = chunked.body.toString('utf8')
+        consumed = bodyStart + chunked.consumed
+      } else if (!Number.isSafeInteger(length)) {
         if (!closed) return undefined
         body = rest.toString('utf8')
         consumed = bytes.length
@@ -125,6 +141,31 @@ function parseAnswer(bytes: Buffer, head: boolean, closed: boolean): { answer: R
       }
     }
     return { answer: { kind: 'answer', interim, statusLine, status, headers, body, bodyBytes: rest.length }, consumed }
+  }
+}
+
+/**
+ * The body of a whole chunked answer and the bytes it took, or `undefined`
+ * while its last chunk has not come (or the framing is not valid chunked
+ * encoding: then the answer is read as before, to the close).
+ */
+function dechunk(bytes: Buffer): { body: Buffer; consumed: number } | undefined {
+  const parts: Buffer[] = []
+  let at = 0
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', at)
+    if (lineEnd < 0) return undefined
+    const size = Number.parseInt(bytes.subarray(at, lineEnd).toString('latin1').split(';')[0] as string, 16)
+    if (!Number.isSafeInteger(size) || size < 0) return undefined
+    const dataStart = lineEnd + 2
+    if (size === 0) {
+      // No trailers are sent by the server: the empty line ends the answer.
+      if (bytes.length < dataStart + 2) return undefined
+      return bytes.subarray(dataStart, dataStart + 2).toString('latin1') === '\r\n' ? { body: Buffer.concat(parts), consumed: dataStart + 2 } : undefined
+    }
+    if (bytes.length < dataStart + size + 2) return undefined
+    parts.push(bytes.subarray(dataStart, dataStart + size))
+    at = dataStart + size + 2
   }
 }
 
