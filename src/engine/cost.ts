@@ -2,9 +2,6 @@ import type { DataCounts } from './data-counts.js'
 import { formFor } from './forms/index.js'
 import type { QueryPlan } from './query-plan.js'
 
-export { READ_COST } from './data-counts.js'
-export type { DataCounts } from './data-counts.js'
-
 /**
  * The work a plan will do, in records: each record returned counts 1 and
  * each record only read counts `READ_COST`, with the records a range

@@ -3,9 +3,6 @@ import type { PriceQuery } from '../types.js'
 import { formFor } from './forms/index.js'
 import { LIGHT_QUERY_RECORDS, type PlannedRead, type QueryPlan } from './query-plan.js'
 
-export { LIGHT_QUERY_RECORDS } from './query-plan.js'
-export type { PlannedRead, QueryPlan, ReadRole } from './query-plan.js'
-
 /** Every plan {@link planQuery} makes, and only those (a brand {@link checkPlan} can trust cheaply). */
 class MadePlan implements QueryPlan {
   constructor(

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import type { QueryPlan } from '../../engine/plan.js'
+import type { QueryPlan } from '../../engine/query-plan.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
 import { QueryGate } from './admission/query-gate.js'
 import type { QueryLimitOptions, QueryLoad } from './admission/query-limits.js'

@@ -1,5 +1,5 @@
 import type { ScanOptions, ScanSource } from '../../engine/scan-source.js'
-import type { QueryPlan } from '../../engine/plan.js'
+import type { QueryPlan } from '../../engine/query-plan.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import type { Row as StoredRow } from './row.js'
 

@@ -1,4 +1,4 @@
-import type { QueryPlan } from '../../engine/plan.js'
+import type { QueryPlan } from '../../engine/query-plan.js'
 import type { QueryParams } from '../../types.js'
 
 /**

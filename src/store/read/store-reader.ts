@@ -6,7 +6,8 @@
  */
 import { executePlan, streamBuckets } from '../../engine/execute.js'
 import { costOf } from '../../engine/cost.js'
-import { planQuery, type QueryPlan } from '../../engine/plan.js'
+import { planQuery } from '../../engine/plan.js'
+import type { QueryPlan } from '../../engine/query-plan.js'
 import type { ScanSource } from '../../engine/scan-source.js'
 import type { QueryOptions } from '../../engine/typed-queries.js'
 import { releaseOnAbort, throwIfAborted } from '../../rules/abort.js'

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import type { QueryPlan } from '../../../engine/plan.js'
+import type { QueryPlan } from '../../../engine/query-plan.js'
 import { reportError, type ErrorReportOptions } from '../core/answer.js'
 import { isoTime, type AccessLogEntry, type ObservationOptions } from './access-log.js'
 import { NO_FORM, formLabel, type HandlerMetrics } from './metrics.js'

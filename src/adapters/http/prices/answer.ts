@@ -1,6 +1,6 @@
 import { answerJsonPieces, answerToJson, sizedAnswerJson } from '../../../engine/answer-json.js'
 import { DeferredAnswer } from '../../../engine/deferred-answer.js'
-import type { QueryPlan } from '../../../engine/plan.js'
+import type { QueryPlan } from '../../../engine/query-plan.js'
 import type { PriceAnswer, QueryParams } from '../../../types.js'
 import { supportsOf, type StoreSupports } from '../capabilities.js'
 import { bodyAnswer, failedAnswer, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'

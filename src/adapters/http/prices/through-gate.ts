@@ -1,4 +1,4 @@
-import type { QueryPlan } from '../../../engine/plan.js'
+import type { QueryPlan } from '../../../engine/query-plan.js'
 import type { GateRequest, QueryGate } from '../admission/query-gate.js'
 import type { StoreSupports } from '../capabilities.js'
 import type { HttpAnswer } from '../core/answer.js'

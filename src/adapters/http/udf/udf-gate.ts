@@ -1,4 +1,4 @@
-import type { QueryPlan } from '../../../engine/plan.js'
+import type { QueryPlan } from '../../../engine/query-plan.js'
 import type { QueryParams } from '../../../types.js'
 import type { GateJob, QueryGate } from '../admission/query-gate.js'
 import type { QueryLimitError } from '../admission/query-limits.js'
