@@ -8,10 +8,11 @@
 import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
-import type { PriceStoreOptions, WatchItem, WatchIterator } from '../../src/index.js'
+import type { PriceStoreOptions } from '../../src/index.js'
 import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
 import { rejectsCode } from '../support/assertions.js'
-import { expected, rec, type Input } from '../support/records.js'
+import { rec, type Input } from '../support/records.js'
+import { collectUntil, recordsItem } from '../support/watch-items.js'
 import { countSnapshots } from '../support/snapshots.js'
 
 const open: PriceStore[] = []
@@ -26,20 +27,6 @@ async function openOn(db: () => MemoryLevel<any, any>, options: Partial<PriceSto
   return store
 }
 
-/** An item as plain data: records as their expected JSON shape. */
-const plain = (item: WatchItem): unknown => JSON.parse(JSON.stringify(item))
-const recordsItem = (position: number, inputs: readonly Input[]): unknown => ({ type: 'records', position, records: inputs.map((input) => expected(input)) })
-
-/** Pulls items until one reaches `position` (or the watch ends). */
-async function collectUntil(items: WatchIterator, position: number): Promise<unknown[]> {
-  const out: unknown[] = []
-  if (position <= 0) return out
-  for await (const item of items) {
-    out.push(plain(item))
-    if (item.position >= position) break
-  }
-  return out
-}
 
 type In = ReturnType<typeof rec>
 const btc = (offset: number, extra: Input = {}): In => rec({ symbol: 'BTC', timestamp: T0 + offset, ...extra })

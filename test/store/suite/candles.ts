@@ -5,7 +5,7 @@
  * reference model of `price-store/testing`.
  */
 import { describe, expect, it } from 'vitest'
-import type { CandleOptions } from '../../../src/index.js'
+import type { CandleOptions, PriceAnswer, PriceStore } from '../../../src/index.js'
 import { outcomeOf } from '../../../src/testing/reference-model.js'
 import { difference } from '../../support/assertions.js'
 import { rec } from '../../support/records.js'
@@ -23,6 +23,42 @@ export function candleParams(symbol: string, o: CandleOptions): Record<string, s
 export function unpaged<T extends CandleOptions>(grid: T): T {
   const { offset: _offset, limit: _limit, ...rest } = grid
   return rest as T
+}
+
+/** A bucketed form as the store answers it three ways: its typed method, its stream, and its `query()` parameters. */
+export interface BucketedForm {
+  answer(symbol: string, grid: CandleOptions): Promise<PriceAnswer>
+  stream(symbol: string, grid: CandleOptions): AsyncIterable<unknown>
+  params(symbol: string, grid: CandleOptions): Record<string, string>
+}
+
+/**
+ * Checks a bucketed form against the model for every symbol and grid: the
+ * typed method and `query()` give the model's answer (or its error), and the
+ * stream the model's answer of the unpaged grid.
+ */
+export async function expectBucketedLikeModel(
+  store: PriceStore,
+  model: Model,
+  form: BucketedForm,
+  symbols: readonly string[],
+  grids: readonly CandleOptions[],
+): Promise<void> {
+  for (const symbol of symbols) {
+    for (const grid of grids) {
+      const params = form.params(symbol, grid)
+      const want = model.query(params)
+      const label = JSON.stringify(params)
+      expect(difference(await outcomeOf(() => form.answer(symbol, grid)), want), label).toBeUndefined()
+      expect(difference(await outcomeOf(() => store.query(params)), want), label).toBeUndefined()
+      expect(difference({ answer: await collect(form.stream(symbol, unpaged(grid))) }, model.query(form.params(symbol, unpaged(grid)))), label).toBeUndefined()
+    }
+  }
+}
+
+/** The candles form of `store`. */
+export function candlesOf(store: PriceStore): BucketedForm {
+  return { answer: (symbol, grid) => store.candles(symbol, grid), stream: (symbol, grid) => store.candleStream(symbol, grid), params: candleParams }
 }
 
 const GRIDS: CandleOptions[] = [
@@ -45,16 +81,7 @@ export const candlesTests: FeatureTests = (suite) => {
 
     it('candles, candleStream and query() give the model\'s candles', async () => {
       const { store, model } = await seeded()
-      for (const symbol of ['BTC', 'ETH', 'BTC-USD', 'NOPE']) {
-        for (const grid of GRIDS) {
-          const params = candleParams(symbol, grid)
-          const want = model.query(params)
-          const label = JSON.stringify(params)
-          expect(difference(await outcomeOf(() => store.candles(symbol, grid)), want), label).toBeUndefined()
-          expect(difference(await outcomeOf(() => store.query(params)), want), label).toBeUndefined()
-          expect(difference({ answer: await collect(store.candleStream(symbol, unpaged(grid))) }, model.query(candleParams(symbol, unpaged(grid)))), label).toBeUndefined()
-        }
-      }
+      await expectBucketedLikeModel(store, model, candlesOf(store), ['BTC', 'ETH', 'BTC-USD', 'NOPE'], GRIDS)
     })
 
     it('high and low break ties of value to the later record; a bucket of one record is flat', async () => {

@@ -3,13 +3,11 @@
  * form's filled points and carried candles, typed, streamed and through
  * query(), against the reference model of `price-store/testing`.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, it } from 'vitest'
 import type { CandleOptions } from '../../../src/index.js'
-import { outcomeOf } from '../../../src/testing/reference-model.js'
-import { difference } from '../../support/assertions.js'
-import { candleParams, unpaged } from './candles.js'
+import { candleParams, candlesOf, expectBucketedLikeModel } from './candles.js'
 import { type FeatureTests, useStores } from './context.js'
-import { H, HOUR, MINUTE, collect } from './model.js'
+import { H, HOUR, MINUTE } from './model.js'
 
 /** Windows small enough for the model to visit every bucket: before the data, across it, after it. */
 const GRIDS: (CandleOptions & { fill: 'prev' })[] = [
@@ -33,30 +31,13 @@ export const fillTests: FeatureTests = (suite) => {
 
     it('range with fill: one point per bucket, an empty one carrying the latest record before it, as the model answers', async () => {
       const { store, model } = await seeded()
-      for (const symbol of ['BTC', 'ETH', 'NOPE']) {
-        for (const grid of GRIDS) {
-          const params = rangeParams(symbol, grid)
-          const want = model.query(params)
-          const label = JSON.stringify(params)
-          expect(difference(await outcomeOf(() => store.range(symbol, grid)), want), label).toBeUndefined()
-          expect(difference(await outcomeOf(() => store.query(params)), want), label).toBeUndefined()
-          expect(difference({ answer: await collect(store.rangeStream(symbol, unpaged(grid))) }, model.query(rangeParams(symbol, unpaged(grid)))), label).toBeUndefined()
-        }
-      }
+      const range = { answer: (symbol: string, grid: CandleOptions) => store.range(symbol, grid), stream: (symbol: string, grid: CandleOptions) => store.rangeStream(symbol, grid), params: rangeParams }
+      await expectBucketedLikeModel(store, model, range, ['BTC', 'ETH', 'NOPE'], GRIDS)
     })
 
     it('candles with fill: flat carried candles with count 0, as the model answers', async () => {
       const { store, model } = await seeded()
-      for (const symbol of ['BTC', 'ETH', 'NOPE']) {
-        for (const grid of GRIDS) {
-          const params = candleParams(symbol, grid)
-          const want = model.query(params)
-          const label = JSON.stringify(params)
-          expect(difference(await outcomeOf(() => store.candles(symbol, grid)), want), label).toBeUndefined()
-          expect(difference(await outcomeOf(() => store.query(params)), want), label).toBeUndefined()
-          expect(difference({ answer: await collect(store.candleStream(symbol, unpaged(grid))) }, model.query(candleParams(symbol, unpaged(grid)))), label).toBeUndefined()
-        }
-      }
+      await expectBucketedLikeModel(store, model, candlesOf(store), ['BTC', 'ETH', 'NOPE'], GRIDS)
     })
   })
 }

@@ -13,23 +13,10 @@ import { PROGRESS_EVERY } from '../../../src/store/services/watch/watch-options.
 import { T0 } from '../../../src/testing/records.js'
 import { rejectsCode, throwsCode } from '../../support/assertions.js'
 import { expected, rec, type Input } from '../../support/records.js'
+import { collectUntil, plain, recordsItem } from '../../support/watch-items.js'
 import { type FeatureTests, useStores } from './context.js'
 import { HOUR } from './model.js'
 
-/** An item as plain data: records as their expected JSON shape. */
-const plain = (item: WatchItem): unknown => JSON.parse(JSON.stringify(item))
-const recordsItem = (position: number, inputs: readonly Input[]): unknown => ({ type: 'records', position, records: inputs.map((input) => expected(input)) })
-
-/** Pulls items until one reaches `position` (or the watch ends). */
-async function collectUntil(items: WatchIterator, position: number): Promise<unknown[]> {
-  const out: unknown[] = []
-  if (position <= 0) return out
-  for await (const item of items) {
-    out.push(plain(item))
-    if (item.position >= position) break
-  }
-  return out
-}
 
 /** Pulls every item until the watch ends. */
 async function collectAll(items: WatchIterator): Promise<unknown[]> {
