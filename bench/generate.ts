@@ -1,9 +1,14 @@
 /**
  * A deterministic, seeded generator of realistic price records (issue 4):
  * 100 symbols, one record per symbol every 10 s, time-major (every symbol's
- * record of one tick, then the next tick), with RedStone-like field sizes:
- * a 344-character base64 signature, a UUID id, a 43-character permawebTx,
- * a version string and a `source` object of 3–6 exchange prices.
+ * record of one tick, then the next tick), shaped like RedStone's legacy
+ * records (issue 20): a 684-character base64 signature (RSA-4096, the size
+ * of the provider's key), a UUID id, a 43-character permawebTx, a version
+ * string and a `source` object of 5–30 exchanges per symbol. As in captured
+ * API answers, most source values are unrounded doubles (an exchange's
+ * price converted through a USDT rate: `30376.005633250003`), some are
+ * rounded to the exchange's tick, and a failed fetch is the string
+ * `"error"` (redstone-node's `VALUE_FOR_FAILED_FETCHER`).
  *
  * The same seed and shape always give byte-identical records, so the store,
  * the SQLite baseline and a rerun on another machine all load the same data.
@@ -11,7 +16,7 @@
 import type { NewPriceRecord, Provider } from '../src/index.js'
 
 /** Bump when the generated records change, so cached data sets are rebuilt. */
-export const GENERATOR_VERSION = 1
+export const GENERATOR_VERSION = 2
 export const DEFAULT_SEED = 0x5eed_2026
 /** 2026-01-01T00:00:00Z: every generated timestamp is a multiple of {@link STEP_MS} from here. */
 export const START_TIMESTAMP = Date.UTC(2026, 0, 1)
@@ -33,10 +38,22 @@ export const SYMBOLS: readonly string[] = Object.freeze([
   'BTC-USD', 'ETH-USD', 'sAVAX', 'PEPE', 'BLUR', 'SUI', 'SEI', 'TIA', 'JUP', 'WLD',
 ])
 
+/** Source names as captured RedStone answers spell them (ccxt ids plus aggregators). */
 const EXCHANGES = [
-  'binance', 'coinbasepro', 'kraken', 'bitfinex', 'bitstamp', 'huobipro', 'okex', 'kucoin',
-  'gateio', 'bybit', 'gemini', 'mexc', 'bitget', 'uniswap', 'curve', 'sushiswap',
+  'ascendex', 'band', 'bequant', 'binance', 'binanceus', 'binanceusdm', 'bitcoincom', 'bitfinex2',
+  'bittrex', 'btcturk', 'cex', 'coinbaseprime', 'coinbasepro', 'coingecko', 'currencycom', 'hitbtc',
+  'hollaex', 'huobipro', 'kaiko', 'kraken', 'kucoin', 'lbank', 'oceanex', 'okx', 'probit',
+  'bitstamp', 'gateio', 'bybit', 'gemini', 'mexc', 'bitget', 'uniswap', 'curve', 'sushiswap', 'coinmarketcap',
 ] as const
+/** Sources per symbol: 5..30, as in captured answers (a major token has about 25). */
+const MIN_SOURCES = 5
+const MAX_SOURCES = 30
+/** Share of source entries that are a failed fetch (`"error"`). */
+const FAILED_FETCH_SHARE = 0.02
+/** What a failed fetch leaves in `source` (redstone-node's VALUE_FOR_FAILED_FETCHER). */
+export const FAILED_FETCH_VALUE = 'error'
+/** 512 bytes (RSA-4096) in base64: 684 characters. */
+export const SIGNATURE_BYTES = 512
 const VERSIONS = ['0.4', '0.4.1', '0.5.0'] as const
 
 /** A small, fast, seedable PRNG (sfc32), good enough for benchmark data. */
@@ -109,7 +126,7 @@ export const BENCH_PROVIDER: Provider = makeProvider()
 
 /** A generated record, in the field order the store returns. */
 export interface GeneratedRecord extends NewPriceRecord {
-  readonly source: Record<string, number>
+  readonly source: Record<string, number | string>
 }
 
 /** The time span and size of a data set of `days` days. */
@@ -156,12 +173,86 @@ export function recordsInRange(shape: DataShape, from: number, to: number, inter
   return Math.floor(last / interval) - Math.floor(first / interval) + 1
 }
 
-interface SymbolState {
+/** One source of a symbol: its name, its offset from the market, and whether it reports rounded prices. */
+interface SourceState {
+  readonly name: string
+  /** A lasting premium or discount (most near 0; a few, like a USD-only venue, further off). */
+  readonly bias: number
+  /** Rounding factor of an exchange that reports its tick price; 0 for an unrounded (converted) price. */
+  readonly tick: number
+}
+
+/** A symbol's state in a generated history: its price walk and its sources. */
+export interface SymbolState {
   readonly symbol: string
   price: number
   /** Rounding factor: about 9 significant digits at the symbol's price level. */
   readonly scale: number
-  readonly exchanges: readonly string[]
+  readonly sources: readonly SourceState[]
+}
+
+/** A symbol's starting state: a price level, and 5..30 sources with their offsets and roundings. */
+export function newSymbolState(random: Random, symbol: string): SymbolState {
+  const price = 10 ** (random.next() * 9 - 4) // 0.0001 .. 100,000
+  const scale = 10 ** (8 - Math.floor(Math.log10(price)))
+  const count = MIN_SOURCES + random.int(MAX_SOURCES - MIN_SOURCES + 1)
+  const sources = random.shuffled(EXCHANGES).slice(0, count).map((name): SourceState => {
+    const far = random.next() < 0.1
+    const bias = (random.next() - 0.5) * (far ? 0.1 : 0.002)
+    const tick = random.next() < 0.4 ? 10 ** (4 - Math.floor(Math.log10(price)) + random.int(3)) : 0
+    return { name, bias, tick }
+  })
+  return { symbol, price, scale, sources }
+}
+
+/** Reusable scratch buffers of a record factory (own, aligned memory: filled as 32-bit words). */
+export interface RecordScratch {
+  readonly id: Buffer
+  readonly signature: Buffer
+  readonly tx: Buffer
+}
+
+export function newRecordScratch(): RecordScratch {
+  return { id: Buffer.from(new ArrayBuffer(16)), signature: Buffer.from(new ArrayBuffer(SIGNATURE_BYTES)), tx: Buffer.from(new ArrayBuffer(32)) }
+}
+
+/** A random version-4 UUID. */
+export function randomUuid(random: Random, scratch: RecordScratch): string {
+  const idBytes = random.fill(scratch.id)
+  idBytes[6] = ((idBytes[6] as number) & 0x0f) | 0x40
+  idBytes[8] = ((idBytes[8] as number) & 0x3f) | 0x80
+  const hex = idBytes.toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/**
+ * The next record of a symbol at `timestamp`: its price walks a step, each
+ * source reports it (with its offset and rounding) or failed. `id` keeps a
+ * given id (a correction rewrites a stored record); otherwise a fresh UUID.
+ */
+export function nextRecord(random: Random, state: SymbolState, timestamp: number, scratch: RecordScratch, provider: string, id?: string): GeneratedRecord {
+  state.price *= 1 + (random.next() - 0.5) * 0.002
+  const { price, scale } = state
+  const source: Record<string, number | string> = {}
+  for (const s of state.sources) {
+    if (random.next() < FAILED_FETCH_SHARE) {
+      source[s.name] = FAILED_FETCH_VALUE
+      continue
+    }
+    const quoted = price * (1 + s.bias + (random.next() - 0.5) * 0.001)
+    source[s.name] = s.tick === 0 ? quoted : Math.round(quoted * s.tick) / s.tick
+  }
+  return {
+    id: id ?? randomUuid(random, scratch),
+    symbol: state.symbol,
+    provider,
+    value: Math.round(price * scale) / scale,
+    signature: random.fill(scratch.signature).toString('base64'),
+    permawebTx: random.fill(scratch.tx).toString('base64url'),
+    version: VERSIONS[random.int(VERSIONS.length)] as string,
+    source,
+    timestamp,
+  }
 }
 
 /**
@@ -170,45 +261,13 @@ interface SymbolState {
  */
 export function* generateBatches(shape: DataShape, batchSize: number, seed = DEFAULT_SEED): Generator<GeneratedRecord[]> {
   const random = new Random(seed)
-  const states: SymbolState[] = shape.symbols.map((symbol) => {
-    const price = 10 ** (random.next() * 9 - 4) // 0.0001 .. 100,000
-    return {
-      symbol,
-      price,
-      scale: 10 ** (8 - Math.floor(Math.log10(price))),
-      exchanges: random.shuffled(EXCHANGES).slice(0, 6),
-    }
-  })
-  // Own (aligned) memory, not the shared pool, so they can be filled as 32-bit words.
-  const idBytes = Buffer.from(new ArrayBuffer(16))
-  const signatureBytes = Buffer.from(new ArrayBuffer(260)) // 258 used: 344 base64 characters
-  const txBytes = Buffer.from(new ArrayBuffer(32)) // 43 base64url characters
+  const states = shape.symbols.map((symbol) => newSymbolState(random, symbol))
+  const scratch = newRecordScratch()
   let batch: GeneratedRecord[] = []
   for (let tick = 0; tick < shape.ticks; tick++) {
     const timestamp = shape.from + tick * STEP_MS
     for (const state of states) {
-      state.price *= 1 + (random.next() - 0.5) * 0.002
-      const scale = state.scale
-      const source: Record<string, number> = {}
-      const sourceCount = 3 + random.int(4)
-      for (let i = 0; i < sourceCount; i++) {
-        source[state.exchanges[i] as string] = Math.round(state.price * (1 + (random.next() - 0.5) * 0.001) * scale) / scale
-      }
-      random.fill(idBytes)
-      idBytes[6] = ((idBytes[6] as number) & 0x0f) | 0x40
-      idBytes[8] = ((idBytes[8] as number) & 0x3f) | 0x80
-      const hex = idBytes.toString('hex')
-      batch.push({
-        id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
-        symbol: state.symbol,
-        provider: BENCH_PROVIDER.id,
-        value: Math.round(state.price * scale) / scale,
-        signature: random.fill(signatureBytes).toString('base64', 0, 258),
-        permawebTx: random.fill(txBytes).toString('base64url'),
-        version: VERSIONS[random.int(VERSIONS.length)] as string,
-        source,
-        timestamp,
-      })
+      batch.push(nextRecord(random, state, timestamp, scratch, BENCH_PROVIDER.id))
       if (batch.length === batchSize) {
         yield batch
         batch = []

@@ -26,8 +26,11 @@ export const BENCH_DIR = dirname(fileURLToPath(import.meta.url))
 export const ROOT_DIR = join(BENCH_DIR, '..')
 export const DATA_DIR = join(BENCH_DIR, '.data')
 
-/** Records generated ahead of the writes, so write calls run back to back (≈ 200 MB of heap: a larger live heap makes GC pauses look like write stalls). */
-const PREGENERATE_RECORDS = 250_000
+/**
+ * Records generated ahead of the writes, so write calls run back to back (≈ 150 MB of heap with RedStone-sized
+ * records, 1.4 kB of JSON each: a larger live heap makes GC pauses look like write stalls).
+ */
+const PREGENERATE_RECORDS = 100_000
 /** Sustained rate is reported per this many equal chunks of the load. */
 const CHUNKS = 20
 

@@ -11,6 +11,7 @@ import { ingestHttpLines, type IngestHttpResult } from './ingest-http.bench.js'
 import type { CaseResult, Stats } from './measure.js'
 import type { StoreCaseResult } from './store-only.js'
 import type { LiveCaseResult } from './stream-latency.bench.js'
+import { writeTargetRows, writesLines, type WritesResults } from './writes.bench.js'
 
 export interface RunInfo {
   readonly date: string
@@ -46,6 +47,8 @@ export interface RunResults {
   readonly notes: readonly string[]
   /** POST /prices against in-process ingest (issue 11); absent in results from before it. */
   readonly ingestHttp?: readonly IngestHttpResult[]
+  /** The write workloads (issue 20); absent in results from before them or when the family did not run. */
+  readonly writes?: WritesResults
 }
 
 /** Issue 9: the store's ingest rate over the data's last day must be at least this share of its first day's. */
@@ -176,6 +179,7 @@ function targetRows(results: RunResults): TargetRow[] {
     }
   }
   rows.push(...ingestTargetRows(results.ingest))
+  rows.push(...writeTargetRows(results.writes).map((row) => ({ issue: 20, ...row })))
   for (const result of results.http) {
     if (result.target === undefined) continue
     const share = result.servers.store.requestsPerSecond / result.servers.constant.requestsPerSecond
@@ -285,6 +289,7 @@ export function renderMarkdown(results: RunResults): string {
   }
 
   out.push(...ingestHttpLines(results.ingestHttp ?? []))
+  out.push(...writesLines(results.writes))
 
   if (results.http.length > 0) {
     out.push('### HTTP over loopback', '')

@@ -1,12 +1,17 @@
 /**
  * `npm run bench` (7 days of data), `npm run bench:quick` (a smoke run),
  * `npm run bench:28d` (28 days, the store alone), or
- * `node --import tsx run.ts [--days N] [--quick] [--store-only] [--only latest,range,candles,fill] [--rebuild]`.
+ * `node --import tsx run.ts [--days N] [--quick] [--store-only] [--only latest,range,candles,fill] [--rebuild] [--write-records N]`.
  *
  * Builds (or reuses) the data sets, runs each case family in a process of
  * its own, prints the results as markdown on stdout (progress goes to
  * stderr) and writes them to bench/results/latest-<N>d.md (and .json), and
  * for a run with SQLite also to latest.md (quick.md for --quick).
+ *
+ * The `writes` family (issue 20, writes.bench.ts) writes its own workloads
+ * into fresh stores and SQLite files (`--write-records`: the in-order-shaped
+ * workloads' size, default 1 M, 50k with --quick); a run of it alone
+ * builds no data set.
  *
  * `--store-only` (issue 9: how cost grows) builds and measures the store
  * alone: no SQLite data set, no floor, no HTTP (its cases compare with a
@@ -36,9 +41,14 @@ import type { HttpCaseResult } from './http.bench.js'
 import type { StoreCaseResult } from './store-only.js'
 import type { IngestHttpResult, IngestHttpSpec } from './ingest-http.bench.js'
 import type { LiveCaseResult, StreamLatencyInput } from './stream-latency.bench.js'
+import { FULL_RECORDS, QUICK_RECORDS, runWrites } from './writes.bench.js'
+import type { WritesResults } from './writes.bench.js'
+import { WORKLOADS } from './write-workloads.js'
 
 const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'candles', 'fill', 'stream', 'http']
-const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'ingest-http', 'stream-latency'] as const
+const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'ingest-http', 'stream-latency', 'writes'] as const
+/** Families that bring their own data: a run of only these builds no data set. */
+const DATASET_FREE_FAMILIES: readonly string[] = ['writes']
 /** Families that need SQLite, left out of a store-only run. */
 const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']
 
@@ -98,6 +108,7 @@ async function main(): Promise<void> {
       rebuild: { type: 'boolean', default: false },
       out: { type: 'string' },
       compare: { type: 'boolean', default: false },
+      'write-records': { type: 'string' },
     },
   })
   if (values.compare === true) {
@@ -118,10 +129,14 @@ async function main(): Promise<void> {
   const revision = sourceRevision()
   const log = (text: string): void => void process.stderr.write(`${text}\n`)
 
+  const writeRecords = values['write-records'] === undefined ? (quick ? QUICK_RECORDS : FULL_RECORDS) : Number(values['write-records'])
+  if (!Number.isSafeInteger(writeRecords) || writeRecords < 1_000) throw new Error(`--write-records must be an integer ≥ 1,000 (got ${values['write-records']})`)
+
   await holdRunLock(DATA_DIR)
-  const dataset = await ensureDataset(days, { rebuild: values.rebuild === true, runChild, storeOnly })
   const shape = dataShape(days)
-  log(`data set ready: ${shape.records.toLocaleString('en-US')} records (${days} d × ${shape.symbols.length} symbols, one per 10 s)`)
+  const needsData = families.some((f) => !DATASET_FREE_FAMILIES.includes(f))
+  const dataset = needsData ? await ensureDataset(days, { rebuild: values.rebuild === true, runChild, storeOnly }) : undefined
+  if (dataset !== undefined) log(`data set ready: ${shape.records.toLocaleString('en-US')} records (${days} d × ${shape.symbols.length} symbols, one per 10 s)`)
 
   const cases: CaseResult[] = []
   const storeCases: StoreCaseResult[] = []
@@ -129,7 +144,7 @@ async function main(): Promise<void> {
   const notes: string[] = []
   const familyRss: Record<string, number> = {}
   for (const family of QUERY_FAMILIES) {
-    if (!families.includes(family)) continue
+    if (!families.includes(family) || dataset === undefined) continue
     log(`running ${family} ...`)
     const input: FamilyInput = {
       family,
@@ -149,7 +164,7 @@ async function main(): Promise<void> {
   }
 
   const ingest: IngestRow[] = []
-  if (families.includes('ingest')) {
+  if (families.includes('ingest') && dataset !== undefined) {
     ingest.push(...dataset.ingest)
     // Batches of 1,000: a fresh load of up to one day into throwaway targets.
     const smallDays = Math.min(days, 1)
@@ -191,8 +206,16 @@ async function main(): Promise<void> {
     live.push(await runChild<LiveCaseResult>('stream-latency', { quick } satisfies StreamLatencyInput))
   }
 
-  const reused = dataset.ingest.some((row) => row.reused)
-  const dataBytes = dataset.ingest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
+  // Issue 20: the write workloads, on fresh stores and SQLite files of their own.
+  let writes: WritesResults | undefined
+  if (families.includes('writes')) {
+    log(`running writes (${WORKLOADS.join(', ')}; ${writeRecords.toLocaleString('en-US')} records in order) ...`)
+    writes = await runWrites({ workloads: WORKLOADS, records: writeRecords, quick, storeOnly, seed: DEFAULT_SEED, scratchDir: join(DATA_DIR, `scratch-writes-${process.pid}`), log })
+  }
+
+  const datasetIngest = dataset?.ingest ?? []
+  const reused = datasetIngest.some((row) => row.reused)
+  const dataBytes = datasetIngest.map((row) => `${row.label} ${(row.bytesOnDisk / 1e9).toFixed(2)} GB`).join(', ')
   const cpu = cpus()
   const rootPackage = join(BENCH_DIR, '..', 'package.json')
   const storeVersions = `classic-level ${versionOf('classic-level', rootPackage)}, msgpackr ${versionOf('msgpackr', rootPackage)}`
@@ -207,7 +230,10 @@ async function main(): Promise<void> {
       source: revision,
       // sqliteVersion() loads better-sqlite3: a store-only run does not touch SQLite at all.
       versions: storeOnly ? storeVersions : `${storeVersions}, better-sqlite3 ${versionOf('better-sqlite3', join(BENCH_DIR, 'package.json'))} (SQLite ${sqliteVersion()})`,
-      data: `${shape.records.toLocaleString('en-US')} records: ${shape.symbols.length} symbols × one record per 10 s × ${days} d; on disk: ${dataBytes}${reused ? ' (data sets reused from an earlier build: their ingest rows are from that build)' : ''}`,
+      data:
+        dataset === undefined
+          ? 'no data set (the families run bring their own data)'
+          : `${shape.records.toLocaleString('en-US')} records: ${shape.symbols.length} symbols × one record per 10 s × ${days} d; on disk: ${dataBytes}${reused ? ' (data sets reused from an earlier build: their ingest rows are from that build)' : ''}`,
       seconds: (Date.now() - started) / 1000,
       days,
       storeOnly,
@@ -220,6 +246,7 @@ async function main(): Promise<void> {
     familyRss,
     notes,
     ...(ingestHttp.length === 0 ? {} : { ingestHttp }),
+    ...(writes === undefined ? {} : { writes }),
   }
   const markdown = renderMarkdown(results)
   const files = reportFiles(values.out, quick, storeOnly, days)

@@ -6,12 +6,15 @@
  * several-tokens form over all symbols. Reports, per form, the count, the
  * errors (must be 0: any non-200, a broken or wrongly shaped body, a network
  * error) and latency p50/p90/p99/max; and the server's RSS before, at its
- * peak, and after. Exits 1 on any error or when the peak RSS passes
- * --max-rss-mb. Not part of `npm test`: timings belong to benchmarks.
+ * peak, and after, with its anonymous part (RssAnon: heap and caches, not
+ * the page cache of mapped table files; issue 20's memory target). Exits 1
+ * on any error or when the peak RSS passes --max-rss-mb (or, when given,
+ * the peak anonymous memory passes --max-anon-mb). Not part of `npm test`:
+ * timings belong to benchmarks.
  *
  *   node bench/load/load-test.mjs [--seconds 25] [--clients 32] [--days 2] [--seed 1]
  *        [--mix default|issue12] [--symbols 20]
- *        [--db DIR] [--cli dist/cli.js] [--max-rss-mb 1536] [--json FILE] [--cpu-prof DIR] [-- SERVE-FLAGS...]
+ *        [--db DIR] [--cli dist/cli.js] [--max-rss-mb 1536] [--max-anon-mb MB] [--json FILE] [--cpu-prof DIR] [-- SERVE-FLAGS...]
  *
  * --mix issue12 runs issue 12's scenario: by default 50 symbols over 3 days
  * (about 1.3 M records, written by write-data.ts, bundled from src/ the same
@@ -60,6 +63,7 @@ const { values: args, positionals: serveFlags } = parseArgs({
     cli: { type: 'string' },
     'max-range-points': { type: 'string', default: '10000' },
     'max-rss-mb': { type: 'string', default: '1536' },
+    'max-anon-mb': { type: 'string' },
     json: { type: 'string' },
     'cpu-prof': { type: 'string' },
     help: { type: 'boolean' },
@@ -81,6 +85,7 @@ if (!Number.isSafeInteger(SYMBOLS) || SYMBOLS < 20 || SYMBOLS > 50) fail(`--symb
 const DATA_MARK = 'LOAD-TEST-DATA.json'
 const MAX_RANGE_POINTS = positiveNumber('max-range-points', args['max-range-points'])
 const MAX_RSS_MB = positiveNumber('max-rss-mb', args['max-rss-mb'])
+const MAX_ANON_MB = args['max-anon-mb'] === undefined ? undefined : positiveNumber('max-anon-mb', args['max-anon-mb'])
 
 function positiveNumber(name, text) {
   const value = Number(text)
@@ -135,7 +140,7 @@ try {
   const before = readProc(server.pid)
   const sampler = sampleRss(server.pid, 100, Math.max(1, Math.round(SECONDS / 5)) * 1000)
   const result = await runLoad(server.url, forms, { seconds: SECONDS, clients: CLIENTS, seed: Number(args.seed) })
-  const { peak: peakDuringLoad, windows } = sampler.stop()
+  const { peak: peakDuringLoad, windows, peakAnon: peakAnonDuringLoad, anonWindows } = sampler.stop()
   const afterLoad = readProc(server.pid)
   await idle(3_000)
   const afterIdle = readProc(server.pid)
@@ -160,6 +165,15 @@ try {
       afterLoad: mb(afterLoad.rssKb),
       afterIdle3s: mb(afterIdle.rssKb),
     },
+    // RssAnon: the server's anonymous resident memory (heap, caches), without mapped files' page cache.
+    anonMb: {
+      atStart: mb(atStart.anonKb),
+      before: mb(before.anonKb),
+      peakPerWindow: anonWindows.map(mb),
+      peakSampled: mb(peakAnonDuringLoad),
+      afterLoad: mb(afterLoad.anonKb),
+      afterIdle3s: mb(afterIdle.anonKb),
+    },
     serverCpuSeconds: +((afterLoad.cpuTicks - before.cpuTicks) / clockTicks()).toFixed(1),
     serverExit: exitCode,
   }
@@ -168,6 +182,7 @@ try {
   const problems = []
   if (result.total.errors > 0) problems.push(`${result.total.errors} errors: ${JSON.stringify(result.errorSamples)}`)
   if (report.rssMb.peakHighWaterMark > MAX_RSS_MB) problems.push(`peak RSS ${report.rssMb.peakHighWaterMark} MB over --max-rss-mb ${MAX_RSS_MB}`)
+  if (MAX_ANON_MB !== undefined && report.anonMb.peakSampled > MAX_ANON_MB) problems.push(`peak anonymous memory ${report.anonMb.peakSampled} MB over --max-anon-mb ${MAX_ANON_MB}`)
   if (exitCode !== 0) problems.push(`the server exited with ${exitCode} after SIGINT`)
   for (const problem of problems) log(`FAIL: ${problem}`)
   process.exitCode = problems.length === 0 ? 0 : 1
@@ -200,7 +215,7 @@ async function bundleEntry(dir, entry, name) {
       {
         name: 'dependencies-by-absolute-path',
         setup(builder) {
-          builder.onResolve({ filter: /^(classic-level|abstract-level|msgpackr|memory-level)(\/.*)?$/ }, (a) => ({ path: requireFromRoot.resolve(a.path), external: true }))
+          builder.onResolve({ filter: /^(classic-level|abstract-level|msgpackr|memory-level|prom-client)(\/.*)?$/ }, (a) => ({ path: requireFromRoot.resolve(a.path), external: true }))
         },
       },
     ],
@@ -564,16 +579,16 @@ function mulberry32(seed) {
 
 // ------------------------------------------------------------ measurement
 
-/** RSS now and its high-water mark (kB), and CPU ticks used, of a process (Linux /proc; `ps` elsewhere). */
+/** RSS now, its anonymous part (RssAnon) and its high-water mark (kB), and CPU ticks used, of a process (Linux /proc; `ps` elsewhere, without RssAnon). */
 function readProc(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8')
     const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').slice(readFileSync(`/proc/${pid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ')
-    return { rssKb: field('VmRSS'), hwmKb: field('VmHWM'), cpuTicks: Number(stat[11]) + Number(stat[12]) }
+    return { rssKb: field('VmRSS'), anonKb: field('RssAnon'), hwmKb: field('VmHWM'), cpuTicks: Number(stat[11]) + Number(stat[12]) }
   } catch {
     const rssKb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim())
-    return { rssKb, hwmKb: Number.NaN, cpuTicks: Number.NaN }
+    return { rssKb, anonKb: Number.NaN, hwmKb: Number.NaN, cpuTicks: Number.NaN }
   }
 }
 
@@ -585,13 +600,19 @@ function clockTicks() {
   }
 }
 
-/** Samples RSS every `everyMs`; `stop()` gives the peak, and the peak of each `windowMs` (to see a plateau, not a climb). */
+/**
+ * Samples RSS and RssAnon every `everyMs`; `stop()` gives the peaks, and the peaks of each `windowMs`
+ * (to see a plateau, not a climb).
+ */
 function sampleRss(pid, everyMs, windowMs) {
   const started = performance.now()
   const windows = []
+  const anonWindows = []
   const sample = () => {
     const index = Math.floor((performance.now() - started) / windowMs)
-    windows[index] = Math.max(windows[index] ?? 0, readProc(pid).rssKb)
+    const now = readProc(pid)
+    windows[index] = Math.max(windows[index] ?? 0, now.rssKb)
+    anonWindows[index] = Math.max(anonWindows[index] ?? 0, Number.isNaN(now.anonKb) ? 0 : now.anonKb)
   }
   sample()
   const timer = setInterval(sample, everyMs)
@@ -600,7 +621,8 @@ function sampleRss(pid, everyMs, windowMs) {
       clearInterval(timer)
       sample()
       const full = Array.from(windows, (value) => value ?? 0)
-      return { peak: Math.max(...full), windows: full }
+      const anonFull = Array.from(anonWindows, (value) => value ?? 0)
+      return { peak: Math.max(...full), windows: full, peakAnon: Math.max(...anonFull), anonWindows: anonFull }
     },
   }
 }
@@ -652,6 +674,9 @@ function formatReport(report) {
     `Server RSS: ${report.rssMb.atStart} MB once listening, ${report.rssMb.before} MB after the warm-up, peak ${report.rssMb.peakSampled} MB sampled every 100 ms ` +
       `(high-water mark since start ${report.rssMb.peakHighWaterMark} MB), ${report.rssMb.afterLoad} MB right after, ${report.rssMb.afterIdle3s} MB after 3 s idle.`,
     `Server RSS peak per ${Math.max(1, Math.round(report.settings.seconds / 5))} s of the run: ${report.rssMb.peakPerWindow.join(', ')} MB.`,
+    `Server anonymous memory (RssAnon: heap and caches, not mapped table files): ${report.anonMb.atStart} MB once listening, ${report.anonMb.before} MB after the warm-up, ` +
+      `peak ${report.anonMb.peakSampled} MB sampled every 100 ms (per ${Math.max(1, Math.round(report.settings.seconds / 5))} s: ${report.anonMb.peakPerWindow.join(', ')} MB), ` +
+      `${report.anonMb.afterLoad} MB right after, ${report.anonMb.afterIdle3s} MB after 3 s idle.`,
     `Server CPU: ${report.serverCpuSeconds} s over the ${report.settings.seconds} s run. Graceful stop (SIGINT): exit ${report.serverExit}.`,
   ]
   return lines.join('\n')
