@@ -12,7 +12,7 @@
  * any other id as tag `length + 1` and its UTF-8 bytes.
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
-import { STORE_FORMAT, readFormatVersion } from './format-version.js'
+import { VALUE_VERSION, readFormatVersion } from './format-version.js'
 
 /** Records per chunk part: a period of a fast feed is split so no value grows without bound. */
 export const MAX_PART_RECORDS = 4096
@@ -30,7 +30,7 @@ export interface ChunkRecord {
 export function encodeChunkPart(periodStart: number, partCount: number, records: readonly ChunkRecord[]): Buffer {
   const bodyBytes = records.reduce((sum, record) => sum + record.value.length, 0)
   const writer = new ByteWriter(bodyBytes + records.length * 48 + 16)
-  writer.byte(STORE_FORMAT).uint16(partCount).varint(records.length)
+  writer.byte(VALUE_VERSION).uint16(partCount).varint(records.length)
   let previous = periodStart
   for (const record of records) {
     writer.varint(record.timestamp - previous)

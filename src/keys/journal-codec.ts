@@ -12,7 +12,7 @@
  * without reading the entries between them.
  */
 import { ByteReader, ByteWriter, MalformedBytes, readUint64, writeUint64 } from './bytes.js'
-import { STORE_FORMAT, readFormatVersion } from './format-version.js'
+import { VALUE_VERSION, readFormatVersion } from './format-version.js'
 
 /** Where `end` sits in an entry. */
 const END_OFFSET = 1
@@ -31,7 +31,7 @@ export interface JournalRecord {
 export function encodeJournalEntry(records: readonly JournalRecord[], endBefore: number): Buffer {
   const symbols = new Map<string, number>()
   for (const record of records) if (!symbols.has(record.symbol)) symbols.set(record.symbol, symbols.size)
-  const writer = new ByteWriter(64 + records.length * 48).byte(STORE_FORMAT).uint64(0).varint(symbols.size)
+  const writer = new ByteWriter(64 + records.length * 48).byte(VALUE_VERSION).uint64(0).varint(symbols.size)
   for (const symbol of symbols.keys()) writer.text(symbol)
   for (const record of records) writer.varint(symbols.get(record.symbol) as number).uint64(record.timestamp).text(record.id)
   const bytes = writer.finish()

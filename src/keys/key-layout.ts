@@ -9,8 +9,8 @@
  * | sublevel | key | value |
  * |---|---|---|
  * | `l` log | `period (u32 BE) · sequence (u64 BE): the commit position` | one batch's records of that period (log-codec) |
- * | `c` chunks | `period (u32 BE) · symbol (UTF-8) · 0x00 · part (u16 BE)` | a sealed chunk part (chunk-codec) |
- * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads and record count (heads-codec) |
+ * | `c` chunks | `period (u32 BE) · symbol (UTF-8) · 0x00 · part (u16 BE)` | a sealed chunk part, or from `DELTA_PART` a delta part (chunk-codec) |
+ * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads, record count and delta count (heads-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
  * | `j` journal | `commit position (u64 BE)` | the keys of one batch's records, in batch order (journal-codec) |
  * | `m` meta | `format`, `provider` (UTF-8) | `"3"`, the provider as JSON |
@@ -49,7 +49,17 @@ export function readLogKey(key: Uint8Array): { period: number; sequence: number 
   return { period: bytes.readUInt32BE(0), sequence: readUint64(bytes, 4) }
 }
 
-/** The key of part `part` of the chunk of `symbol` in `period`. */
+/**
+ * The part number of a chunk's first delta part: base parts count up from 0,
+ * delta parts (records that reached the hour after it was sealed, format 4)
+ * from here, so both sort after each other under the chunk's prefix and a
+ * key range over parts 0..0xffff holds all of them.
+ */
+export const DELTA_PART = 0x8000
+/** Delta parts a chunk holds at most: the next seal of the hour rewrites it whole. */
+export const MAX_DELTA_PARTS = 16
+
+/** The key of part `part` (a base part below {@link DELTA_PART}, a delta part from it) of the chunk of `symbol` in `period`. */
 export function chunkKey(period: number, symbol: string, part: number): Buffer {
   const symbolBytes = Buffer.byteLength(symbol, 'utf8')
   const key = Buffer.allocUnsafe(4 + symbolBytes + 1 + 2)
@@ -127,7 +137,8 @@ export function readJournalKey(key: Uint8Array): number {
 
 /** Names a stored entry in an error message. */
 export function describeChunk(period: number, symbol: string, part: number): string {
-  return `chunk ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms part ${part}`
+  const name = part >= DELTA_PART ? `delta part ${part - DELTA_PART}` : `part ${part}`
+  return `chunk ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms ${name}`
 }
 
 /** Names a heads entry in an error message. */

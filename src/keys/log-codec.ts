@@ -8,7 +8,7 @@
  * the strings).
  */
 import { ByteReader, ByteWriter } from './bytes.js'
-import { STORE_FORMAT, readFormatVersion } from './format-version.js'
+import { VALUE_VERSION, readFormatVersion } from './format-version.js'
 
 /** One record as a log entry holds it. */
 export interface LogRecord {
@@ -37,7 +37,7 @@ const scratch = new ByteWriter(4096)
  * views into the entry without parsing it again.
  */
 export class LogEntryWriter {
-  readonly #writer = new ByteWriter(64 * 1024).byte(STORE_FORMAT)
+  readonly #writer = new ByteWriter(64 * 1024).byte(VALUE_VERSION)
   readonly #places: { symbol: string; timestamp: number; idStart: number; idEnd: number; valueStart: number; valueEnd: number }[] = []
 
   /** Appends a record; `writeValue` writes its value into the writer it is given. */

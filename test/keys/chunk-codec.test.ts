@@ -4,7 +4,7 @@ import { ByteWriter } from '../../src/keys/bytes.js'
 import { MAX_PART_RECORDS, encodeChunkPart, readChunkPart, readCompactId, readPartCount } from '../../src/keys/chunk-codec.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { PERIOD_MS } from '../../src/keys/key-layout.js'
-import { STORE_FORMAT } from '../../src/keys/format-version.js'
+import { VALUE_VERSION } from '../../src/keys/format-version.js'
 import { idArb } from '../../src/testing/record-arbitraries.js'
 import { compareUtf8 as byUtf8 } from '../../src/testing/reference-model.js'
 import { OTHER_VERSIONS, expectEveryCutMalformed, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
@@ -137,7 +137,7 @@ describe('chunk parts: round trip', () => {
 
   it('starts with the format version and the part count', () => {
     const bytes = encode([{ timestamp: H, id: 'a', value: Buffer.from([9]) }], 3)
-    expect(bytes[0]).toBe(STORE_FORMAT)
+    expect(bytes[0]).toBe(VALUE_VERSION)
     expect(bytes.readUInt16BE(1)).toBe(3)
     expect(readPartCount(bytes)).toBe(3)
   })
@@ -149,7 +149,7 @@ describe('chunk parts: round trip', () => {
     expect(full.at(-1)).toMatchObject({ timestamp: H + MAX_PART_RECORDS - 1, id: `id-${MAX_PART_RECORDS - 1}` })
     expectMalformed(() => read(encode(many)), 'one record too many')
     // A count past the bound is refused before anything is allocated for it.
-    expectMalformed(() => read(new ByteWriter().byte(STORE_FORMAT).uint16(1).varint(2 ** 40).finish()), 'a huge count')
+    expectMalformed(() => read(new ByteWriter().byte(VALUE_VERSION).uint16(1).varint(2 ** 40).finish()), 'a huge count')
   })
 })
 
@@ -178,12 +178,12 @@ describe('chunk parts: damaged bytes → MalformedBytes', () => {
 
   it('a value length running past the part', () => {
     // Rebuilt from the documented layout: one record whose value claims 100 bytes and has 3.
-    const bytes = new ByteWriter().byte(STORE_FORMAT).uint16(1).varint(1).varint(0).varint(2).bytes(Buffer.from('a')).varint(100).bytes(Buffer.from('abc')).finish()
+    const bytes = new ByteWriter().byte(VALUE_VERSION).uint16(1).varint(1).varint(0).varint(2).bytes(Buffer.from('a')).varint(100).bytes(Buffer.from('abc')).finish()
     expectMalformed(() => read(bytes), 'value past the end')
   })
 
   it('an id length running past the part', () => {
-    const bytes = new ByteWriter().byte(STORE_FORMAT).uint16(1).varint(1).varint(0).varint(200).bytes(Buffer.from('abc')).finish()
+    const bytes = new ByteWriter().byte(VALUE_VERSION).uint16(1).varint(1).varint(0).varint(200).bytes(Buffer.from('abc')).finish()
     expectMalformed(() => read(bytes), 'id past the end')
   })
 
@@ -195,7 +195,7 @@ describe('chunk parts: damaged bytes → MalformedBytes', () => {
         copy[at] = byte
         return copy
       }),
-      fc.uint8Array({ maxLength: 40 }).map((tail) => Buffer.concat([Buffer.from([STORE_FORMAT, 0, 1]), tail])),
+      fc.uint8Array({ maxLength: 40 }).map((tail) => Buffer.concat([Buffer.from([VALUE_VERSION, 0, 1]), tail])),
     )
     expectOnlyMalformed(damaged, read, 1000)
   })

@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import { expect } from 'vitest'
 import { MalformedBytes } from '../../src/keys/bytes.js'
 
-/** Version bytes other than the store format's (3). */
+/** Version bytes other than the value version of log entries and chunk parts (3; heads entries also read 4). */
 export const OTHER_VERSIONS: readonly number[] = [0, 1, 2, 4, 0xff]
 
 /** `run` must throw MalformedBytes; `context` names the damage in a failure. */

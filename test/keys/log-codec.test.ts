@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { ByteWriter } from '../../src/keys/bytes.js'
 import { encodeLogEntry, readLogEntry } from '../../src/keys/log-codec.js'
 import type { LogRecord } from '../../src/keys/log-codec.js'
-import { STORE_FORMAT } from '../../src/keys/format-version.js'
+import { VALUE_VERSION } from '../../src/keys/format-version.js'
 import { idArb, symbolArb } from '../../src/testing/record-arbitraries.js'
 import { OTHER_VERSIONS, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
 
@@ -44,13 +44,13 @@ describe('log entries', () => {
 
   it('an entry with no records is the version byte alone', () => {
     const bytes = encodeLogEntry([])
-    expect([...bytes]).toEqual([STORE_FORMAT])
+    expect([...bytes]).toEqual([VALUE_VERSION])
     expect(read(bytes)).toEqual([])
   })
 
   it('has the documented layout: version | (symbol | timestamp u64 BE | id | value)*', () => {
     const record = { symbol: 'BTC', timestamp: 2 ** 32 + 7, id: 'é', value: Buffer.from([1, 2, 3]) }
-    const expectedBytes = new ByteWriter().byte(STORE_FORMAT).text('BTC').uint64(2 ** 32 + 7).text('é').sized(Buffer.from([1, 2, 3])).finish()
+    const expectedBytes = new ByteWriter().byte(VALUE_VERSION).text('BTC').uint64(2 ** 32 + 7).text('é').sized(Buffer.from([1, 2, 3])).finish()
     expect(encodeLogEntry([record])).toEqual(expectedBytes)
   })
 
@@ -88,7 +88,7 @@ describe('log entries', () => {
   })
 
   it('random bytes after the version: records or MalformedBytes, never another error (property)', () => {
-    const bytes = fc.uint8Array({ maxLength: 60 }).map((tail) => Buffer.concat([Buffer.from([STORE_FORMAT]), tail]))
+    const bytes = fc.uint8Array({ maxLength: 60 }).map((tail) => Buffer.concat([Buffer.from([VALUE_VERSION]), tail]))
     expectOnlyMalformed(bytes, read, 500)
   })
 })

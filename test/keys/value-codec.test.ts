@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { Packr } from 'msgpackr'
 import { describe, expect, it } from 'vitest'
 import { ByteWriter } from '../../src/keys/bytes.js'
-import { STORE_FORMAT } from '../../src/keys/format-version.js'
+import { VALUE_VERSION } from '../../src/keys/format-version.js'
 import { decodeValue, describePlace, encodeValue } from '../../src/keys/value-codec.js'
 import type { ValuePlace } from '../../src/keys/value-codec.js'
 import type { StoredRecord } from '../../src/records/stored-record.js'
@@ -278,7 +278,7 @@ describe('value codec: damaged bytes → PRICE_CORRUPT_VALUE naming the record',
   it('the layout built here is the one the codec reads', () => {
     const good = value(0, texts('sig', 'tx', 'v'), packr.pack([{ a: 1 }, null]))
     expect(decodeValue(good, 0, good.length, place, PROVIDER)).toMatchObject({ value: 1.5, signature: 'sig', permawebTx: 'tx', version: 'v', source: { a: 1 } })
-    expect(STORE_FORMAT).toBe(3)
+    expect(VALUE_VERSION).toBe(3)
   })
 
   it.each([0b100, 0b1000, 0x80, 0xff, 0b111])('unknown flags %i', (flags) => {

@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import { encodeChunkPart, readChunkPart, readCompactId } from '../../src/keys/chunk-codec.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
+import { ByteReader } from '../../src/keys/bytes.js'
 import { encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
 import { encodeLogEntry, readLogEntry } from '../../src/keys/log-codec.js'
 import type { LogRecord } from '../../src/keys/log-codec.js'
@@ -879,12 +880,12 @@ describe('the format version in meta', () => {
   for (const [value, what] of [['2', 'format "2"'], ['1', 'format "1"']] as const) {
     it(`${what} (an unreleased development version) → PRICE_UNSUPPORTED_FORMAT on open, saying how to rebuild; nothing written, nothing locked`, async () => {
       await withSmallStore(async (levels) => {
-        expect(await levels.meta.get('format')).toBe('3')
+        expect(await levels.meta.get('format')).toBe('4')
         await levels.meta.put('format', value)
       }, async (location) => {
         const error = await refused(location, 'PRICE_UNSUPPORTED_FORMAT')
         expect(error.message).toContain(JSON.stringify(value))
-        expect(error.message).toContain('3')
+        expect(error.message).toContain('versions 3 and 4')
         // How to rebuild: delete the directory and import the records again.
         expect(error.message).toMatch(/delete/i)
         expect(error.message).toMatch(/import/i)
@@ -893,7 +894,7 @@ describe('the format version in meta', () => {
   }
 
   for (const [value, what] of [['0', 'format "0"'], ['', 'an empty format'], ['3.0', 'format "3.0"'], ['99', 'format "99"'], [undefined, 'no format, with data']] as const) {
-    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "3" reads everything`, async () => {
+    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "4" reads everything`, async () => {
       await withSmallStore(async (levels) => {
         if (value === undefined) await levels.meta.del('format')
         else await levels.meta.put('format', value)
@@ -902,12 +903,39 @@ describe('the format version in meta', () => {
         if (value !== undefined && value !== '') expect(error.message).toContain(JSON.stringify(value))
         const db = new ClassicLevel(location)
         await db.open()
-        await sublevels(db).meta.put('format', '3')
+        await sublevels(db).meta.put('format', '4')
         await db.close()
         await answersInFull(location)
       })
     })
   }
+
+  it('format "3" (the release before delta parts) opens as format 4: its version key rewritten, version 3 heads entries read, every record there', async () => {
+    let rewritten = 0
+    await withSmallStore(async (levels) => {
+      // What format 3 wrote: the format key "3" and heads entries of version 3 (no delta count; none could exist).
+      await levels.meta.put('format', '3')
+      for (const [key, value] of await levels.heads.iterator().all()) {
+        const bytes = Buffer.from(value)
+        const reader = new ByteReader(bytes)
+        reader.byte()
+        reader.varint()
+        const afterCount = reader.offset
+        expect(reader.varint(), 'a store written whole has no delta part').toBe(0)
+        await levels.heads.put(key, Buffer.concat([Buffer.from([3]), bytes.subarray(1, afterCount), bytes.subarray(reader.offset)]))
+        rewritten++
+      }
+    }, async (location) => {
+      await answersInFull(location)
+      const db = new ClassicLevel(location)
+      await db.open()
+      expect(await sublevels(db).meta.get('format')).toBe('4')
+      await db.close()
+      // Opened again (now format 4, heads entries still version 3): the same.
+      await answersInFull(location)
+    })
+    expect(rewritten).toBeGreaterThan(0)
+  })
 })
 
 describe('the provider in meta', () => {

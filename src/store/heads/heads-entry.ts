@@ -1,42 +1,65 @@
 /**
  * One entry of the heads index (see heads-index.ts): made from an hour's
- * records when it is sealed, and read back as rows.
+ * records when it is sealed whole, from its heads when a delta part joins
+ * it, and read back as rows.
  */
 import { undecodable } from '../../keys/entry-errors.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
-import { encodeHeads, readHeads } from '../../keys/heads-codec.js'
+import { encodeHeads, readHeads, type ChunkSummary } from '../../keys/heads-codec.js'
 import { HEAD_MS, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
+import { compareTimeAndId } from '../../rules/compare-ids.js'
 import { Row } from '../read/row.js'
 
-/** The heads entry of an hour's records (ascending, none repeated). */
+/** The heads entry of an hour's records (ascending, none repeated), written whole: no delta parts. */
 export function headsEntryOf(period: number, records: readonly ChunkRecord[]): Buffer {
-  const heads: ChunkRecord[] = []
+  return encodeHeads(period * PERIOD_MS, { records: records.length, deltas: 0 }, headsOf(records))
+}
+
+/** The latest record of each ten-minute bucket of `records` (ascending), ascending. */
+export function headsOf<T extends { readonly timestamp: number }>(records: readonly T[]): T[] {
+  const heads: T[] = []
   for (let i = 0; i < records.length; i++) {
-    const record = records[i] as ChunkRecord
+    const record = records[i] as T
     const next = records[i + 1]
     if (next === undefined || Math.floor(next.timestamp / HEAD_MS) !== Math.floor(record.timestamp / HEAD_MS)) heads.push(record)
   }
-  return encodeHeads(period * PERIOD_MS, records.length, heads)
+  return heads
 }
 
-/** The heads of a sealed hour of one symbol as rows, ascending, with the hour's record count. */
-export type HeadRows = readonly Row[] & { readonly records: number }
+/** The heads of a sealed hour of one symbol as rows, ascending, with the chunk's record and delta counts. */
+export type HeadRows = readonly Row[] & ChunkSummary
 
 /**
  * The heads of an entry as rows (views into `bytes`), ascending, and the
- * chunk's record count.
+ * chunk's record and delta counts.
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
  */
 export function headRows(symbol: string, period: number, bytes: Buffer, provider: Provider): HeadRows {
   const rows: Row[] = []
   const entry = describeHeads(symbol, period)
   try {
-    const records = readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
+    const summary = readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
       rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, provider))
     })
-    return Object.assign(rows, { records })
+    return Object.assign(rows, summary)
   } catch (err) {
     throw undecodable(entry, err)
   }
+}
+
+/**
+ * The latest row of each ten-minute bucket of one period, from the sealed
+ * heads and the open rows (an open row wins a tie: it replaced the sealed one).
+ */
+export function combineHeads(sealed: readonly Row[], open: readonly Row[]): readonly Row[] {
+  if (open.length === 0) return sealed
+  const byBucket = new Map<number, Row>()
+  for (const head of sealed) byBucket.set(Math.floor(head.timestamp / HEAD_MS), head)
+  for (const row of open) {
+    const bucket = Math.floor(row.timestamp / HEAD_MS)
+    const held = byBucket.get(bucket)
+    if (held === undefined || compareTimeAndId(row, held) >= 0) byBucket.set(bucket, row)
+  }
+  return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
 }

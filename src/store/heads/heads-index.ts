@@ -11,7 +11,7 @@ import type { AbstractSnapshot } from 'abstract-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { readHeads, readHeadsCount } from '../../keys/heads-codec.js'
+import { encodeHeads, readHeads, readHeadsCount, type ChunkSummary } from '../../keys/heads-codec.js'
 import { PERIOD_MS, describeHeads, headsKey, headsRange, readHeadsPeriod, readHeadsSymbol } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { RootBatch } from '../db/root-batch.js'
@@ -60,7 +60,7 @@ export class HeadsIndex {
     const bytes = this.#level.getSync(headsKey(symbol, period)) as Buffer | undefined
     if (bytes === undefined) return 0
     try {
-      return readHeads(bytes, period * PERIOD_MS, () => {})
+      return readHeads(bytes, period * PERIOD_MS, () => {}).records
     } catch {
       return 0
     }
@@ -124,6 +124,17 @@ export class HeadsIndex {
   /** Puts the heads entry of the chunk of `symbol` in `period` holding `records` (ascending, none repeated) into `batch`; returns its heads as rows. */
   put(batch: RootBatch, symbol: string, period: number, records: readonly ChunkRecord[]): HeadRows {
     const entry = headsEntryOf(period, records)
+    batch.put(this.#prefix, headsKey(symbol, period), entry)
+    return headRows(symbol, period, entry, this.#provider)
+  }
+
+  /**
+   * Puts into `batch` the heads entry of a chunk that gains a delta part:
+   * `summary` its new record and delta counts, `heads` (ascending, one per
+   * ten-minute bucket) its new heads. Returns them as rows.
+   */
+  putSummary(batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[]): HeadRows {
+    const entry = encodeHeads(period * PERIOD_MS, summary, heads)
     batch.put(this.#prefix, headsKey(symbol, period), entry)
     return headRows(symbol, period, entry, this.#provider)
   }

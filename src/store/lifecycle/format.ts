@@ -1,6 +1,6 @@
 import type { AbstractLevel } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
-import { STORE_FORMAT } from '../../keys/format-version.js'
+import { STORE_FORMAT, UPGRADABLE_FORMATS } from '../../keys/format-version.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 
@@ -18,8 +18,10 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
  * Checks a database's format version and provider, or records them in a new
- * database. A store belongs to one provider: opening it as another would
- * relabel every stored record, so it is refused.
+ * database; a format 3 database of the right provider becomes format 4 (its
+ * version key rewritten: nothing else differs). A store belongs to one
+ * provider: opening it as another would relabel every stored record, so it
+ * is refused.
  * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`
  */
 export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, any, any>, provider: Provider): Promise<void> {
@@ -35,11 +37,12 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
     ] as never, TEXT as never)
     return
   }
-  if (format !== String(STORE_FORMAT)) {
+  const upgrade = UPGRADABLE_FORMATS.includes(format)
+  if (format !== String(STORE_FORMAT) && !upgrade) {
     const earlier = format === '1' || format === '2'
     throw new PriceStoreError(
       'PRICE_UNSUPPORTED_FORMAT',
-      `the database has format version ${JSON.stringify(format)}; this release reads version ${STORE_FORMAT} only` +
+      `the database has format version ${JSON.stringify(format)}; this release reads versions ${[...UPGRADABLE_FORMATS, STORE_FORMAT].join(' and ')}` +
         (earlier ? '. It was written by an unreleased development version: delete the directory and import the records again (price-store import)' : ''),
     )
   }
@@ -55,6 +58,8 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
       { details: { field: 'provider' } },
     )
   }
+  // A format 3 database is a format 4 one without delta parts: only its version changes (see keys/format-version.ts).
+  if (upgrade) await meta.put(FORMAT_KEY as never, String(STORE_FORMAT) as never, TEXT as never)
 }
 
 function parseProvider(text: string | undefined): Provider | undefined {

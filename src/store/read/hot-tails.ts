@@ -183,23 +183,40 @@ function merge(tail: Tail, written: readonly StoredRow[], perSymbol: number): Ta
     const rows = newestFirst.length >= perSymbol ? newestFirst.slice(0, perSymbol) : [...newestFirst, ...tail.rows.slice(0, perSymbol - newestFirst.length)]
     return { rows: Object.freeze(rows), complete: tail.complete && newestFirst.length + tail.rows.length <= perSymbol }
   }
+  // Otherwise one merge of the two newest-first lists, stopping at `perSymbol` rows.
   const oldest = tail.rows[tail.rows.length - 1]
-  const byKey = new Map<string, StoredRow>()
-  for (const row of tail.rows) byKey.set(keyOf(row), row)
-  for (const row of written) {
-    if (!tail.complete && oldest !== undefined && compareTimeAndId(row, oldest) < 0) continue
-    byKey.set(keyOf(row), row)
+  const incoming = lastOfEachKey(newestFirst)
+  const rows: StoredRow[] = []
+  let i = 0
+  let j = 0
+  while (rows.length < perSymbol && (i < tail.rows.length || j < incoming.length)) {
+    const held = tail.rows[i]
+    const row = incoming[j]
+    if (row !== undefined && !tail.complete && oldest !== undefined && compareTimeAndId(row, oldest) < 0) {
+      // Older than an incomplete tail's oldest row: not among the newest records, and neither is any after it.
+      j = incoming.length
+      continue
+    }
+    const order = row === undefined ? -1 : held === undefined ? 1 : compareTimeAndId(row, held)
+    if (order >= 0) rows.push(row as StoredRow), j++
+    else rows.push(held as StoredRow)
+    if (order <= 0) i++
   }
-  const rows = [...byKey.values()].sort((a, b) => compareTimeAndId(b, a))
-  return { rows: Object.freeze(rows.slice(0, perSymbol)), complete: tail.complete && rows.length <= perSymbol }
+  return { rows: Object.freeze(rows), complete: tail.complete && i === tail.rows.length && j === incoming.length }
+}
+
+/** Sorted rows (newest first, equal keys in write order) with only the last written row of each key. */
+function lastOfEachKey(sorted: readonly StoredRow[]): StoredRow[] {
+  const unique: StoredRow[] = []
+  for (let i = 0; i < sorted.length; i++) {
+    const next = sorted[i + 1]
+    if (next === undefined || compareTimeAndId(sorted[i] as StoredRow, next) !== 0) unique.push(sorted[i] as StoredRow)
+  }
+  return unique
 }
 
 /** Whether sorted rows hold the same key twice (a batch may rewrite a record it also writes). */
 function hasRepeatedKey(sorted: readonly StoredRow[]): boolean {
   for (let i = 1; i < sorted.length; i++) if (compareTimeAndId(sorted[i - 1] as StoredRow, sorted[i] as StoredRow) === 0) return true
   return false
-}
-
-function keyOf(row: StoredRow): string {
-  return `${row.timestamp}\u0000${row.id}`
 }

@@ -31,6 +31,7 @@ export class OpenArea {
   readonly #bySymbol: ReadonlyMap<string, readonly number[]>
   /** Bytes of log entries held: what sealing frees. */
   readonly bytes: number
+  #sorted: readonly number[] | undefined
 
   private constructor(periods: ReadonlyMap<number, OpenPeriod>, bySymbol: ReadonlyMap<string, readonly number[]>, bytes: number) {
     this.#periods = periods
@@ -48,9 +49,10 @@ export class OpenArea {
     return this.#bySymbol.get(symbol) ?? NO_PERIODS
   }
 
-  /** Every period with open rows, ascending. */
-  periods(): number[] {
-    return [...this.#periods.keys()].sort((a, b) => a - b)
+  /** Every period with open rows, ascending (sorted once per area: sealing asks after every batch). */
+  periods(): readonly number[] {
+    this.#sorted ??= Object.freeze([...this.#periods.keys()].sort((a, b) => a - b))
+    return this.#sorted
   }
 
   /** The rows of a period by symbol, and the log entries holding them. */
@@ -82,19 +84,28 @@ export class OpenArea {
     return new OpenArea(periods, bySymbol, bytes)
   }
 
-  /** The area without a period, once it is sealed. */
-  withoutPeriod(period: number): OpenArea {
-    const held = this.#periods.get(period)
-    if (held === undefined) return this
+  /** The area without some periods, once they are sealed (one copy of the maps however many). */
+  withoutPeriods(gone: readonly number[]): OpenArea {
     const periods = new Map(this.#periods)
-    periods.delete(period)
     const bySymbol = new Map(this.#bySymbol)
-    for (const symbol of held.symbols.keys()) {
-      const left = (bySymbol.get(symbol) ?? NO_PERIODS).filter((p) => p !== period)
-      if (left.length === 0) bySymbol.delete(symbol)
-      else bySymbol.set(symbol, left)
+    const dropped = new Set<number>()
+    const touched = new Set<string>()
+    let bytes = this.bytes
+    for (const period of gone) {
+      const held = periods.get(period)
+      if (held === undefined) continue
+      periods.delete(period)
+      dropped.add(period)
+      bytes -= held.bytes
+      for (const symbol of held.symbols.keys()) touched.add(symbol)
     }
-    return new OpenArea(periods, bySymbol, this.bytes - held.bytes)
+    if (dropped.size === 0) return this
+    for (const symbol of touched) {
+      const left = (bySymbol.get(symbol) ?? NO_PERIODS).filter((p) => !dropped.has(p))
+      if (left.length === 0) bySymbol.delete(symbol)
+      else bySymbol.set(symbol, Object.freeze(left))
+    }
+    return new OpenArea(periods, bySymbol, bytes)
   }
 }
 

@@ -20,11 +20,13 @@
  * 2. a view takes its snapshot and captures the open area in one
  *    synchronous step, so its snapshot is never older than its open area
  *    (the hot tails are captured apart, whole, in one step of their own);
- * 3. a view reads the caches only while no seal has committed since its
- *    capture, counted by {@link ReadState}'s one version counter: caches
- *    hold sealed data as of the last commit, and a chunk they list may not
- *    be in an older snapshot. (A seal under way changes nothing yet.)
- *    Otherwise it reads its snapshot alone;
+ * 3. a view reads the caches only when no seal was under way at its
+ *    capture and none has committed since, counted by {@link ReadState}'s
+ *    one version counter: caches hold sealed data as of the last commit, and
+ *    a chunk they list may not be in an older snapshot, while a snapshot
+ *    taken during a seal may already hold it (a heads entry's delta count
+ *    must match the chunk parts read with it). Otherwise it reads its
+ *    snapshot alone;
  * 4. a view may put what it read from its snapshot into a cache only when
  *    no seal has committed or been under way since its capture (its
  *    snapshot may hold a seal its open area does not know of). Otherwise a
@@ -159,23 +161,25 @@ export class ReadState implements ViewCaches {
   }
 
   /**
-   * Takes in a committed seal step of `period`: the caches hold the new
-   * chunks' heads and drop their old chunks. The open area keeps the hour's
-   * rows until {@link ReadState.applySealEnd}; readers merge both.
+   * Takes in a committed seal step: the caches hold the new chunks' heads
+   * (by hour, then symbol) and drop their old chunks. The open area keeps
+   * the hours' rows until {@link ReadState.applySealEnd}; readers merge both.
    */
-  applySealStep(period: number, heads: ReadonlyMap<string, HeadRows>): void {
-    for (const [symbol, rows] of heads) {
-      const key = cacheKey(symbol, period)
-      this.#chunks.delete(key)
-      if (this.#heads.has(key)) this.#heads.set(key, rows)
+  applySealStep(heads: ReadonlyMap<number, ReadonlyMap<string, HeadRows>>): void {
+    for (const [period, bySymbol] of heads) {
+      for (const [symbol, rows] of bySymbol) {
+        const key = cacheKey(symbol, period)
+        this.#chunks.delete(key)
+        if (this.#heads.has(key)) this.#heads.set(key, rows)
+      }
     }
     this.#version++
     this.#sealing = false
   }
 
-  /** Takes in the committed end of a seal: the hour's log entries are gone, and so are its open rows. */
-  applySealEnd(period: number): void {
-    this.#open = this.#open.withoutPeriod(period)
+  /** Takes in the committed end of the seal of some periods: their log entries are gone, and so are their open rows. */
+  applySealEnd(periods: readonly number[]): void {
+    this.#open = this.#open.withoutPeriods(periods)
   }
 
   /**

@@ -10,16 +10,15 @@ import type { SampleRange, ScanOptions, ScanSource } from '../../engine/scan-sou
 import { bucketOf, nestsOn } from '../../engine/grid.js'
 import { readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { HEAD_MS, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
-import { compareTimeAndId } from '../../rules/compare-ids.js'
+import { DELTA_PART, HEAD_MS, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
-import type { HeadRows } from '../heads/heads-entry.js'
+import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import { mergeRows } from './open-area.js'
 import type { OpenArea } from './open-area.js'
 import type { Row } from './row.js'
-import { RowArray, SealedChunk, allRows, firstAfter, firstAtOrAfter } from './row-list.js'
+import { RowArray, SealedChunk, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
 import type { RowList } from './row-list.js'
 
 /** What a view reads from the disk: the chunks, and the heads index. */
@@ -174,6 +173,15 @@ export class ReadView implements ScanSource {
   /** The hours in `lo..hi` holding records of `symbol` (sealed or open), ascending. */
   hoursOf(symbol: string, lo: number, hi: number): AsyncGenerator<number> {
     return this.#periods(symbol, lo, hi, false)
+  }
+
+  /**
+   * The sealed part of `symbol`'s `period`, as sealing extends it: its heads
+   * entry and its chunk (not cached), or `undefined` when it has none.
+   */
+  sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly chunk: RowList } | undefined {
+    const heads = this.#headsOf(symbol, period)
+    return heads === null ? undefined : { heads, chunk: this.#chunk(symbol, period, false) }
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
@@ -338,24 +346,27 @@ export class ReadView implements ScanSource {
   /** The heads of the chunk of `symbol` in `period`, or `null` when there is none. */
   #headsOf(symbol: string, period: number): PeriodHeads {
     const key = cacheKey(symbol, period)
-    const cached = this.#caches.cachedHeads(key, this.#version)
+    // Taken while a seal was under way, the snapshot may hold it already and the caches not: read the snapshot alone (rule 3).
+    const cached = this.#sealing ? undefined : this.#caches.cachedHeads(key, this.#version)
     if (cached !== undefined) return cached
     const heads = this.#sources.heads.read(symbol, period, this.#pin)
     this.#caches.installHeads(key, heads, this.#version, this.#sealing)
     return heads
   }
 
-  /** The chunk of `symbol` in `period`, all parts. */
+  /** The chunk of `symbol` in `period`, all parts (base and delta). */
   #chunk(symbol: string, period: number, install: boolean): SealedChunk {
     const key = cacheKey(symbol, period)
-    const cached = this.#caches.cachedChunk(key, this.#version)
+    const cached = this.#sealing ? undefined : this.#caches.cachedChunk(key, this.#version)
     if (cached !== undefined) return cached
     const first = this.#part(symbol, period, 0)
+    const deltas = this.#headsOf(symbol, period)?.deltas ?? 0
     let chunk: SealedChunk
     try {
       const parts = [first]
       for (let part = 1, count = readPartCount(first); part < count; part++) parts.push(this.#part(symbol, period, part))
-      chunk = new SealedChunk(symbol, period, parts, this.#caches.provider)
+      for (let delta = 0; delta < deltas; delta++) parts.push(this.#part(symbol, period, DELTA_PART + delta))
+      chunk = new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
     } catch (err) {
       if (err instanceof PriceStoreError) throw err
       throw undecodable(describeChunk(period, symbol, 0), err)
@@ -372,31 +383,6 @@ export class ReadView implements ScanSource {
     }
     return bytes
   }
-}
-
-/**
- * The latest row of each ten-minute bucket of one period, from the sealed
- * heads and the open rows (an open row wins a tie: it replaced the sealed one).
- */
-function combineHeads(sealed: readonly Row[], open: readonly Row[]): readonly Row[] {
-  if (open.length === 0) return sealed
-  const byBucket = new Map<number, Row>()
-  for (const head of sealed) byBucket.set(Math.floor(head.timestamp / HEAD_MS), head)
-  for (const row of open) {
-    const bucket = Math.floor(row.timestamp / HEAD_MS)
-    const held = byBucket.get(bucket)
-    if (held === undefined || compareTimeAndId(row, held) >= 0) byBucket.set(bucket, row)
-  }
-  return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row)
-}
-
-/** The row of `list` with this timestamp and id, if any. */
-function findRow(list: RowList, timestamp: number, id: string): Row | undefined {
-  for (let i = firstAtOrAfter(list, timestamp); i < list.length && list.timestampAt(i) === timestamp; i++) {
-    const row = list.rowAt(i)
-    if (row.id === id) return row
-  }
-  return undefined
 }
 
 /** The key of a chunk's entries in the caches. */

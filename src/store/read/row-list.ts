@@ -1,7 +1,8 @@
 import { MalformedBytes } from '../../keys/bytes.js'
-import { COLUMN_FIELDS, parseChunkPart, readCompactId } from '../../keys/chunk-codec.js'
+import { COLUMN_FIELDS, MAX_PART_RECORDS, parseChunkPart, readCompactId } from '../../keys/chunk-codec.js'
 import type { ChunkColumn } from '../../keys/chunk-codec.js'
-import { PERIOD_MS, describeChunk } from '../../keys/key-layout.js'
+import { DELTA_PART, PERIOD_MS, describeChunk } from '../../keys/key-layout.js'
+import { compareIds } from '../../rules/compare-ids.js'
 import type { Provider } from '../../types.js'
 import { Row } from './row.js'
 
@@ -40,6 +41,11 @@ const MIN_ROW_WEIGHT = 64
  * A sealed chunk (all its parts) as read: each part's column parsed into
  * typed arrays, each row built on first use. Reading one record of an hour
  * (an as-of query, a range's edge) costs one row, not the hour's.
+ *
+ * A chunk with delta parts (records that reached the hour after it was
+ * sealed) lists its records through a merged order: the base parts' records
+ * with each delta part's merged over them in turn, a later part's record
+ * replacing an earlier one with the same timestamp and id.
  */
 export class SealedChunk implements RowList {
   readonly length: number
@@ -50,36 +56,50 @@ export class SealedChunk implements RowList {
   readonly #parts: readonly Buffer[]
   readonly #columns: readonly ChunkColumn[]
   readonly #entries: readonly (() => string)[]
-  /** Every record's timestamp, all parts in order (the one part's own array when there is one). */
+  /** Every record's timestamp, in order (the one part's own array when there is one and no delta). */
   readonly #timestamps: Float64Array
+  /** With delta parts: each record's {@link PartRef}, in order. */
+  readonly #order: Float64Array | undefined
   readonly #rows: (Row | undefined)[]
 
   /**
+   * @param parts the base parts, in order, then the `deltas` delta parts, oldest first
    * @throws MalformedBytes when a part does not parse or its records are out of order
    */
-  constructor(symbol: string, period: number, parts: readonly Buffer[], provider: Provider) {
+  constructor(symbol: string, period: number, parts: readonly Buffer[], provider: Provider, deltas = 0) {
     this.#symbol = symbol
     this.#provider = provider
     this.#parts = parts
-    this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part))
+    const baseParts = parts.length - deltas
+    this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part < baseParts ? part : DELTA_PART + part - baseParts))
     this.#columns = parts.map((bytes) => parseChunkPart(bytes, period * PERIOD_MS))
-    const count = this.#columns.reduce((sum, column) => sum + column.count, 0)
-    let timestamps = (this.#columns[0] as ChunkColumn).timestamps
-    if (this.#columns.length > 1) {
-      timestamps = new Float64Array(count)
-      let at = 0
-      for (const column of this.#columns) {
-        timestamps.set(column.timestamps, at)
-        at += column.count
+    for (const column of this.#columns) checkAscending(column.timestamps, column.count)
+    if (deltas === 0) {
+      const count = this.#columns.reduce((sum, column) => sum + column.count, 0)
+      let timestamps = (this.#columns[0] as ChunkColumn).timestamps
+      if (this.#columns.length > 1) {
+        timestamps = new Float64Array(count)
+        let at = 0
+        for (const column of this.#columns) {
+          timestamps.set(column.timestamps, at)
+          at += column.count
+        }
+        checkAscending(timestamps, count)
       }
+      this.#timestamps = timestamps
+      this.#order = undefined
+    } else {
+      const base = refsOf(this.#columns, 0, baseParts)
+      if (baseParts > 1) checkAscending(base.map((ref) => this.#timestampOf(ref)), base.length)
+      let newer: number[] = []
+      for (let part = baseParts; part < parts.length; part++) newer = this.#merge(newer, refsOf(this.#columns, part, part + 1))
+      const order = Float64Array.from(this.#merge(base, newer))
+      this.#order = order
+      this.#timestamps = order.map((ref) => this.#timestampOf(ref))
     }
-    for (let i = 1; i < count; i++) {
-      if ((timestamps[i] as number) < (timestamps[i - 1] as number)) throw new MalformedBytes(`record ${i} is older than the one before`)
-    }
-    this.length = count
-    this.#timestamps = timestamps
-    this.#rows = new Array(count)
-    this.weight = parts.reduce((sum, part) => sum + part.length, 0) + count * MIN_ROW_WEIGHT
+    this.length = this.#timestamps.length
+    this.#rows = new Array(this.length)
+    this.weight = parts.reduce((sum, part) => sum + part.length, 0) + this.length * MIN_ROW_WEIGHT
   }
 
   timestampAt(index: number): number {
@@ -91,7 +111,13 @@ export class SealedChunk implements RowList {
     if (row === undefined) {
       let part = 0
       let local = index
-      while (local >= (this.#columns[part] as ChunkColumn).count) local -= (this.#columns[part++] as ChunkColumn).count
+      if (this.#order !== undefined) {
+        const ref = this.#order[index] as number
+        part = partOf(ref)
+        local = ref - part * PART_SPAN
+      } else {
+        while (local >= (this.#columns[part] as ChunkColumn).count) local -= (this.#columns[part++] as ChunkColumn).count
+      }
       const { fields } = this.#columns[part] as ChunkColumn
       const at = local * COLUMN_FIELDS
       row = new Row(this.#symbol, this.#timestamps[index] as number, this.#parts[part] as Buffer, fields[at] as number,
@@ -101,6 +127,65 @@ export class SealedChunk implements RowList {
     }
     return row
   }
+
+  #timestampOf(ref: number): number {
+    const part = partOf(ref)
+    return (this.#columns[part] as ChunkColumn).timestamps[ref - part * PART_SPAN] as number
+  }
+
+  #idOf(ref: number): string {
+    const part = partOf(ref)
+    const { fields } = this.#columns[part] as ChunkColumn
+    const at = (ref - part * PART_SPAN) * COLUMN_FIELDS
+    const bytes = this.#parts[part] as Buffer
+    return fields[at + 2] === 1 ? readCompactId(bytes, fields[at] as number) : bytes.toString('utf8', fields[at] as number, fields[at + 1] as number)
+  }
+
+  /** Two ascending lists of refs as one; a record of `newer` replaces one of `older` with the same timestamp and id. */
+  #merge(older: readonly number[], newer: readonly number[]): number[] {
+    if (older.length === 0) return [...newer]
+    const out: number[] = []
+    let i = 0
+    let j = 0
+    while (i < older.length && j < newer.length) {
+      const a = older[i] as number
+      const b = newer[j] as number
+      const order = this.#timestampOf(a) - this.#timestampOf(b) || compareIds(this.#idOf(a), this.#idOf(b))
+      if (order < 0) out.push(a), i++
+      else if (order > 0) out.push(b), j++
+      else out.push(b), i++, j++
+    }
+    while (i < older.length) out.push(older[i++] as number)
+    while (j < newer.length) out.push(newer[j++] as number)
+    return out
+  }
+}
+
+/**
+ * A record's place in a chunk: `part × PART_SPAN + index in the part` (a
+ * part holds at most {@link MAX_PART_RECORDS} records).
+ */
+const PART_SPAN = MAX_PART_RECORDS
+
+function partOf(ref: number): number {
+  return Math.floor(ref / PART_SPAN)
+}
+
+/** The refs of every record of parts `first..end-1`, in order. */
+function refsOf(columns: readonly ChunkColumn[], first: number, end: number): number[] {
+  const refs: number[] = []
+  for (let part = first; part < end; part++) {
+    const count = (columns[part] as ChunkColumn).count
+    for (let i = 0; i < count; i++) refs.push(part * PART_SPAN + i)
+  }
+  return refs
+}
+
+/** @throws MalformedBytes when a timestamp is older than the one before */
+function checkAscending(timestamps: ArrayLike<number>, count: number): void {
+  for (let i = 1; i < count; i++) {
+    if ((timestamps[i] as number) < (timestamps[i - 1] as number)) throw new MalformedBytes(`record ${i} is older than the one before`)
+  }
 }
 
 /** Every row of a list, built. */
@@ -108,6 +193,15 @@ export function allRows(list: RowList): Row[] {
   const rows = new Array<Row>(list.length)
   for (let i = 0; i < list.length; i++) rows[i] = list.rowAt(i)
   return rows
+}
+
+/** The row of `list` with this timestamp and id, if any. */
+export function findRow(list: RowList, timestamp: number, id: string): Row | undefined {
+  for (let i = firstAtOrAfter(list, timestamp); i < list.length && list.timestampAt(i) === timestamp; i++) {
+    const row = list.rowAt(i)
+    if (row.id === id) return row
+  }
+  return undefined
 }
 
 /** The index of the first row at or after `timestamp`. */

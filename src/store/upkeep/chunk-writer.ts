@@ -1,10 +1,11 @@
 import { MAX_PART_RECORDS, encodeChunkPart } from '../../keys/chunk-codec.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
-import { PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
+import { DELTA_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
 import type { RootBatch } from '../db/root-batch.js'
-import type { HeadRows } from '../heads/heads-entry.js'
+import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import type { Row } from '../read/row.js'
+import { findRow, type RowList } from '../read/row-list.js'
 
 /** Where a chunk goes: its parts under the chunks prefix, its heads entry into the heads index. */
 export interface ChunkTargets {
@@ -12,15 +13,29 @@ export interface ChunkTargets {
   readonly heads: HeadsIndex
 }
 
+/** A sealed hour of one symbol as it stands: its heads entry and its records (delta parts merged in). */
+export interface SealedPeriod {
+  readonly heads: HeadRows
+  readonly chunk: RowList
+}
+
+/** What a chunk write put into the batch: the new heads as rows and the bytes of the parts written. */
+export interface ChunkWrite {
+  readonly heads: HeadRows
+  readonly bytes: number
+}
+
 /**
  * Puts the chunk parts and heads entry of `symbol` in `period` holding
- * `rows` (ascending, none repeated, at least one) into `batch`: what
- * sealing writes, and what a prune writes for the hour it cuts in two.
- * Returns the heads as rows, the chunk's bytes and its part count.
+ * `rows` (ascending, none repeated, at least one) into `batch`, and the
+ * deletion of the chunk's `oldDeltas` delta parts, now merged in: what
+ * sealing writes when it rewrites an hour whole, and what a prune writes for
+ * the hour it cuts in two. Returns the heads as rows, the chunk's bytes and
+ * its part count.
  */
 export function putChunk(
-  batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, rows: readonly Row[],
-): { heads: HeadRows; bytes: number; parts: number } {
+  batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, rows: readonly Row[], oldDeltas = 0,
+): ChunkWrite & { parts: number } {
   const records = rows.map(toChunkRecord)
   const parts = Math.ceil(records.length / MAX_PART_RECORDS)
   let bytes = 0
@@ -29,7 +44,39 @@ export function putChunk(
     batch.put(targets.chunksPrefix, chunkKey(period, symbol, part), value)
     bytes += value.length
   }
+  for (let delta = 0; delta < oldDeltas; delta++) batch.del(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + delta))
   return { heads: targets.heads.put(batch, symbol, period, records), bytes, parts }
+}
+
+/**
+ * Whether `rows` (open rows of a sealed hour) join its chunk as a delta
+ * part rather than by rewriting it: while the chunk has fewer than
+ * {@link MAX_DELTA_PARTS} and the rows are at most a quarter of its
+ * records. So a late record or a rewrite costs about its own bytes, and a
+ * chunk is rewritten only after deltas or a write of its own size, which
+ * keeps every record's writes a bounded multiple of its size.
+ */
+export function joinsAsDelta(sealed: SealedPeriod, rows: number): boolean {
+  return sealed.heads.deltas < MAX_DELTA_PARTS && rows <= MAX_PART_RECORDS && rows * 4 <= sealed.heads.records
+}
+
+/**
+ * Puts a delta part of `symbol` in `period` holding `rows` (ascending, none
+ * repeated, at least one) and the chunk's new heads entry into `batch`. A
+ * row replaces a sealed record with the same timestamp and id (readers
+ * merge later parts over earlier ones); the record count grows by the rows
+ * that replace none.
+ */
+export function putDelta(
+  batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, sealed: SealedPeriod, rows: readonly Row[],
+): ChunkWrite {
+  const value = encodeChunkPart(period * PERIOD_MS, 1, rows.map(toChunkRecord))
+  batch.put(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + sealed.heads.deltas), value)
+  let added = 0
+  for (const row of rows) if (findRow(sealed.chunk, row.timestamp, row.id) === undefined) added++
+  const summary = { records: sealed.heads.records + added, deltas: sealed.heads.deltas + 1 }
+  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord))
+  return { heads, bytes: value.length }
 }
 
 /** A row's stored parts, with its id as UTF-8. */

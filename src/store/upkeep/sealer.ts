@@ -2,15 +2,20 @@
  * Sealing: moving closed hours from the log (and the open area) into
  * chunks and heads entries, in the store's write queue.
  *
- * An hour is sealed in steps, each one atomic LevelDB write holding the new
- * chunks and heads entries of a few of its symbols (an hour's existing chunk
- * is read and the open rows merged in: an open row replaces a sealed one
- * with the same timestamp and id). The open area keeps the hour's rows until
- * a last step deletes the hour's log entries; meanwhile readers merge both
- * and see each record once. A crash between steps leaves the log entries, so
- * reopening replays them and sealing runs again: writing the same chunks
- * twice is harmless. Steps run for at most {@link SLICE_MS} per turn of the
- * write queue, so a batch never waits long behind a seal.
+ * Hours are sealed in steps, each one atomic LevelDB write of up to
+ * {@link STEP_BYTES} of chunks: the symbols of one hour or of several
+ * (oldest first), and the deletion of the log entries of each hour whose
+ * last symbol it holds. A symbol's open rows join an hour sealed before as
+ * a delta part when they are few (see chunk-writer.ts); otherwise the
+ * hour's chunk is read, the open rows merged in (an open row replaces a
+ * sealed one with the same timestamp and id) and written whole. The open
+ * area keeps an hour's rows until the write deleting its log entries
+ * commits; meanwhile readers merge both and see each record once. A crash
+ * between steps leaves the log entries, so reopening replays them and
+ * sealing runs again: writing the same chunks twice is harmless, and a
+ * delta part written twice holds the same rows. Steps run for at most
+ * {@link SLICE_MS} per turn of the write queue, so a batch never waits long
+ * behind a seal.
  */
 import type { AbstractLevel } from 'abstract-level'
 import { HEAD_MS, PERIOD_MS } from '../../keys/key-layout.js'
@@ -18,7 +23,10 @@ import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { HeadRows } from '../heads/heads-entry.js'
 import type { ReadState } from '../read/read-state.js'
-import { putChunk, type ChunkTargets } from './chunk-writer.js'
+import { mergeRows } from '../read/open-area.js'
+import type { ReadView } from '../read/read-view.js'
+import { allRows } from '../read/row-list.js'
+import { joinsAsDelta, putChunk, putDelta, type ChunkTargets, type ChunkWrite } from './chunk-writer.js'
 
 /**
  * An hour is due once a record this far past its end has been written, so
@@ -49,12 +57,25 @@ interface SealTask {
   readonly logEntries: number
 }
 
+/** What one seal step puts in its atomic write, to take in once it commits. */
+interface StepWrites {
+  readonly batch: RootBatch
+  /** The new heads of each symbol written, by hour. */
+  readonly heads: Map<number, Map<string, HeadRows>>
+  /** Hours whose log entries the write deletes, with how many it deletes. */
+  readonly ended: Map<number, number>
+  bytes: number
+}
+
 /** Seals due hours, a slice of work at a time. */
 export class Sealer {
   readonly #context: SealerContext
+  /** An hour too large for one step, left half written by the last one. */
   #task: SealTask | undefined
   /** The newest timestamp written: hours that ended well before it are due. */
   #horizon = 0
+  /** The step running now: steps never overlap, whoever calls them (a seal turn, a prune, `close()`). */
+  #running: Promise<void> = Promise.resolve()
 
   constructor(context: SealerContext) {
     this.#context = context
@@ -82,9 +103,9 @@ export class Sealer {
    */
   async runDue(): Promise<boolean> {
     const deadline = performance.now() + SLICE_MS
-    while (this.#task !== undefined || this.#duePeriod() !== undefined) {
+    while (this.#task !== undefined || this.#isDue(this.#context.state.open.periods()[0], undefined, this.#context.state.open.bytes)) {
       if (performance.now() > deadline) return true
-      await this.#step()
+      await this.#step(undefined)
     }
     return false
   }
@@ -101,77 +122,124 @@ export class Sealer {
    * @throws PriceStoreError when the step's write fails (its rows stay open)
    */
   async stepThrough(last: number): Promise<boolean> {
-    if (this.#task === undefined) {
-      const oldest = this.#context.state.open.periods()[0]
-      if (oldest === undefined || oldest > last) return false
-      this.#begin(oldest)
-    }
-    await this.#step()
+    const oldest = this.#context.state.open.periods()[0]
+    if (this.#task === undefined && (oldest === undefined || oldest > last)) return false
+    await this.#step(last)
     return true
   }
 
-  /** The oldest open hour if it is due: over for {@link SEAL_GRACE_MS}, or the open area is over its budget. */
-  #duePeriod(): number | undefined {
-    const open = this.#context.state.open
-    const oldest = open.periods()[0]
-    if (oldest === undefined) return undefined
-    return (oldest + 1) * PERIOD_MS + SEAL_GRACE_MS <= this.#horizon || open.bytes > this.#context.openBytes ? oldest : undefined
+  /**
+   * Whether `period` (an open hour, oldest first) is to be sealed now: up to
+   * `last` when given; else once over for {@link SEAL_GRACE_MS}, or while
+   * the open area is over its budget.
+   */
+  #isDue(period: number | undefined, last: number | undefined, openBytes: number): boolean {
+    if (period === undefined) return false
+    if (last !== undefined) return period <= last
+    return (period + 1) * PERIOD_MS + SEAL_GRACE_MS <= this.#horizon || openBytes > this.#context.openBytes
   }
 
   #begin(period: number): SealTask {
     const held = this.#context.state.open.period(period)
-    this.#task = { period, symbols: [...(held?.symbols.keys() ?? [])].reverse(), logEntries: held?.logKeys.length ?? 0 }
-    return this.#task
+    return { period, symbols: [...(held?.symbols.keys() ?? [])].reverse(), logEntries: held?.logKeys.length ?? 0 }
   }
 
-  /** One atomic write: chunks of some symbols of the hour, or, once all are written, the deletion of its log entries. */
-  async #step(): Promise<void> {
-    const { state, targets, logPrefix } = this.#context
-    const task = this.#task ?? this.#begin(this.#duePeriod() as number)
-    const held = state.open.period(task.period)
-    if (held === undefined) {
-      this.#task = undefined
-      return
+  /**
+   * One atomic write of up to {@link STEP_BYTES} of chunks: the hour under
+   * way, then due hours oldest first, each hour's log entries deleted in the
+   * write that holds its last chunks. Small hours (late records, a backfill)
+   * share one write, so a batch touching many hours costs a few writes, not
+   * two an hour.
+   */
+  async #step(last: number | undefined): Promise<void> {
+    const before = this.#running
+    let done = (): void => {}
+    this.#running = new Promise((resolve) => (done = resolve))
+    try {
+      await before
+      await this.#stepAlone(last)
+    } finally {
+      done()
     }
-    const batch = new RootBatch()
-    if (task.symbols.length === 0) {
-      if (held.logKeys.length !== task.logEntries) {
-        // Records for this hour arrived while it was sealed: seal it again, with them.
-        this.#begin(task.period)
-        return
-      }
-      for (const key of held.logKeys) batch.del(logPrefix, key)
-      await this.#commit(batch, () => state.applySealEnd(task.period))
-      this.#task = undefined
-      return
-    }
-    const heads = new Map<string, HeadRows>()
+  }
+
+  async #stepAlone(last: number | undefined): Promise<void> {
+    const { state } = this.#context
+    const open = state.open
+    const periods = open.periods()
+    const step: StepWrites = { batch: new RootBatch(), heads: new Map(), ended: new Map(), bytes: 0 }
+    let task = this.#task
+    let next = 0
+    let openBytes = open.bytes
     const view = state.view()
     try {
-      let bytes = 0
-      while (bytes < STEP_BYTES && task.symbols.length > 0) {
-        // The sealed rows with the open ones merged in.
-        const symbol = task.symbols.pop() as string
-        const written = putChunk(batch, targets, task.period, symbol, view.periodRows(symbol, task.period))
-        heads.set(symbol, written.heads)
-        bytes += written.bytes
+      while (step.bytes < STEP_BYTES) {
+        if (task === undefined) {
+          while (next < periods.length && (step.heads.has(periods[next] as number) || step.ended.has(periods[next] as number))) next++
+          if (!this.#isDue(periods[next], last, openBytes)) break
+          task = this.#begin(periods[next++] as number)
+        }
+        const held = open.period(task.period)
+        if (held === undefined) {
+          task = undefined
+          continue
+        }
+        if (task.symbols.length === 0) {
+          if (held.logKeys.length !== task.logEntries) {
+            // Records for this hour arrived since it began, in an earlier step: seal it again, with them (in this step if it wrote none of it).
+            if (step.heads.has(task.period)) break
+            task = this.#begin(task.period)
+            continue
+          }
+          for (const key of held.logKeys) step.batch.del(this.#context.logPrefix, key)
+          step.ended.set(task.period, held.logKeys.length)
+          openBytes -= held.bytes
+          task = undefined
+          continue
+        }
+        this.#writeSymbols(step, view, task)
       }
     } finally {
       await view.close()
     }
+    this.#task = task
+    if (step.batch.length === 0) return
     state.beginSeal()
-    await this.#commit(batch, () => state.applySealStep(task.period, heads))
-  }
-
-  async #commit(batch: RootBatch, apply: () => void): Promise<void> {
     try {
-      await batch.write(this.#context.db, this.#context.sync)
+      await step.batch.write(this.#context.db, this.#context.sync)
     } catch (err) {
-      // The hour's rows stay open, so nothing is lost; the step runs again on a later turn.
+      // The hours' rows stay open, so nothing is lost; they are sealed again on a later turn.
       this.#task = undefined
-      this.#context.state.writeFailed()
+      state.writeFailed()
       throw toStorageError(err, 'seal an hour of records')
     }
-    apply()
+    state.applySealStep(step.heads)
+    // An hour that took a batch while the write ran keeps its rows open (the log entries it added are not deleted); it is sealed again.
+    state.applySealEnd([...step.ended].filter(([period, entries]) => state.open.period(period)?.logKeys.length === entries).map(([period]) => period))
   }
+
+  /** Writes the chunks of the task's symbols into the step until it is full or the hour's symbols are done. */
+  #writeSymbols(step: StepWrites, view: ReadView, task: SealTask): void {
+    let heads = step.heads.get(task.period)
+    if (heads === undefined) step.heads.set(task.period, (heads = new Map()))
+    while (step.bytes < STEP_BYTES && task.symbols.length > 0) {
+      const symbol = task.symbols.pop() as string
+      const written = sealSymbol(step.batch, this.#context.targets, view, task.period, symbol)
+      heads.set(symbol, written.heads)
+      step.bytes += written.bytes
+    }
+  }
+}
+
+/**
+ * Puts the seal of one symbol's open rows in `period` into `batch`: a delta
+ * part when the hour is sealed already and they are few enough
+ * ({@link joinsAsDelta}), else the whole chunk rewritten with them merged in.
+ */
+function sealSymbol(batch: RootBatch, targets: ChunkTargets, view: ReadView, period: number, symbol: string): ChunkWrite {
+  const sealed = view.sealedPeriod(symbol, period)
+  const open = view.openArea.rows(symbol, period)
+  if (sealed !== undefined && open.length > 0 && joinsAsDelta(sealed, open.length)) return putDelta(batch, targets, period, symbol, sealed, open)
+  const rows = sealed === undefined ? open : mergeRows(allRows(sealed.chunk), open)
+  return putChunk(batch, targets, period, symbol, rows, sealed?.heads.deltas ?? 0)
 }

@@ -37,7 +37,7 @@ export class Upkeep {
     const { queue, sealer, life } = this.#context
     queue.run(async () => {
       // A failed step leaves its rows open (readers still see them); it runs again after the next batch.
-      if (life.status !== 'closed' && (await sealer.runDue())) this.enqueueSeal()
+      if (life.status === 'open' && (await sealer.runDue())) this.enqueueSeal()
     }).catch(() => {})
   }
 
