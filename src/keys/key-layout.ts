@@ -56,6 +56,13 @@ export function readLogKey(key: Uint8Array): { period: number; sequence: number 
  * key range over parts 0..0xffff holds all of them.
  */
 export const DELTA_PART = 0x8000
+/**
+ * The part number of a chunk's **key column**: its base records'
+ * timestamps and ids, no values (a chunk part whose values are empty),
+ * written with a chunk of one part. Sealing a delta part reads it (a few KB)
+ * instead of the chunk to count the records the delta adds.
+ */
+export const KEYS_PART = 0x7fff
 /** Delta parts a chunk holds at most: the next seal of the hour rewrites it whole. */
 export const MAX_DELTA_PARTS = 16
 
@@ -137,7 +144,7 @@ export function readJournalKey(key: Uint8Array): number {
 
 /** Names a stored entry in an error message. */
 export function describeChunk(period: number, symbol: string, part: number): string {
-  const name = part >= DELTA_PART ? `delta part ${part - DELTA_PART}` : `part ${part}`
+  const name = part >= DELTA_PART ? `delta part ${part - DELTA_PART}` : part === KEYS_PART ? 'key column' : `part ${part}`
   return `chunk ${symbol}@${period * PERIOD_MS}+${PERIOD_MS}ms ${name}`
 }
 

@@ -63,11 +63,14 @@ export interface PriceStoreOptions {
   readonly openBytes?: number
   /**
    * Table files LevelDB keeps open when the store opens a directory itself
-   * (default 100; at least 74, LevelDB's own floor). LevelDB maps each open
-   * table file (about 2 MB) into memory, and the pages it reads stay in the
-   * process's resident memory while the file is open, so this bounds that
-   * part of it: about 2 MB × (`maxOpenFiles` − 10). Ignored for a database
-   * passed in, which has its own options.
+   * (default 1,000; at least 74, LevelDB's own floor). A table file that is
+   * not open must be opened again (its index and footer read) before a read
+   * can use it, which dominates an as-of read of history once the store has
+   * more tables than this. An open table costs a few KB of the process's
+   * own (anonymous) memory for its index; LevelDB maps the file itself, and
+   * the pages it reads are page cache, which the kernel reclaims as needed
+   * (they show in VmRSS, not in RssAnon). Ignored for a database passed in,
+   * which has its own options.
    */
   readonly maxOpenFiles?: number
   /**
@@ -90,7 +93,7 @@ export interface PriceStoreOptions {
 }
 
 /** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
-export const DEFAULT_MAX_OPEN_FILES = 100
+export const DEFAULT_MAX_OPEN_FILES = 1000
 
 /** Validated options, frozen. */
 export interface ResolvedOptions {

@@ -10,7 +10,7 @@ import type { SampleRange, ScanOptions, ScanSource } from '../../engine/scan-sou
 import { bucketOf, nestsOn } from '../../engine/grid.js'
 import { readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { DELTA_PART, HEAD_MS, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
+import { DELTA_PART, HEAD_MS, KEYS_PART, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
@@ -177,11 +177,23 @@ export class ReadView implements ScanSource {
 
   /**
    * The sealed part of `symbol`'s `period`, as sealing extends it: its heads
-   * entry and its chunk (not cached), or `undefined` when it has none.
+   * entry and the keys of its records (its key column and delta parts, or
+   * its chunk when it has no key column; not cached), or `undefined` when
+   * it has none.
    */
-  sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly chunk: RowList } | undefined {
+  sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly keys: RowList } | undefined {
     const heads = this.#headsOf(symbol, period)
-    return heads === null ? undefined : { heads, chunk: this.#chunk(symbol, period, false) }
+    if (heads === null) return undefined
+    const column = this.#sources.chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
+    if (column === undefined) return { heads, keys: this.#chunk(symbol, period, false) }
+    try {
+      const parts = [column]
+      for (let delta = 0; delta < heads.deltas; delta++) parts.push(this.#part(symbol, period, DELTA_PART + delta))
+      return { heads, keys: new SealedChunk(symbol, period, parts, this.#caches.provider, heads.deltas, KEYS_PART) }
+    } catch (err) {
+      if (err instanceof PriceStoreError) throw err
+      throw undecodable(describeChunk(period, symbol, KEYS_PART), err)
+    }
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */

@@ -64,14 +64,15 @@ export class SealedChunk implements RowList {
 
   /**
    * @param parts the base parts, in order, then the `deltas` delta parts, oldest first
+   * @param firstPart the part number of `parts[0]` (the key column's, for a list of keys), for error messages
    * @throws MalformedBytes when a part does not parse or its records are out of order
    */
-  constructor(symbol: string, period: number, parts: readonly Buffer[], provider: Provider, deltas = 0) {
+  constructor(symbol: string, period: number, parts: readonly Buffer[], provider: Provider, deltas = 0, firstPart = 0) {
     this.#symbol = symbol
     this.#provider = provider
     this.#parts = parts
     const baseParts = parts.length - deltas
-    this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part < baseParts ? part : DELTA_PART + part - baseParts))
+    this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part < baseParts ? firstPart + part : DELTA_PART + part - baseParts))
     this.#columns = parts.map((bytes) => parseChunkPart(bytes, period * PERIOD_MS))
     for (const column of this.#columns) checkAscending(column.timestamps, column.count)
     if (deltas === 0) {

@@ -1,6 +1,6 @@
 import { MAX_PART_RECORDS, encodeChunkPart } from '../../keys/chunk-codec.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
-import { DELTA_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
+import { DELTA_PART, KEYS_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
 import type { RootBatch } from '../db/root-batch.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
@@ -13,10 +13,14 @@ export interface ChunkTargets {
   readonly heads: HeadsIndex
 }
 
-/** A sealed hour of one symbol as it stands: its heads entry and its records (delta parts merged in). */
+/**
+ * A sealed hour of one symbol as it stands: its heads entry, and the keys
+ * of its records (delta parts merged in; from its key column when it has
+ * one, so no value is read).
+ */
 export interface SealedPeriod {
   readonly heads: HeadRows
-  readonly chunk: RowList
+  readonly keys: RowList
 }
 
 /** What a chunk write put into the batch: the new heads as rows and the bytes of the parts written. */
@@ -30,8 +34,9 @@ export interface ChunkWrite {
  * `rows` (ascending, none repeated, at least one) into `batch`, and the
  * deletion of the chunk's `oldDeltas` delta parts, now merged in: what
  * sealing writes when it rewrites an hour whole, and what a prune writes for
- * the hour it cuts in two. Returns the heads as rows, the chunk's bytes and
- * its part count.
+ * the hour it cuts in two. A chunk of one part gets its key column (any
+ * other loses it). Returns the heads as rows, the chunk's bytes and its part
+ * count.
  */
 export function putChunk(
   batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, rows: readonly Row[], oldDeltas = 0,
@@ -44,6 +49,9 @@ export function putChunk(
     batch.put(targets.chunksPrefix, chunkKey(period, symbol, part), value)
     bytes += value.length
   }
+  // The key column goes with a chunk of one part; a larger chunk's sealing reads the chunk itself.
+  if (parts === 1) batch.put(targets.chunksPrefix, chunkKey(period, symbol, KEYS_PART), encodeChunkPart(period * PERIOD_MS, 1, records.map(withoutValue)))
+  else batch.del(targets.chunksPrefix, chunkKey(period, symbol, KEYS_PART))
   for (let delta = 0; delta < oldDeltas; delta++) batch.del(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + delta))
   return { heads: targets.heads.put(batch, symbol, period, records), bytes, parts }
 }
@@ -73,10 +81,17 @@ export function putDelta(
   const value = encodeChunkPart(period * PERIOD_MS, 1, rows.map(toChunkRecord))
   batch.put(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + sealed.heads.deltas), value)
   let added = 0
-  for (const row of rows) if (findRow(sealed.chunk, row.timestamp, row.id) === undefined) added++
+  for (const row of rows) if (findRow(sealed.keys, row.timestamp, row.id) === undefined) added++
   const summary = { records: sealed.heads.records + added, deltas: sealed.heads.deltas + 1 }
   const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord))
   return { heads, bytes: value.length }
+}
+
+const NO_VALUE = new Uint8Array(0)
+
+/** A record's key alone, for the key column. */
+function withoutValue(record: ChunkRecord): ChunkRecord {
+  return { timestamp: record.timestamp, idBytes: record.idBytes, value: NO_VALUE }
 }
 
 /** A row's stored parts, with its id as UTF-8. */

@@ -14,7 +14,7 @@
  * are visited oldest first, so a whole-hour step reads no record body.
  */
 import type { AbstractLevel } from 'abstract-level'
-import { PERIOD_MS, chunkKey, chunkPeriodStart, readChunkKey } from '../../keys/key-layout.js'
+import { KEYS_PART, PERIOD_MS, chunkKey, chunkPeriodStart, readChunkKey } from '../../keys/key-layout.js'
 import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { BytesSublevel } from '../db/sublevels.js'
@@ -155,7 +155,8 @@ export class Pruner {
           records += rows.length - kept.length
         }
         const written = kept.length === 0 ? 0 : putChunk(batch, targets, period, symbol, kept).parts
-        for (const part of held) if (part >= written) batch.del(targets.chunksPrefix, chunkKey(period, symbol, part))
+        // putChunk wrote or deleted the key column of a chunk it rewrote.
+        for (const part of held) if (part >= written && (written === 0 || part !== KEYS_PART)) batch.del(targets.chunksPrefix, chunkKey(period, symbol, part))
         if (written === 0) {
           heads.delete(batch, symbol, period)
           gone.push(symbol)

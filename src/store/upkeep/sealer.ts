@@ -23,9 +23,7 @@ import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { HeadRows } from '../heads/heads-entry.js'
 import type { ReadState } from '../read/read-state.js'
-import { mergeRows } from '../read/open-area.js'
 import type { ReadView } from '../read/read-view.js'
-import { allRows } from '../read/row-list.js'
 import { joinsAsDelta, putChunk, putDelta, type ChunkTargets, type ChunkWrite } from './chunk-writer.js'
 
 /**
@@ -240,6 +238,5 @@ function sealSymbol(batch: RootBatch, targets: ChunkTargets, view: ReadView, per
   const sealed = view.sealedPeriod(symbol, period)
   const open = view.openArea.rows(symbol, period)
   if (sealed !== undefined && open.length > 0 && joinsAsDelta(sealed, open.length)) return putDelta(batch, targets, period, symbol, sealed, open)
-  const rows = sealed === undefined ? open : mergeRows(allRows(sealed.chunk), open)
-  return putChunk(batch, targets, period, symbol, rows, sealed?.heads.deltas ?? 0)
+  return putChunk(batch, targets, period, symbol, view.periodRows(symbol, period), sealed?.heads.deltas ?? 0)
 }

@@ -1,0 +1,449 @@
+/**
+ * Delta parts (storage format 4, issue 20): records that reach an hour after
+ * it was sealed (late records, rewrites, ties) join its chunk as delta parts
+ * `c: hour · symbol · 0x00 · (0x8000 + k)` while the chunk has fewer than 16
+ * and they are at most a quarter of its records; else the chunk is rewritten
+ * whole. Checked on disk (keys and bytes read raw, in the layout of
+ * src/keys/key-layout.ts) and against the reference model of
+ * `price-store/testing` for every query form, with the caches off and on,
+ * on classic-level and memory-level. Sealing is made deterministic by
+ * `close()`, which seals every open hour.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AbstractLevel } from 'abstract-level'
+import { ClassicLevel } from 'classic-level'
+import { MemoryLevel } from 'memory-level'
+import { afterEach, describe, expect, it } from 'vitest'
+import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
+import type { PriceStoreOptions, QueryParams } from '../../src/index.js'
+import { readChunkPart } from '../../src/keys/chunk-codec.js'
+import { readHeads } from '../../src/keys/heads-codec.js'
+import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
+import { outcomeOf, referencePrune, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
+import { expectSameOutcome } from '../property/hours-model.js'
+import { exportLines, modelExport } from './suite/export.js'
+
+type AnyLevel = AbstractLevel<any, any, any>
+type Location = string | MemoryLevel<string, string>
+
+const HOUR = 3_600_000
+const MINUTE = 60_000
+const TEN_MINUTES = 600_000
+/** Hour boundaries: H is T0 (2023-11-14T22:00Z). */
+const H = T0
+const DELTA_PART = 0x8000
+/**
+ * Parts from here up to DELTA_PART are not base parts: the key column
+ * (0x7fff, the lead's work in progress: a chunk of one part may carry its
+ * records' keys without values). Tests count base parts below it.
+ */
+const FIRST_SIDE_PART = 0x7fff
+const MAX = Number.MAX_SAFE_INTEGER
+const config = { provider: TEST_PROVIDER, limits: DEFAULT_LIMITS }
+
+interface Backend {
+  readonly name: string
+  location(dir: string): Location
+  /** The raw database under a closed store. */
+  raw(location: Location): AnyLevel
+}
+
+const BACKENDS: readonly Backend[] = [
+  { name: 'classic-level', location: (dir) => dir, raw: (location) => new ClassicLevel(location as string) },
+  { name: 'memory-level', location: () => new MemoryLevel(), raw: (location) => location as MemoryLevel<string, string> },
+]
+
+/** Caches off (every read from disk) and the defaults. */
+const MEMORY: readonly Partial<PriceStoreOptions>[] = [{ cache: { recordsPerSymbol: 0, headBytes: 0, chunkBytes: 0 } }, {}]
+
+const periodOf = (timestamp: number): number => Math.floor(timestamp / HOUR)
+
+function symbolChunkPrefix(period: number, symbol: string): Buffer {
+  const head = Buffer.alloc(4)
+  head.writeUInt32BE(period)
+  return Buffer.concat([head, Buffer.from(symbol, 'utf8'), Buffer.from([0])])
+}
+
+function headsKey(symbol: string, period: number): Buffer {
+  const tail = Buffer.alloc(4)
+  tail.writeUInt32BE(period)
+  return Buffer.concat([Buffer.from(symbol, 'utf8'), Buffer.from([0]), tail])
+}
+
+interface ChunkOnDisk {
+  /** Part number → bytes. */
+  readonly parts: Map<number, Buffer>
+  /** Part number → records in it. */
+  readonly counts: Map<number, number>
+  /** The heads entry's summary, when there is one. */
+  readonly summary: { records: number; deltas: number } | undefined
+}
+
+/** The parts and heads entry of one (hour, symbol), read from the raw database of a closed store. */
+async function chunkOnDisk(backend: Backend, location: Location, symbol: string, period: number): Promise<ChunkOnDisk> {
+  const db = backend.raw(location)
+  await db.open()
+  try {
+    const bytes = (name: string) => db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
+    const prefix = symbolChunkPrefix(period, symbol)
+    const parts = new Map<number, Buffer>()
+    const counts = new Map<number, number>()
+    for (const [key, value] of await bytes('c').iterator({ gte: prefix, lt: Buffer.concat([prefix, Buffer.from([0xff, 0xff, 0xff])]) }).all()) {
+      const k = Buffer.from(key)
+      if (k.length !== prefix.length + 2) continue
+      const part = k.readUInt16BE(prefix.length)
+      const v = Buffer.from(value)
+      parts.set(part, v)
+      let n = 0
+      readChunkPart(v, period * HOUR, () => n++)
+      counts.set(part, n)
+    }
+    const heads = await bytes('h').get(headsKey(symbol, period))
+    const summary = heads === undefined ? undefined : { ...readHeads(Buffer.from(heads), period * HOUR, () => {}) }
+    return { parts, counts, summary }
+  } finally {
+    await db.close()
+  }
+}
+
+/** Deletes one chunk part in the raw database of a closed store. */
+async function deletePart(backend: Backend, location: Location, symbol: string, period: number, part: number): Promise<void> {
+  const db = backend.raw(location)
+  await db.open()
+  try {
+    const key = Buffer.alloc(2)
+    key.writeUInt16BE(part)
+    await db.sublevel<Uint8Array, Uint8Array>('c', { keyEncoding: 'view', valueEncoding: 'view' }).del(Buffer.concat([symbolChunkPrefix(period, symbol), key]))
+  } finally {
+    await db.close()
+  }
+}
+
+const baseParts = (chunk: ChunkOnDisk): number[] => [...chunk.parts.keys()].filter((part) => part < FIRST_SIDE_PART).sort((a, b) => a - b)
+const deltaParts = (chunk: ChunkOnDisk): number[] => [...chunk.parts.keys()].filter((part) => part >= DELTA_PART).sort((a, b) => a - b)
+
+/** Every query form over `symbol` around the hour starting at `hour` (and the store as a whole). */
+function queriesAround(symbol: string, hour: number, extraTimes: readonly number[] = []): QueryParams[] {
+  const from = String(hour - HOUR)
+  const to = String(hour + 2 * HOUR)
+  const times = [hour, hour + 1, hour + 7 * MINUTE + 3, hour + 30 * MINUTE, hour + HOUR - 1, ...extraTimes.flatMap((t) => [t - 1, t, t + 1])]
+  const out: QueryParams[] = [
+    {}, { symbol }, { symbol, limit: '3000' }, { symbol, limit: '20', offset: '7' },
+    { symbol, limit: '3000', fromTimestamp: String(hour), toTimestamp: String(hour + HOUR - 1) },
+  ]
+  for (const t of times) {
+    out.push({ symbol, toTimestamp: String(t) }, { symbol, toTimestamp: String(t), direction: 'after' }, { symbol, toTimestamp: String(t), direction: 'nearest', tolerance: '5000' })
+    out.push({ toTimestamp: String(t) }, { symbol, limit: '5', toTimestamp: String(t) })
+  }
+  for (const interval of [1, MINUTE, TEN_MINUTES, HOUR, 7 * MINUTE, 90_000]) {
+    out.push({ symbol, interval: String(interval), fromTimestamp: from, toTimestamp: to })
+    out.push({ symbol, interval: String(interval), fromTimestamp: String(hour + 5 * MINUTE + 1), toTimestamp: String(hour + 47 * MINUTE) })
+  }
+  for (const interval of [MINUTE, TEN_MINUTES, HOUR]) {
+    out.push({ symbol, interval: String(interval), fromTimestamp: from, toTimestamp: to, aggregate: 'candles' })
+    out.push({ symbol, interval: String(interval), fromTimestamp: String(hour + 3 * MINUTE), toTimestamp: to, fill: 'prev' })
+    out.push({ symbol, interval: String(interval), fromTimestamp: String(hour + 3 * MINUTE), toTimestamp: to, aggregate: 'candles', fill: 'prev' })
+  }
+  out.push({ symbol, interval: '1', fromTimestamp: '0', toTimestamp: String(MAX), limit: '3000' })
+  out.push({ symbol, aggregate: 'twap', fromTimestamp: String(hour + 2 * MINUTE), toTimestamp: String(hour + 55 * MINUTE) })
+  out.push({ symbols: `${symbol},ETH`, toTimestamp: String(hour + 30 * MINUTE) })
+  return out
+}
+
+const show = (params: QueryParams): string => JSON.stringify(params)
+
+/** Every query equals the model over `writes`, with the caches off and on; stats() counts right. */
+async function expectModel(location: Location, writes: readonly InputRecord[], queries: readonly QueryParams[], label: string): Promise<void> {
+  const stored = storedRecords(writes, TEST_PROVIDER)
+  for (const memory of MEMORY) {
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...memory })
+    try {
+      for (const params of queries) {
+        expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), `${label} ${JSON.stringify(memory)} ${show(params)}`)
+      }
+      const stats = await store.stats()
+      expect(stats.records, label).toBe(stored.length)
+      const perSymbol = new Map<string, number>()
+      for (const r of stored) perSymbol.set(r.symbol, (perSymbol.get(r.symbol) ?? 0) + 1)
+      expect(Object.fromEntries(stats.perSymbol.map((s) => [s.symbol, s.records])), label).toEqual(Object.fromEntries(perSymbol))
+    } finally {
+      await store.close()
+    }
+  }
+}
+
+/** Opens, writes `records` in one batch, and closes (which seals every open hour). */
+async function writeAndSeal(location: Location, records: readonly InputRecord[]): Promise<void> {
+  const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
+  try {
+    expect(await store.putMany(records)).toBe(records.length)
+  } finally {
+    await store.close()
+  }
+}
+
+/** `n` records of `symbol` spread over the hour starting at `hour`, 9 s apart (400 fill it). */
+function hourOf(symbol: string, hour: number, n: number): InputRecord[] {
+  return Array.from({ length: n }, (_, i) => makeRecord({ symbol, timestamp: hour + i * 9_000 }))
+}
+
+/** A record that makes every earlier hour due (past its end + 10 min), in another symbol. */
+const dueMarker = (hour: number): InputRecord => makeRecord({ symbol: 'ETH', timestamp: hour + HOUR + 11 * MINUTE, value: 2_000 })
+
+describe.each(BACKENDS)('delta parts on $name', (backend) => {
+  let dir: string | undefined
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    dir = undefined
+  })
+
+  async function fresh(): Promise<Location> {
+    dir = await mkdtemp(join(tmpdir(), 'price-store-delta-'))
+    return backend.location(dir)
+  }
+
+  /** A store with BTC's hour H sealed with 400 records (and ETH's next hour), the writes so far. */
+  async function sealedHour(): Promise<{ location: Location; writes: InputRecord[]; base: ChunkOnDisk }> {
+    const location = await fresh()
+    const writes = [...hourOf('BTC', H, 400), dueMarker(H)]
+    await writeAndSeal(location, writes)
+    const base = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(baseParts(base)).toEqual([0])
+    expect(base.counts.get(0)).toBe(400)
+    expect(base.summary).toEqual({ records: 400, deltas: 0 })
+    return { location, writes, base }
+  }
+
+  it('a late record joins the sealed hour as delta part 0 (1 record); part 0 is unchanged byte for byte; heads say N+1 records, 1 delta; answers equal the model', async () => {
+    const { location, writes, base } = await sealedHour()
+    const late = makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567, value: 1.25 })
+    writes.push(late)
+    await writeAndSeal(location, [late])
+    const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect([...baseParts(chunk), ...deltaParts(chunk)]).toEqual([0, DELTA_PART])
+    expect(chunk.counts.get(DELTA_PART)).toBe(1)
+    expect(chunk.parts.get(0)?.equals(base.parts.get(0) as Buffer)).toBe(true)
+    expect(chunk.summary).toEqual({ records: 401, deltas: 1 })
+    await expectModel(location, writes, queriesAround('BTC', H, [late.timestamp]), 'late record')
+    // Reopened again (nothing new to seal): unchanged.
+    await writeAndSeal(location, [])
+    expect(await chunkOnDisk(backend, location, 'BTC', periodOf(H))).toEqual(chunk)
+  })
+
+  it('a rewrite (same timestamp and id, new value) of a 10-minute head and of another record via deltas: count unchanged, the new values everywhere', async () => {
+    const { location, writes, base } = await sealedHour()
+    // 594 000 ms: the last record of the first ten-minute bucket, its head.
+    const head = writes.find((r) => r.timestamp === H + 594_000) as InputRecord
+    const rewrittenHead = { ...head, value: 12_345.5, signature: 'rewritten-head', source: { kraken: 1 } }
+    writes.push(rewrittenHead)
+    await writeAndSeal(location, [rewrittenHead])
+    let chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(chunk.summary).toEqual({ records: 400, deltas: 1 })
+    expect(chunk.parts.get(0)?.equals(base.parts.get(0) as Buffer)).toBe(true)
+    await expectModel(location, writes, queriesAround('BTC', H, [head.timestamp]), 'rewritten head')
+
+    const other = writes.find((r) => r.timestamp === H + 100 * 9_000) as InputRecord
+    const rewrittenOther = { ...other, value: -0.5, signature: 'rewritten-other' }
+    // The head once more, in a later delta: the later part wins.
+    const headAgain = { ...head, value: 7, signature: 'rewritten-head-again' }
+    writes.push(rewrittenOther, headAgain)
+    await writeAndSeal(location, [rewrittenOther, headAgain])
+    chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(chunk.summary).toEqual({ records: 400, deltas: 2 })
+    expect(deltaParts(chunk)).toEqual([DELTA_PART, DELTA_PART + 1])
+    expect(chunk.counts.get(DELTA_PART + 1)).toBe(2)
+    await expectModel(location, writes, queriesAround('BTC', H, [head.timestamp, other.timestamp]), 'rewrites')
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
+    try {
+      const [atHead] = await store.range('BTC', { from: H, to: H + TEN_MINUTES - 1, interval: TEN_MINUTES })
+      expect(atHead?.value).toBe(7)
+      expect(atHead?.signature).toBe('rewritten-head-again')
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('ties on a timestamp across the base and delta parts are ordered by id (UTF-8 bytes)', async () => {
+    const { location, writes } = await sealedHour()
+    const t = H + 200 * 9_000
+    // The base record's id is lowercase hex; '0…' sorts before it, U+E000 and U+10000 after (in UTF-8 U+E000 < U+10000, in UTF-16 the reverse).
+    const first = [makeRecord({ symbol: 'BTC', timestamp: t, id: '\u{10000}', value: 1 }), makeRecord({ symbol: 'BTC', timestamp: t, id: '0000', value: 2 })]
+    writes.push(...first)
+    await writeAndSeal(location, first)
+    const second = [makeRecord({ symbol: 'BTC', timestamp: t, id: '\uE000', value: 3 }), makeRecord({ symbol: 'BTC', timestamp: t, id: 'ffff-z', value: 4 })]
+    writes.push(...second)
+    await writeAndSeal(location, second)
+    const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(chunk.summary).toEqual({ records: 404, deltas: 2 })
+    await expectModel(location, writes, queriesAround('BTC', H, [t]), 'ties')
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
+    try {
+      const ids = (await store.latest('BTC', { from: t, to: t, limit: 10 })).map((r) => r.id).reverse()
+      expect(ids).toEqual(['0000', makeRecord({ symbol: 'BTC', timestamp: t }).id, 'ffff-z', '\uE000', '\u{10000}'])
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('after 16 delta parts the next late write rewrites the chunk whole: no delta keys, heads deltas 0, answers equal the model', async () => {
+    const { location, writes } = await sealedHour()
+    const times: number[] = []
+    for (let k = 0; k < 16; k++) {
+      const late = makeRecord({ symbol: 'BTC', timestamp: H + 4_500 + k * 9_000 * 25, value: 100 + k })
+      times.push(late.timestamp)
+      writes.push(late)
+      await writeAndSeal(location, [late])
+      const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+      expect(chunk.summary).toEqual({ records: 401 + k, deltas: k + 1 })
+      expect(deltaParts(chunk)).toEqual(Array.from({ length: k + 1 }, (_, i) => DELTA_PART + i))
+    }
+    await expectModel(location, writes, queriesAround('BTC', H, times.slice(0, 4)), '16 deltas')
+    const last = makeRecord({ symbol: 'BTC', timestamp: H + HOUR - 1, value: 9 })
+    writes.push(last)
+    await writeAndSeal(location, [last])
+    const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(deltaParts(chunk)).toEqual([])
+    expect(baseParts(chunk)).toEqual([0])
+    expect(chunk.counts.get(0)).toBe(417)
+    expect(chunk.summary).toEqual({ records: 417, deltas: 0 })
+    await expectModel(location, writes, queriesAround('BTC', H, [last.timestamp, ...times.slice(0, 4)]), 'rewritten after 16 deltas')
+  })
+
+  it('a late batch of a quarter of the records joins as a delta; one more than a quarter rewrites at once (and drops the deltas there were)', async () => {
+    const { location, writes } = await sealedHour()
+    // Exactly a quarter (100 of 400): a delta.
+    const quarter = Array.from({ length: 100 }, (_, i) => makeRecord({ symbol: 'BTC', timestamp: H + 4_000 + i * 9_000, value: i }))
+    writes.push(...quarter)
+    await writeAndSeal(location, quarter)
+    let chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(chunk.summary).toEqual({ records: 500, deltas: 1 })
+    expect(chunk.counts.get(DELTA_PART)).toBe(100)
+    // 126 of 500 (> 125): the chunk rewritten whole with them and the delta merged in.
+    const more = Array.from({ length: 126 }, (_, i) => makeRecord({ symbol: 'BTC', timestamp: H + 6_000 + i * 9_000, value: -i }))
+    writes.push(...more)
+    await writeAndSeal(location, more)
+    chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(deltaParts(chunk)).toEqual([])
+    expect(chunk.summary).toEqual({ records: 626, deltas: 0 })
+    expect(chunk.counts.get(0)).toBe(626)
+    await expectModel(location, writes, queriesAround('BTC', H, [H + 4_000, H + 6_000]), 'after a large late batch')
+
+    // On a fresh sealed hour: 101 of 400 rewrites at once, no delta ever.
+    const hour2 = H + 5 * HOUR
+    const next = [...hourOf('BTC', hour2, 400), dueMarker(hour2)]
+    writes.push(...next)
+    await writeAndSeal(location, next)
+    const big = Array.from({ length: 101 }, (_, i) => makeRecord({ symbol: 'BTC', timestamp: hour2 + 5_000 + i * 9_000 }))
+    writes.push(...big)
+    await writeAndSeal(location, big)
+    chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(hour2))
+    expect(deltaParts(chunk)).toEqual([])
+    expect(chunk.summary).toEqual({ records: 501, deltas: 0 })
+    await expectModel(location, writes, queriesAround('BTC', hour2, [hour2 + 5_000]), 'a batch over a quarter')
+  })
+
+  it('prune removing an hour with delta parts and cutting another: no delta keys left there, answers and stats equal the model, the result equals the model', async () => {
+    const location = await fresh()
+    const writes = [...hourOf('BTC', H, 400), ...hourOf('BTC', H + HOUR, 400), ...hourOf('BTC', H + 2 * HOUR, 50), dueMarker(H + 2 * HOUR)]
+    await writeAndSeal(location, writes)
+    const lateH = [makeRecord({ symbol: 'BTC', timestamp: H + 1_001, value: 1 }), { ...(writes[3] as InputRecord), value: 3, signature: 'rw' }]
+    const lateH1 = [makeRecord({ symbol: 'BTC', timestamp: H + HOUR + 45 * MINUTE + 1, value: 5 }), makeRecord({ symbol: 'BTC', timestamp: H + HOUR + 10 * MINUTE + 7, value: 6 })]
+    writes.push(lateH[0] as InputRecord)
+    await writeAndSeal(location, [lateH[0] as InputRecord])
+    writes.push(lateH[1] as InputRecord, ...lateH1)
+    await writeAndSeal(location, [lateH[1] as InputRecord, ...lateH1])
+    expect((await chunkOnDisk(backend, location, 'BTC', periodOf(H))).summary).toEqual({ records: 401, deltas: 2 })
+    expect((await chunkOnDisk(backend, location, 'BTC', periodOf(H + HOUR))).summary).toEqual({ records: 402, deltas: 1 })
+
+    const before = H + HOUR + 30 * MINUTE + 3
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    const model = referencePrune(stored, before)
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
+    try {
+      expect(await store.prune({ before })).toEqual(model.result)
+      const stats = await store.stats()
+      expect(stats.records).toBe(model.left.length)
+      expect(stats.perSymbol.find((s) => s.symbol === 'BTC')?.records).toBe(model.left.filter((r) => r.symbol === 'BTC').length)
+    } finally {
+      await store.close()
+    }
+    const gone = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(gone.parts.size).toBe(0)
+    expect(gone.summary).toBeUndefined()
+    const cut = await chunkOnDisk(backend, location, 'BTC', periodOf(H + HOUR))
+    expect(deltaParts(cut)).toEqual([])
+    const keptInCut = model.left.filter((r) => r.symbol === 'BTC' && periodOf(r.timestamp) === periodOf(H + HOUR)).length
+    expect(cut.summary).toEqual({ records: keptInCut, deltas: 0 })
+    expect(baseParts(cut).reduce((sum, part) => sum + (cut.counts.get(part) as number), 0)).toBe(keptInCut)
+    const leftWrites = writes.filter((r) => r.timestamp >= before)
+    await expectModel(location, leftWrites, [...queriesAround('BTC', H), ...queriesAround('BTC', H + HOUR, [before, H + HOUR + 45 * MINUTE + 1])], 'after prune')
+  })
+
+  it('export() and backup() of a store with delta parts give every record once, the last write winning', async () => {
+    const { location, writes } = await sealedHour()
+    const t = H + 50 * 9_000
+    const late = [
+      makeRecord({ symbol: 'BTC', timestamp: t, id: '0000' }),
+      { ...(writes.find((r) => r.timestamp === t) as InputRecord), value: 77, signature: 'rw' },
+      makeRecord({ symbol: 'BTC', timestamp: H + 17, value: 3 }),
+    ]
+    writes.push(...late)
+    await writeAndSeal(location, late)
+    expect((await chunkOnDisk(backend, location, 'BTC', periodOf(H))).summary).toEqual({ records: 402, deltas: 1 })
+    const backupRoot = await mkdtemp(join(tmpdir(), 'price-store-delta-backup-'))
+    try {
+      const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
+      try {
+        expect(await exportLines(store.export())).toEqual(modelExport(writes))
+        expect(await exportLines(store.export({ symbols: ['BTC'], from: H + 1, to: t }))).toEqual(
+          modelExport(writes, (r) => r.symbol === 'BTC' && r.timestamp >= H + 1 && r.timestamp <= t))
+        const result = await store.backup(join(backupRoot, 'copy'))
+        expect(result.stats.records).toBe(modelExport(writes).length)
+      } finally {
+        await store.close()
+      }
+      const copy = await PriceStore.open(join(backupRoot, 'copy'), { provider: TEST_PROVIDER })
+      try {
+        expect(await exportLines(copy.export())).toEqual(modelExport(writes))
+      } finally {
+        await copy.close()
+      }
+      await expectModel(join(backupRoot, 'copy'), writes, queriesAround('BTC', H, [t]), 'the backup')
+    } finally {
+      await rm(backupRoot, { recursive: true, force: true })
+    }
+  })
+
+  it('a deleted delta part → PRICE_CORRUPT_VALUE naming "delta part 0" on queries that read the hour; other symbols answer', async () => {
+    const { location, writes } = await sealedHour()
+    const late = makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567 })
+    writes.push(late)
+    await writeAndSeal(location, [late])
+    await deletePart(backend, location, 'BTC', periodOf(H), DELTA_PART)
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    for (const memory of MEMORY) {
+      const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...memory })
+      try {
+        const reading: QueryParams[] = [
+          { symbol: 'BTC', limit: '3000' },
+          { symbol: 'BTC', toTimestamp: String(H + 30 * MINUTE) },
+          { symbol: 'BTC', interval: '1', fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1) },
+          { symbol: 'BTC', interval: String(MINUTE), fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1), aggregate: 'candles' },
+        ]
+        for (const params of reading) {
+          const error = await store.query(params).then(() => undefined, (err: unknown) => err)
+          expect(isPriceStoreError(error, 'PRICE_CORRUPT_VALUE'), `${show(params)}: ${String(error)}`).toBe(true)
+          expect((error as Error).message, show(params)).toContain('delta part 0')
+          expect((error as Error).message, show(params)).toContain('BTC')
+        }
+        for (const params of [{ symbol: 'ETH' }, { symbol: 'ETH', interval: '1', fromTimestamp: '0', toTimestamp: String(MAX) }, { symbol: 'BTC', toTimestamp: String(H - 1) }] as QueryParams[]) {
+          expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
+        }
+      } finally {
+        await store.close()
+      }
+    }
+  })
+})
