@@ -2,7 +2,7 @@
 import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { PriceStoreError } from '../../errors.js'
-import { periodOf, readChunkPeriod } from '../../keys/key-layout.js'
+import { PERIOD_MS, periodOf, readChunkPeriod } from '../../keys/key-layout.js'
 import { toStorageError } from '../db/storage-errors.js'
 import { openSublevels, type BytesSublevel } from '../db/sublevels.js'
 import type { HourSpan } from '../read/read-view.js'
@@ -40,9 +40,10 @@ export async function openStore(parts: StoreParts): Promise<void> {
     // The database may have changed while the store was closed: start from what it holds now.
     await symbols.load()
     const { area, nextSequence, horizon } = await replayLog(levels.log, options.provider)
-    sealer.resetHorizon(horizon)
     await journal.load(nextSequence)
     const sealed = await sealedHours(levels.chunks)
+    // The newest record is in the log or in the newest sealed hour: hours before that one count as past (late when written again).
+    sealer.resetHorizon(Math.max(horizon, sealed.last >= sealed.first ? (sealed.last + 1) * PERIOD_MS - 1 : 0))
     state.load(area, sealed)
     life.become('open')
     // Hours a crash left unsealed are sealed in the background, as after a batch.

@@ -72,6 +72,13 @@ export class Sealer {
   #task: SealTask | undefined
   /** The newest timestamp written: hours that ended well before it are due. */
   #horizon = 0
+  /**
+   * Open hours whose first rows arrived after they were due (late records,
+   * a backfill): sealed only when the open area is over its budget (or when
+   * a prune or `close()` asks), so their rows join the chunks in a few large
+   * writes rather than one small one after each batch.
+   */
+  readonly #late = new Set<number>()
   /** The step running now: steps never overlap, whoever calls them (a seal turn, a prune, `close()`). */
   #running: Promise<void> = Promise.resolve()
 
@@ -92,6 +99,15 @@ export class Sealer {
   /** Starts again from the newest timestamp found in the log when the store opens. */
   resetHorizon(timestamp: number): void {
     this.#horizon = timestamp
+    this.#late.clear()
+  }
+
+  /**
+   * Takes in the hours a committed batch opened (that had no open rows
+   * before it), before its horizon: those already due are late.
+   */
+  noteOpened(periods: Iterable<number>): void {
+    for (const period of periods) if (this.#dueByTime(period)) this.#late.add(period)
   }
 
   /**
@@ -101,7 +117,7 @@ export class Sealer {
    */
   async runDue(): Promise<boolean> {
     const deadline = performance.now() + SLICE_MS
-    while (this.#task !== undefined || this.#isDue(this.#context.state.open.periods()[0], undefined, this.#context.state.open.bytes)) {
+    while (this.#task !== undefined || this.#firstDue(this.#context.state.open.periods(), 0, undefined, this.#context.state.open.bytes, new Set()) !== undefined) {
       if (performance.now() > deadline) return true
       await this.#step(undefined)
     }
@@ -127,14 +143,23 @@ export class Sealer {
   }
 
   /**
-   * Whether `period` (an open hour, oldest first) is to be sealed now: up to
-   * `last` when given; else once over for {@link SEAL_GRACE_MS}, or while
-   * the open area is over its budget.
+   * The first of `periods` (open hours, ascending) from index `from` to seal
+   * now, not in `taken`: any hour up to `last` when given; else the oldest
+   * while the open area is over its budget, or an hour over for
+   * {@link SEAL_GRACE_MS} that is not late. Returns its index.
    */
-  #isDue(period: number | undefined, last: number | undefined, openBytes: number): boolean {
-    if (period === undefined) return false
-    if (last !== undefined) return period <= last
-    return (period + 1) * PERIOD_MS + SEAL_GRACE_MS <= this.#horizon || openBytes > this.#context.openBytes
+  #firstDue(periods: readonly number[], from: number, last: number | undefined, openBytes: number, taken: { has(period: number): boolean }): number | undefined {
+    for (let i = from; i < periods.length; i++) {
+      const period = periods[i] as number
+      if (last !== undefined && period > last) return undefined
+      if (taken.has(period)) continue
+      if (last !== undefined || openBytes > this.#context.openBytes || (this.#dueByTime(period) && !this.#late.has(period))) return i
+    }
+    return undefined
+  }
+
+  #dueByTime(period: number): boolean {
+    return (period + 1) * PERIOD_MS + SEAL_GRACE_MS <= this.#horizon
   }
 
   #begin(period: number): SealTask {
@@ -169,13 +194,16 @@ export class Sealer {
     let task = this.#task
     let next = 0
     let openBytes = open.bytes
+    // Hours this step wrote or ended: never twice in one write.
+    const taken = { has: (period: number) => step.heads.has(period) || step.ended.has(period) }
     const view = state.view()
     try {
       while (step.bytes < STEP_BYTES) {
         if (task === undefined) {
-          while (next < periods.length && (step.heads.has(periods[next] as number) || step.ended.has(periods[next] as number))) next++
-          if (!this.#isDue(periods[next], last, openBytes)) break
-          task = this.#begin(periods[next++] as number)
+          const index = this.#firstDue(periods, next, last, openBytes, taken)
+          if (index === undefined) break
+          next = index + 1
+          task = this.#begin(periods[index] as number)
         }
         const held = open.period(task.period)
         if (held === undefined) {
@@ -213,7 +241,9 @@ export class Sealer {
     }
     state.applySealStep(step.heads)
     // An hour that took a batch while the write ran keeps its rows open (the log entries it added are not deleted); it is sealed again.
-    state.applySealEnd([...step.ended].filter(([period, entries]) => state.open.period(period)?.logKeys.length === entries).map(([period]) => period))
+    const ended = [...step.ended].filter(([period, entries]) => state.open.period(period)?.logKeys.length === entries).map(([period]) => period)
+    state.applySealEnd(ended)
+    for (const period of ended) this.#late.delete(period)
   }
 
   /** Writes the chunks of the task's symbols into the step until it is full or the hour's symbols are done. */

@@ -64,6 +64,7 @@ export class CommitStep {
   /** One synchronous step after the commit, so readers see all of the batch or none of it. */
   committed({ records, writes, newSymbols, position, horizon }: CommittedBatch): void {
     const { state, journal, hub, sealer, upkeep } = this.#context
+    sealer.noteOpened(writes.filter((write) => state.open.period(write.period) === undefined).map((write) => write.period))
     state.applyBatch(writes, rowsBySymbol(writes), newSymbols)
     journal.committed(position)
     this.#recordsWritten += records.length
