@@ -37,7 +37,8 @@ const scratch = new ByteWriter(4096)
  * views into the entry without parsing it again.
  */
 export class LogEntryWriter {
-  readonly #writer = new ByteWriter(64 * 1024).byte(VALUE_VERSION)
+  // Small at first (it doubles as it fills): a batch touching hundreds of hours writes one entry each, mostly of a few records.
+  readonly #writer = new ByteWriter(4096).byte(VALUE_VERSION)
   readonly #places: { symbol: string; timestamp: number; idStart: number; idEnd: number; valueStart: number; valueEnd: number }[] = []
 
   /** Appends a record; `writeValue` writes its value into the writer it is given. */
