@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { expect } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const requireFromRoot = createRequire(join(root, 'package.json'))
@@ -138,4 +139,24 @@ export function startChild(bundle: ChildBundle, args: readonly string[]): Runnin
       if (!done && child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL')
     },
   }
+}
+
+/**
+ * After `kill()`: checks the writer died by SIGKILL (not on its own) and
+ * printed `ACK n` lines in order from `first`, and returns the last one
+ * (`undefined` when none). Output printed before the kill is still in the
+ * pipe and has been read once `ended` settles.
+ */
+export async function lastAckAfterKill(running: RunningChild, first: number): Promise<number | undefined> {
+  const ended = await running.ended
+  expect(ended, `the writer should die by SIGKILL, not on its own; stderr: ${running.stderr()}`).toBe('SIGKILL')
+  let lastAck: number | undefined
+  for (const line of running.lines()) {
+    const match = /^ACK (\d+)$/.exec(line)
+    if (match === null) continue
+    const n = Number(match[1])
+    expect(n, 'ACKs come in order').toBe(lastAck === undefined ? first : lastAck + 1)
+    lastAck = n
+  }
+  return lastAck
 }

@@ -30,7 +30,7 @@ import { PriceStore } from '../../src/index.js'
 import type { QueryParams } from '../../src/index.js'
 import { compareUtf8, outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
-import { bundleChild, startChild, type ChildBundle } from './child-process.js'
+import { bundleChild, lastAckAfterKill, startChild, type ChildBundle } from './child-process.js'
 import { prng } from './crash-plan.js'
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_126)
@@ -138,17 +138,7 @@ async function writeUntilKilled(dir: string, first: number, random: () => number
   } finally {
     running.kill()
   }
-  const ended = await running.ended
-  expect(ended, `the writer should die by SIGKILL, not on its own; stderr: ${running.stderr()}`).toBe('SIGKILL')
-  let lastAck: number | undefined
-  for (const line of running.lines()) {
-    const match = /^ACK (\d+)$/.exec(line)
-    if (match === null) continue
-    const n = Number(match[1])
-    expect(n, 'ACKs come in order').toBe(lastAck === undefined ? first : lastAck + 1)
-    lastAck = n
-  }
-  return { lastAck, how }
+  return { lastAck: await lastAckAfterKill(running, first), how }
 }
 
 /** Sampled queries of every form over the model, seeded. */

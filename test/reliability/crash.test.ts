@@ -34,7 +34,7 @@ import type { PriceRecord, PriceStoreOptions } from '../../src/index.js'
 import { readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
 import { BATCH_SPAN, CRASH_PROVIDER, CRASH_SYMBOLS, CRASH_T0, batchRecords, keyOf, prng } from './crash-plan.js'
 import type { CrashLayout, CrashRecord } from './crash-plan.js'
-import { bundleChild, startChild } from './child-process.js'
+import { bundleChild, lastAckAfterKill, startChild } from './child-process.js'
 import type { ChildBundle } from './child-process.js'
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_122)
@@ -326,19 +326,7 @@ async function writeUntilKilled(dir: string, first: number, random: () => number
   } finally {
     running.kill()
   }
-  const ended = await running.ended
-  expect(ended, `the writer should die by SIGKILL, not on its own; stderr: ${running.stderr()}`).toBe('SIGKILL')
-  // Output printed before the kill is still in the pipe and has been read by now.
-  let lastAck: number | undefined
-  for (const line of running.lines()) {
-    const match = /^ACK (\d+)$/.exec(line)
-    if (match !== null) {
-      const n = Number(match[1])
-      expect(n, 'ACKs come in order').toBe(lastAck === undefined ? first : lastAck + 1)
-      lastAck = n
-    }
-  }
-  return { lastAck, how }
+  return { lastAck: await lastAckAfterKill(running, first), how }
 }
 
 const TRIALS: readonly Trial[] = [
