@@ -187,8 +187,7 @@ export class ReadView implements ScanSource {
     const column = this.#sources.chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
     if (column === undefined) return { heads, keys: this.#chunk(symbol, period, false) }
     try {
-      const parts = [column]
-      for (let delta = 0; delta < heads.deltas; delta++) parts.push(this.#part(symbol, period, DELTA_PART + delta))
+      const parts = [column, ...this.#deltaParts(symbol, period, heads.deltas)]
       return { heads, keys: new SealedChunk(symbol, period, parts, this.#caches.provider, heads.deltas, KEYS_PART) }
     } catch (err) {
       if (err instanceof PriceStoreError) throw err
@@ -377,7 +376,7 @@ export class ReadView implements ScanSource {
     try {
       const parts = [first]
       for (let part = 1, count = readPartCount(first); part < count; part++) parts.push(this.#part(symbol, period, part))
-      for (let delta = 0; delta < deltas; delta++) parts.push(this.#part(symbol, period, DELTA_PART + delta))
+      parts.push(...this.#deltaParts(symbol, period, deltas))
       chunk = new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
     } catch (err) {
       if (err instanceof PriceStoreError) throw err
@@ -385,6 +384,11 @@ export class ReadView implements ScanSource {
     }
     if (install) this.#caches.installChunk(key, chunk, this.#version, this.#sealing)
     return chunk
+  }
+
+  /** The chunk's `deltas` delta parts, oldest first. */
+  #deltaParts(symbol: string, period: number, deltas: number): Buffer[] {
+    return Array.from({ length: deltas }, (_, delta) => this.#part(symbol, period, DELTA_PART + delta))
   }
 
   #part(symbol: string, period: number, part: number): Buffer {

@@ -79,8 +79,6 @@ export class Sealer {
    * writes rather than one small one after each batch.
    */
   readonly #late = new Set<number>()
-  /** The step running now: steps never overlap, whoever calls them (a seal turn, a prune, `close()`). */
-  #running: Promise<void> = Promise.resolve()
 
   constructor(context: SealerContext) {
     this.#context = context
@@ -117,7 +115,7 @@ export class Sealer {
    */
   async runDue(): Promise<boolean> {
     const deadline = performance.now() + SLICE_MS
-    while (this.#task !== undefined || this.#firstDue(this.#context.state.open.periods(), 0, undefined, this.#context.state.open.bytes, new Set()) !== undefined) {
+    while (this.#task !== undefined || this.#firstDue(this.#context.state.open.periods(), 0, undefined, this.#context.state.open.bytes) !== undefined) {
       if (performance.now() > deadline) return true
       await this.#step(undefined)
     }
@@ -144,15 +142,15 @@ export class Sealer {
 
   /**
    * The first of `periods` (open hours, ascending) from index `from` to seal
-   * now, not in `taken`: any hour up to `last` when given; else the oldest
+   * now, not in `taken` (none by default): any hour up to `last` when given; else the oldest
    * while the open area is over its budget, or an hour over for
    * {@link SEAL_GRACE_MS} that is not late. Returns its index.
    */
-  #firstDue(periods: readonly number[], from: number, last: number | undefined, openBytes: number, taken: { has(period: number): boolean }): number | undefined {
+  #firstDue(periods: readonly number[], from: number, last: number | undefined, openBytes: number, taken?: { has(period: number): boolean }): number | undefined {
     for (let i = from; i < periods.length; i++) {
       const period = periods[i] as number
       if (last !== undefined && period > last) return undefined
-      if (taken.has(period)) continue
+      if (taken?.has(period) === true) continue
       if (last !== undefined || openBytes > this.#context.openBytes || (this.#dueByTime(period) && !this.#late.has(period))) return i
     }
     return undefined
@@ -175,18 +173,6 @@ export class Sealer {
    * two an hour.
    */
   async #step(last: number | undefined): Promise<void> {
-    const before = this.#running
-    let done = (): void => {}
-    this.#running = new Promise((resolve) => (done = resolve))
-    try {
-      await before
-      await this.#stepAlone(last)
-    } finally {
-      done()
-    }
-  }
-
-  async #stepAlone(last: number | undefined): Promise<void> {
     const { state } = this.#context
     const open = state.open
     const periods = open.periods()

@@ -41,9 +41,14 @@ export class Upkeep {
     }).catch(() => {})
   }
 
-  /** Seals every open hour, due or not (when the store closes); a failure leaves its hours in the log, which the next open replays. */
+  /**
+   * Seals every open hour, due or not (when the store closes), in the write
+   * queue like every seal step, after any seal turn queued before it; a
+   * failure leaves its hours in the log, which the next open replays.
+   */
   async sealAll(): Promise<void> {
-    await this.#context.sealer.runAll().catch(() => {})
+    const { queue, sealer } = this.#context
+    await queue.run(() => sealer.runAll()).catch(() => {})
   }
 
   /** `PriceStore.prune`: queued behind the prunes before it. */
