@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'price-store/http': new URL('./src/http.ts', import.meta.url).pathname,
+      'price-store/cluster': new URL('./src/cluster.ts', import.meta.url).pathname,
       'price-store': new URL('./src/index.ts', import.meta.url).pathname,
     },
   },

@@ -33,6 +33,10 @@ export type PriceStoreErrorCode =
   | 'PRICE_STORAGE_ERROR'
   /** A query or stream was stopped by the `AbortSignal` given as its `signal` option. */
   | 'PRICE_ABORTED'
+  /** The replication log (NATS JetStream) cannot be reached or did not acknowledge a write. */
+  | 'PRICE_LOG_UNAVAILABLE'
+  /** A replicated store cannot follow its log: the log no longer holds the commits after its position (re-seed it from a backup), or the store holds commits the log does not (another log, or writes made without it). */
+  | 'PRICE_REPLICA_DIVERGED'
 
 /** Structured facts about an error, for programs that report it (e.g. a CLI mapping `index` to a line number). */
 export interface PriceStoreErrorDetails {
@@ -48,6 +52,8 @@ export interface PriceStoreErrorDetails {
   readonly count?: number
   /** For `PRICE_RANGE_TOO_LARGE`: the cap in force. */
   readonly cap?: number
+  /** For `PRICE_INVALID_OPTIONS` on an explicit commit position, and `PRICE_REPLICA_DIVERGED`: the store's position. */
+  readonly position?: number
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 // The store.
 export { PriceStore } from './store/price-store.js'
-export type { StoreStatus, BatchCommit } from './store/price-store.js'
+export type { StoreStatus, BatchCommit, PutBatchOptions } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/lifecycle/store-options.js'
 export { DEFAULT_MAX_OPEN_FILES } from './store/lifecycle/store-options.js'
 export type { PruneOptions, PruneResult } from './store/upkeep/prune-request.js'

@@ -27,6 +27,8 @@ import { LIMIT_OPTIONS, LIMIT_OPTIONS_HELP, withLimitFlags } from './limit-optio
 import { ensureDemo } from './load-demo.js'
 import { openStore, storedFormat, unreadable } from './open-store.js'
 import { formatCount } from './progress.js'
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, parseClusterFlags, startClusterNode } from './cluster-flags.js'
+import type { ClusterNode } from '../cluster/cluster-node.js'
 
 const DEFAULT_PORT = 9000
 const DEFAULT_HOST = '127.0.0.1'
@@ -77,6 +79,8 @@ Writes (POST /prices, off unless a token is given; see docs/http.md):
                               readable by its owner only (chmod 600)
   --max-write-bytes N         largest POST /prices body (default ${DEFAULT_MAX_WRITE_BYTES}); larger gets 413
 
+${CLUSTER_FLAGS_HELP}
+
 ${LIMIT_OPTIONS_HELP}
 
 ${STORE_OPTIONS_HELP}
@@ -107,6 +111,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'max-stream-subscribers': { type: 'string' },
       'stream-heartbeat-ms': { type: 'string' },
       'max-exports': { type: 'string' },
+      ...CLUSTER_FLAGS,
     },
     false,
   )
@@ -122,14 +127,19 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const resolved = withLimitFlags(await resolveStoreConfig(values), values)
   const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
   const demoIfEmpty = values['demo-if-empty'] === true
+  const cluster = parseClusterFlags(values)
+  if (cluster !== undefined && demoIfEmpty) throw new UsageError('--demo-if-empty cannot be used with --nats: a node takes its records from the stream')
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
+  let node: ClusterNode | undefined
   let unsubscribe = (): void => {}
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
+    if (cluster !== undefined) node = await startClusterNode(store, cluster.options, io)
+    const replication = node === undefined ? {} : { replica: node, ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }) }
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
-    running = await listen(store, host, port, { ...limits, ...writes, ...observation }, io)
+    running = await listen(store, host, port, { ...limits, ...writes, ...observation, ...replication }, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
     const tokenFile = values['write-token-file']
@@ -139,6 +149,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
       ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${values['write-token-file']}`]),
+      ...(node === undefined ? [] : [`  a node of the cluster on stream ${node.stream} (at position ${store.position}; writes go through the stream)`]),
       `  ${endpoint}/stream streams commits live (Server-Sent Events)`,
       `  ${endpoint}/export, ${running.url}/stats, ${running.url}/health${observation.metrics ? ` and ${running.url}/metrics` : ''} for operations`,
       '',
@@ -157,6 +168,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     io.stderr.write(`${signal}: stopping (finishing requests in flight)...\n`)
     await running.close()
     running = undefined
+    await node?.stop()
+    node = undefined
     await store.close()
     io.stderr.write('stopped\n')
     return 0
@@ -164,6 +177,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     unsubscribe()
     // Reached with a server or an open store only on failure; close both quietly.
     await running?.close().catch(() => {})
+    await node?.stop().catch(() => {})
     await store.close().catch(() => {})
   }
 }
@@ -281,7 +295,9 @@ export function accessLogWriter(io: CliIo): (entry: AccessLogEntry) => void {
   return (entry) => void io.stdout.write(`${JSON.stringify(entry)}\n`)
 }
 
-async function listen(store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions & ObservationOptions, io: CliIo): Promise<RunningServer> {
+async function listen(
+  store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions & ObservationOptions & { replica?: ClusterNode; maxLag?: number }, io: CliIo,
+): Promise<RunningServer> {
   try {
     return await startServer({ store, host, port, ...limits, onError: requestErrorLogger(io) })
   } catch (err) {

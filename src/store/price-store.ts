@@ -30,6 +30,17 @@ export interface BatchCommit {
   readonly position: number
 }
 
+/** Options of {@link PriceStore.putBatch}. */
+export interface PutBatchOptions {
+  /**
+   * The position to commit the batch at, for a store that applies a replication log (price-store/cluster): the
+   * log's sequence number, so that the same position names the same commit on every copy. It must be above the
+   * store's {@link PriceStore.position}; it is written in the batch's own atomic write, so after a crash
+   * `position` says exactly which batches are stored. Positions may skip numbers. Without it, the next number.
+   */
+  readonly position?: number
+}
+
 type AnyLevel = AbstractLevel<any, any, any>
 
 /**
@@ -134,13 +145,14 @@ export class PriceStore {
    * {@link PriceStore.putMany}, resolving with the batch's commit position as well: the position `watch` and
    * {@link PriceStore.position} give this very commit, which reading `position` after `putMany` cannot promise
    * when other batches are written meanwhile. An empty batch commits nothing: its `position` is then the newest
-   * commit's.
-   * @throws PriceStoreError as {@link PriceStore.putMany}
+   * commit's. A replication log gives each batch its `position` (see {@link PutBatchOptions}).
+   * @throws PriceStoreError as {@link PriceStore.putMany}; `PRICE_INVALID_OPTIONS` (parameter `position`) for a
+   *   position that is not an integer above the store's
    * @example
    * const { stored, position } = await store.putBatch(records)
    */
-  async putBatch(records: Iterable<NewPriceRecord>): Promise<BatchCommit> {
-    return this.#parts.writer.putBatch(records)
+  async putBatch(records: Iterable<NewPriceRecord>, options: PutBatchOptions = {}): Promise<BatchCommit> {
+    return this.#parts.writer.putBatch(records, options.position)
   }
 
   /**

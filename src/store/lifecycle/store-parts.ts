@@ -75,7 +75,7 @@ export function assembleStore(db: AbstractLevel<any, any, any>, options: Resolve
     provider, recordsPerSymbol: options.recordsPerSymbol, headBytes: options.headBytes, chunkBytes: options.chunkBytes,
     db, chunks: levels.chunks, heads, symbols,
   })
-  const journal = new CommitJournal(levels.journal, prefixes.journal, options.journal)
+  const journal = new CommitJournal(levels.journal, prefixes.journal, { level: levels.meta, prefix: prefixes.meta }, options.journal)
   const hub = new WatchHub()
   const targets = { chunksPrefix: prefixes.chunks, heads }
   const sealer = new Sealer({ db, state, targets, logPrefix: prefixes.log, sync, openBytes: options.openBytes })

@@ -10,6 +10,7 @@ import { writeValue } from '../../keys/value-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import { validateBatch } from '../../records/validate-batch.js'
 import type { NewPriceRecord, Provider } from '../../types.js'
+import { PriceStoreError, describeValue } from '../../errors.js'
 import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { StoreLife } from '../lifecycle/store-life.js'
@@ -47,19 +48,27 @@ export class BatchWriter {
     this.#context = context
   }
 
-  /** `PriceStore.putBatch`: checks the records, queues their write, and a turn of sealing after it. */
-  async putBatch(records: Iterable<NewPriceRecord>): Promise<{ readonly stored: number; readonly position: number }> {
+  /**
+   * `PriceStore.putBatch`: checks the records (and the commit position, when one is given), queues their write,
+   * and a turn of sealing after it.
+   */
+  async putBatch(records: Iterable<NewPriceRecord>, at?: number): Promise<{ readonly stored: number; readonly position: number }> {
     const { life, provider, journal, queue, upkeep } = this.#context
     life.assertOpen()
+    if (at !== undefined) checkCommitPosition(at, journal.head)
     const stored = validateBatch(records, provider)
     if (stored.length === 0) return { stored: 0, position: journal.head }
-    const write = queue.run(() => this.#write(stored))
+    const write = queue.run(() => {
+      // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
+      if (at !== undefined) checkCommitPosition(at, journal.head)
+      return this.#write(stored, at)
+    })
     upkeep.enqueueSeal()
     return write
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
-  async #write(records: readonly StoredRecord[]): Promise<{ readonly stored: number; readonly position: number }> {
+  async #write(records: readonly StoredRecord[], at: number | undefined): Promise<{ readonly stored: number; readonly position: number }> {
     const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
     const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
@@ -74,7 +83,7 @@ export class BatchWriter {
     }
     const batch = new RootBatch()
     // The journal entry goes in the records' own atomic write: after a crash it lists exactly the batches stored.
-    const position = journal.stage(batch, records)
+    const position = journal.stage(batch, records, at)
     const writes: OpenWrite[] = []
     for (const [period, entry] of entries) {
       const key = logKey(period, position)
@@ -93,4 +102,16 @@ export class BatchWriter {
     step.committed({ records, writes, newSymbols, position, horizon })
     return { stored: records.length, position }
   }
+}
+
+/**
+ * A commit position given by a replication log must be a safe integer above the store's head: positions only
+ * grow, and a position at or below the head names a commit the store already holds (or skipped).
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (parameter `position`, with the store's `position`)
+ */
+function checkCommitPosition(at: number, head: number): void {
+  if (Number.isSafeInteger(at) && at > head) return
+  throw new PriceStoreError('PRICE_INVALID_OPTIONS', `a commit position must be an integer above the store's position ${head}; got ${describeValue(at)}`, {
+    details: { parameter: 'position', position: head },
+  })
 }

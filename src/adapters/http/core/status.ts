@@ -6,8 +6,9 @@ import type { PriceStoreErrorCode } from '../../../errors.js'
  *
  * - 400: the request was wrong (bad or conflicting parameters, an unsupported
  *   provider, a range answer over the cap).
- * - 503: the store is not open (opening, closing or closed), or the query was
- *   aborted by its host's signal; retrying later may work.
+ * - 503: the store is not open (opening, closing or closed), the query was
+ *   aborted by its host's signal, or the replication log cannot take a write;
+ *   retrying later may work.
  * - 500: a fault on the server side. `PRICE_INVALID_OPTIONS` is here on
  *   purpose: it means the server was configured wrongly, not that the client erred.
  */
@@ -24,6 +25,7 @@ export function statusForError(code: PriceStoreErrorCode): 400 | 500 | 503 {
       return 400
     case 'PRICE_NOT_OPEN':
     case 'PRICE_ABORTED':
+    case 'PRICE_LOG_UNAVAILABLE':
       return 503
     case 'PRICE_INVALID_OPTIONS':
     case 'PRICE_LOCKED':
@@ -31,6 +33,7 @@ export function statusForError(code: PriceStoreErrorCode): 400 | 500 | 503 {
     case 'PRICE_PROVIDER_MISMATCH':
     case 'PRICE_CORRUPT_VALUE':
     case 'PRICE_STORAGE_ERROR':
+    case 'PRICE_REPLICA_DIVERGED':
       return 500
     default: {
       // Exhaustiveness at compile time; at run time an unknown code (say, from

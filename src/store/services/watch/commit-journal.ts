@@ -13,12 +13,33 @@
  * writes of later batches, to a window of commits and bytes; the newest
  * entry is always kept, so the position survives restarts (and the sealing
  * of every log entry) by being the journal's last key.
+ *
+ * Positions may skip numbers (a replication log's sequence, or a failed
+ * write), so the oldest entry does not say whether commits before it were
+ * trimmed. The meta key `journal-floor` does: every commit at or below it may
+ * be gone, none after it is. Trimming raises it in the same write; a store
+ * from before the key gets it on open, as the position before its oldest
+ * entry (its positions were consecutive).
  */
 import { undecodable } from '../../../keys/entry-errors.js'
 import { encodeJournalEntry, readJournalEnd } from '../../../keys/journal-codec.js'
 import type { JournalRecord } from '../../../keys/journal-codec.js'
 import { describeJournal, journalKey, readJournalKey } from '../../../keys/key-layout.js'
 import type { BytesSublevel } from '../../db/sublevels.js'
+
+/** The meta key of the journal's floor (UTF-8 key and decimal text value, like every meta key). */
+export const JOURNAL_FLOOR_KEY = 'journal-floor'
+const FLOOR_KEY_BYTES = Buffer.from(JOURNAL_FLOOR_KEY, 'utf8')
+const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
+
+/**
+ * The newest position whose commit a journal may have trimmed, read from a snapshot (a watch's view).
+ * @param oldest the oldest entry's position: the floor of a store written before the key existed
+ */
+export async function readJournalFloor(meta: BytesSublevel, options: object, oldest: number): Promise<number> {
+  const text = (await meta.get(JOURNAL_FLOOR_KEY as never, { ...TEXT, ...options } as never)) as unknown as string | undefined
+  return text === undefined ? oldest - 1 : Number(text)
+}
 import type { RootBatch } from '../../db/root-batch.js'
 
 /** Commits the journal keeps unless configured otherwise. */
@@ -38,6 +59,8 @@ export interface JournalWindow {
 export class CommitJournal {
   readonly #level: BytesSublevel
   readonly #prefix: Uint8Array
+  readonly #meta: BytesSublevel
+  readonly #metaPrefix: Uint8Array
   readonly #window: JournalWindow
   /** The newest commit taken into memory. */
   #head = 0
@@ -52,9 +75,11 @@ export class CommitJournal {
   /** Sizes of the entries written since the store opened; older ones are read when trimmed. */
   readonly #sizes = new Map<number, number>()
 
-  constructor(level: BytesSublevel, prefix: Uint8Array, window: JournalWindow) {
+  constructor(level: BytesSublevel, prefix: Uint8Array, meta: { readonly level: BytesSublevel; readonly prefix: Uint8Array }, window: JournalWindow) {
     this.#level = level
     this.#prefix = prefix
+    this.#meta = meta.level
+    this.#metaPrefix = meta.prefix
     this.#window = window
   }
 
@@ -73,6 +98,11 @@ export class CommitJournal {
     this.#sizes.clear()
     const [first] = await this.#level.iterator({ limit: 1 }).all()
     const [last] = await this.#level.iterator({ limit: 1, reverse: true }).all()
+    const floor = (await this.#meta.get(JOURNAL_FLOOR_KEY as never, TEXT as never)) as unknown as string | undefined
+    if (floor === undefined) {
+      const oldest = first === undefined ? Math.max(1, logNext) : readEdge(first)[0]
+      await this.#meta.put(JOURNAL_FLOOR_KEY as never, String(oldest - 1) as never, TEXT as never)
+    }
     if (first === undefined || last === undefined) {
       this.#head = 0
       this.#end = 0
@@ -94,15 +124,19 @@ export class CommitJournal {
    * Numbers a batch and puts its journal entry, and the deletion of entries
    * that fall out of the window, into the batch's write. The number is used
    * up even if the write fails.
+   * @param at the position to commit at, given by a replication log (checked by the caller to be above the
+   *   head); the next batch without one gets the position after it
    */
-  stage(batch: RootBatch, records: readonly JournalRecord[]): number {
-    const position = this.#next++
+  stage(batch: RootBatch, records: readonly JournalRecord[], at?: number): number {
+    const position = at ?? this.#next
+    this.#next = Math.max(this.#next, position) + 1
     const entry = encodeJournalEntry(records, this.#end)
     this.#end += entry.length
     batch.put(this.#prefix, journalKey(position), entry)
     this.#sizes.set(position, entry.length)
     this.#kept += entry.length
     const { commits, bytes } = this.#window
+    const oldestBefore = this.#oldest
     for (let trimmed = 0; trimmed < MAX_TRIM_PER_COMMIT && this.#oldest < position; trimmed++) {
       if (position - this.#oldest + 1 <= commits && this.#kept <= bytes) break
       batch.del(this.#prefix, journalKey(this.#oldest))
@@ -110,6 +144,7 @@ export class CommitJournal {
       this.#sizes.delete(this.#oldest)
       this.#oldest++
     }
+    if (this.#oldest > oldestBefore) batch.put(this.#metaPrefix, FLOOR_KEY_BYTES, Buffer.from(String(this.#oldest - 1), 'utf8'))
     return position
   }
 

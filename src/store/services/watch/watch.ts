@@ -26,7 +26,7 @@ import type { BytesSublevel } from '../../db/sublevels.js'
 import type { StoreLife } from '../../lifecycle/store-life.js'
 import type { ReadView } from '../../read/read-view.js'
 import type { StoreReader } from '../../read/store-reader.js'
-import type { CommitJournal } from './commit-journal.js'
+import { readJournalFloor, type CommitJournal } from './commit-journal.js'
 import { toStorageError } from '../../db/storage-errors.js'
 import type { Subscriber, WatchHub } from './watch-hub.js'
 import { PROGRESS_EVERY } from './watch-options.js'
@@ -45,6 +45,8 @@ export interface WatchContext {
    */
   start(subscriber: Subscriber): { readonly view: ReadView; readonly head: number } | undefined
   readonly journal: BytesSublevel
+  /** Holds the journal's floor (see commit-journal.ts). */
+  readonly meta: BytesSublevel
   readonly hub: WatchHub
 }
 
@@ -55,7 +57,7 @@ export interface WatchSource {
   readonly hub: WatchHub
   readonly journal: CommitJournal
   /** The journal's sublevel is replayed from a view's snapshot. */
-  readonly levels: { readonly journal: BytesSublevel }
+  readonly levels: { readonly journal: BytesSublevel; readonly meta: BytesSublevel }
 }
 
 /**
@@ -75,6 +77,7 @@ export function startWatch(source: WatchSource, options: WatchOptions, limits: L
       return { view, head: journal.head }
     },
     journal: source.levels.journal,
+    meta: source.levels.meta,
     hub,
   }, resolved, journal.head)
 }
@@ -260,11 +263,11 @@ export class Watch implements WatchIterator, Subscriber {
   async #replayNext(): Promise<WatchItem | undefined> {
     const view = this.#view as ReadView
     if (this.#entries === undefined) {
-      const { journal } = this.#context
+      const { journal, meta } = this.#context
       const [first] = await journal.keys({ limit: 1, ...view.readOptions }).all()
+      const floor = await readJournalFloor(meta, view.readOptions, first === undefined ? this.#head + 1 : readJournalKey(first))
       if (this.#view === undefined) return undefined
-      const oldest = first === undefined ? this.#head + 1 : readJournalKey(first)
-      const from = Math.max(this.#after, oldest - 1)
+      const from = Math.max(this.#after, floor)
       this.#entries = journal.iterator({ gt: journalKey(from), lte: journalKey(this.#head), ...view.readOptions })
       if (from > this.#after) return { type: 'reset', reason: 'trimmed', requested: this.#after, position: from }
     }

@@ -1,0 +1,165 @@
+/**
+ * The apply loop of a node: follows the log's commits from the store's own
+ * position and writes each batch with `putBatch(records, { position })`, so
+ * the batch and its position land in one atomic LevelDB write. A node killed
+ * at any moment reopens at the position of the last batch it stored and
+ * follows the log from the next one: nothing is applied twice (a commit at or
+ * below the position is passed over) and nothing is skipped (the log
+ * delivers every commit after it, in order).
+ *
+ * Losing the connection is not an error here: the loop waits and follows
+ * again from where the store stands. Whatever means the store cannot follow
+ * this log (the provider differs, a part is gone, a record does not decode
+ * or is refused, the disk fails) stops the loop with a coded error an
+ * operator must handle.
+ */
+import { PriceStoreError, isPriceStoreError } from '../errors.js'
+import type { PriceStore } from '../store/price-store.js'
+import type { PriceRecord } from '../types.js'
+import { decodeCommit, decodeEntry } from './batch-codec.js'
+import type { PositionWaiters } from './position-waiters.js'
+import type { CommitMessage, ReplicationLog } from './replication-log.js'
+
+/** First and longest wait before following the log again after it failed (ms). */
+const RETRY_FIRST_MS = 100
+const RETRY_LONGEST_MS = 2_000
+
+/** What the loop reports, read by the node's status. */
+export interface ApplyCounters {
+  batches: number
+  records: number
+  /** The newest commit position the log delivered (the stream is at least there). */
+  delivered: number
+}
+
+/** Follows a log into a store until stopped or failed. */
+export class Applier {
+  readonly #store: PriceStore
+  readonly #log: ReplicationLog
+  readonly #waiters: PositionWaiters
+  readonly #stop = new AbortController()
+  readonly counters: ApplyCounters = { batches: 0, records: 0, delivered: 0 }
+  #failure: PriceStoreError | undefined
+  #done: Promise<void> | undefined
+
+  readonly #onError: (err: unknown) => void
+
+  constructor(store: PriceStore, log: ReplicationLog, waiters: PositionWaiters, onError: (err: unknown) => void) {
+    this.#store = store
+    this.#log = log
+    this.#waiters = waiters
+    this.#onError = onError
+  }
+
+  /** The error that stopped the loop, if one did. */
+  get failure(): PriceStoreError | undefined {
+    return this.#failure
+  }
+
+  /** Whether the loop was stopped (by {@link Applier.stop}, a failure or its store closing). */
+  get stopped(): boolean {
+    return this.#stop.signal.aborted
+  }
+
+  /** Starts the loop (once). */
+  start(): void {
+    this.#done ??= this.#run()
+  }
+
+  /** Stops the loop and waits for the batch being applied, if any. */
+  async stop(): Promise<void> {
+    this.#stop.abort()
+    await this.#done
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#stop.signal
+    let wait = RETRY_FIRST_MS
+    while (!signal.aborted) {
+      try {
+        for await (const commit of this.#log.commits(this.#store.position, signal)) {
+          await this.#apply(commit)
+          wait = RETRY_FIRST_MS
+        }
+      } catch (err) {
+        if (signal.aborted) return
+        if (isPriceStoreError(err, 'PRICE_NOT_OPEN')) {
+          this.#stop.abort()
+          return
+        }
+        if (isPriceStoreError(err)) {
+          this.#failure = err
+          this.#stop.abort()
+          this.#waiters.cancelAll()
+          return
+        }
+        // The log could not be read (connection lost, leader moving): follow it again from where the store stands.
+        this.#onError(err)
+        await pause(wait, signal)
+        wait = Math.min(wait * 2, RETRY_LONGEST_MS)
+      }
+    }
+  }
+
+  async #apply(commit: CommitMessage): Promise<void> {
+    this.counters.delivered = Math.max(this.counters.delivered, commit.position)
+    const store = this.#store
+    // Delivered again (a redelivery after a reconnect): the store already holds it.
+    if (commit.position <= store.position) return
+    if (commit.provider !== store.provider.id) {
+      throw diverged(`the commit at position ${commit.position} of ${this.#log.name} carries records of provider ${JSON.stringify(commit.provider)}, and this store serves ${JSON.stringify(store.provider.id)}`, store.position)
+    }
+    const records = await this.#recordsOf(commit)
+    await store.putBatch(records, { position: commit.position })
+    this.counters.batches++
+    this.counters.records += records.length
+    this.#waiters.reached(commit.position)
+  }
+
+  async #recordsOf(commit: CommitMessage): Promise<PriceRecord[]> {
+    const provider = this.#store.provider
+    const where = `commit ${commit.position} of ${this.#log.name}`
+    let decoded
+    try {
+      decoded = decodeCommit(commit.data)
+      if (decoded.kind === 'inline') return decodeEntry(decoded.entry, provider, where)
+    } catch (err) {
+      throw corrupt(where, err)
+    }
+    const records: PriceRecord[] = []
+    for (const position of decoded.parts) {
+      const part = await this.#log.readPart(position)
+      if (part === undefined) {
+        throw diverged(`part ${position} of the commit at position ${commit.position} is no longer in ${this.#log.name}: re-seed this node from a backup of a node that is up to date`, this.#store.position)
+      }
+      try {
+        records.push(...decodeEntry(part, provider, `part ${position} of ${where}`))
+      } catch (err) {
+        throw corrupt(`part ${position} of ${where}`, err)
+      }
+    }
+    return records
+  }
+}
+
+function diverged(message: string, position: number): PriceStoreError {
+  return new PriceStoreError('PRICE_REPLICA_DIVERGED', message, { details: { position } })
+}
+
+function corrupt(where: string, cause: unknown): PriceStoreError {
+  if (isPriceStoreError(cause)) return cause
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `the ${where} does not decode as a batch of records`, { cause })
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+}

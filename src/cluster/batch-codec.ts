@@ -1,0 +1,105 @@
+/**
+ * The bytes of a batch in the replication log. A batch's records are packed
+ * as one log entry (keys/log-codec.ts, the store's own record bytes), so a
+ * node applies exactly the records that were validated, bit for bit and in
+ * the batch's order. A batch that fits one message travels inline in its
+ * commit message; a larger one is cut into parts, each a log entry of its
+ * own, and its commit lists their positions, so it is applied whole (when
+ * the commit comes) or not at all (a part without a commit is never applied).
+ *
+ * Commit message: `version (1) · kind (1) · ...`, kind 0 then the batch's
+ * log entry; kind 1 then a varint part count and each part's position (u64 BE).
+ */
+import { createHash } from 'node:crypto'
+import { ByteReader, ByteWriter, MalformedBytes } from '../keys/bytes.js'
+import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
+import { decodeValue, writeValue } from '../keys/value-codec.js'
+import type { StoredRecord } from '../records/stored-record.js'
+import type { PriceRecord, Provider } from '../types.js'
+
+const COMMIT_VERSION = 1
+const INLINE = 0
+const PARTS = 1
+/** Room left in a message for the commit header and the log's own framing. */
+const HEADROOM = 1024
+
+/** A batch ready to append: inline in one commit, or as parts and a commit naming them. */
+export interface EncodedBatch {
+  /** Deterministic id of the batch (its provider and bytes): a retried append of the same batch is recognised. */
+  readonly id: string
+  /** The commit's bytes when the batch travels inline. */
+  readonly inline: Uint8Array | undefined
+  /** The parts' bytes when it does not. */
+  readonly parts: readonly Uint8Array[]
+}
+
+/** What a commit message says. */
+export type DecodedCommit =
+  | { readonly kind: 'inline'; readonly entry: Buffer }
+  | { readonly kind: 'parts'; readonly parts: readonly number[] }
+
+/** Packs validated records for the log, cutting them into parts when they do not fit `maxMessageBytes`. */
+export function encodeBatch(records: readonly StoredRecord[], provider: Provider, maxMessageBytes: number): EncodedBatch {
+  const entry = new LogEntryWriter()
+  for (const record of records) entry.add(record.symbol, record.timestamp, record.id, (writer) => writeValue(writer, record))
+  const { bytes, places } = entry.finish()
+  const hash = createHash('sha256').update(provider.id).update('\0').update(bytes)
+  const id = hash.digest('hex')
+  const limit = Math.max(HEADROOM, maxMessageBytes - HEADROOM)
+  if (bytes.length + 2 <= limit) {
+    return { id, inline: new ByteWriter(bytes.length + 2).byte(COMMIT_VERSION).byte(INLINE).bytes(bytes).finish(), parts: [] }
+  }
+  // An entry is its version byte then its records one after another, so a part is the version byte and a run of
+  // whole records cut out of the batch's entry: nothing is encoded twice.
+  const version = bytes.subarray(0, 1)
+  const parts: Buffer[] = []
+  let start = 1
+  let end = 1
+  for (const place of places) {
+    if (place.valueEnd - start + 1 > limit && end > start) {
+      parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
+      start = end
+    }
+    end = place.valueEnd
+  }
+  parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
+  return { id, inline: undefined, parts }
+}
+
+/** The commit message of a batch sent as parts, once the parts have their positions. */
+export function encodePartsCommit(positions: readonly number[]): Uint8Array {
+  const writer = new ByteWriter(16 + positions.length * 8).byte(COMMIT_VERSION).byte(PARTS).varint(positions.length)
+  for (const position of positions) writer.uint64(position)
+  return writer.finish()
+}
+
+/**
+ * Reads a commit message.
+ * @throws MalformedBytes when it is not one this release writes
+ */
+export function decodeCommit(data: Uint8Array): DecodedCommit {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  const reader = new ByteReader(bytes)
+  const version = reader.byte()
+  if (version !== COMMIT_VERSION) throw new MalformedBytes(`commit version ${version} (this release reads ${COMMIT_VERSION})`)
+  const kind = reader.byte()
+  if (kind === INLINE) return { kind: 'inline', entry: bytes.subarray(reader.offset) }
+  if (kind !== PARTS) throw new MalformedBytes(`commit kind ${kind}`)
+  const parts: number[] = []
+  for (let count = reader.varint(); parts.length < count;) parts.push(reader.uint64())
+  return { kind: 'parts', parts }
+}
+
+/**
+ * The records of one log entry (a batch or a part), as `putBatch` takes them.
+ * @throws MalformedBytes, PriceStoreError `PRICE_CORRUPT_VALUE` when the entry does not decode
+ */
+export function decodeEntry(data: Uint8Array, provider: Provider, where: string): PriceRecord[] {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  const records: PriceRecord[] = []
+  readLogEntry(bytes, (symbol, timestamp, idStart, idEnd, valueStart, valueEnd) => {
+    const id = bytes.toString('utf8', idStart, idEnd)
+    records.push(decodeValue(bytes, valueStart, valueEnd, { symbol, timestamp, id, entry: where }, provider))
+  })
+  return records
+}

@@ -1,0 +1,70 @@
+/**
+ * The replication log as a cluster node uses it: an ordered, replicated log
+ * of messages numbered by position (JetStream's stream sequence), holding
+ * commit messages (one per batch: the batch itself, or the list of its parts)
+ * and part messages (pieces of a batch too large for one message). A node
+ * applies commits in order; parts are read by position when their commit
+ * comes. `JetStreamLog` is the real one; tests use an in-memory one.
+ */
+
+/** A commit message as the log delivers it. */
+export interface CommitMessage {
+  /** Its position in the log: the commit position of its batch on every node. */
+  readonly position: number
+  /** The id of the provider whose records it carries (a header). */
+  readonly provider: string | undefined
+  /** The commit's bytes (see batch-codec.ts). */
+  readonly data: Uint8Array
+}
+
+/** What an append got back from the log. */
+export interface Appended {
+  /** The position the log gave the message (the first one's, for a duplicate). */
+  readonly position: number
+  /** True when the log had already taken a message with this id (a retried publish): nothing new was written. */
+  readonly duplicate: boolean
+}
+
+/** The first and last positions a log holds (`first > last` when it holds none). */
+export interface LogBounds {
+  readonly first: number
+  readonly last: number
+}
+
+/** A replicated, ordered log of commits and parts. */
+export interface ReplicationLog {
+  /** The log's name (the JetStream stream). */
+  readonly name: string
+  /** Largest message body the log takes, in bytes. */
+  readonly maxMessageBytes: number
+  /** Whether the connection to the log is up now. */
+  readonly connected: boolean
+  /**
+   * Appends a part of a batch.
+   * @param id a deterministic id of this part: a retried append of the same id is not written twice
+   */
+  appendPart(data: Uint8Array, id: string): Promise<Appended>
+  /**
+   * Appends a commit message, which applies its batch on every node.
+   * @param id a deterministic id of the batch: a retried append of the same id is not written twice
+   */
+  appendCommit(data: Uint8Array, id: string, provider: string): Promise<Appended>
+  /** A part's bytes, or `undefined` when the log no longer holds it. */
+  readPart(position: number): Promise<Uint8Array | undefined>
+  /** The positions the log holds now. */
+  bounds(): Promise<LogBounds>
+  /** The position of the newest commit message, or 0 when the log holds none. */
+  lastCommit(): Promise<number>
+  /**
+   * The commit messages after position `after`, in order, with no gap and no repeat, following the log as it
+   * grows until `signal` aborts (then the iteration ends). Throws when the log cannot be read.
+   */
+  commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage>
+  /**
+   * Starts a log with no messages at position `next`, so that positions go on from a store's own
+   * (see {@link ClusterNode.start}).
+   */
+  startAt(next: number): Promise<void>
+  /** Closes the connection. */
+  close(): Promise<void>
+}
