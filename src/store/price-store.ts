@@ -19,27 +19,9 @@ import { storeStats, type StoreStats } from './services/stats.js'
 import { startWatch } from './services/watch/watch.js'
 import type { WatchIterator, WatchOptions } from './services/watch/watch-options.js'
 import type { PruneOptions, PruneResult } from './upkeep/prune-request.js'
+import type { BatchCommit, PutBatchOptions } from './write/batch-writer.js'
 
-export type { StoreStatus }
-
-/** What {@link PriceStore.putBatch} wrote: the records of the batch, and the position of its commit. */
-export interface BatchCommit {
-  /** Records written (as {@link PriceStore.putMany} counts them). */
-  readonly stored: number
-  /** The batch's commit position (see {@link PriceStore.position}). */
-  readonly position: number
-}
-
-/** Options of {@link PriceStore.putBatch}. */
-export interface PutBatchOptions {
-  /**
-   * The position to commit the batch at, for a store that applies a replication log (price-store/cluster): the
-   * log's sequence number, so that the same position names the same commit on every copy. It must be above the
-   * store's {@link PriceStore.position}; it is written in the batch's own atomic write, so after a crash
-   * `position` says exactly which batches are stored. Positions may skip numbers. Without it, the next number.
-   */
-  readonly position?: number
-}
+export type { StoreStatus, BatchCommit, PutBatchOptions }
 
 type AnyLevel = AbstractLevel<any, any, any>
 

@@ -23,6 +23,25 @@ import type { CommitStep } from './commit-step.js'
 import { openWrite } from './open-write.js'
 import type { WriteQueue } from './write-queue.js'
 
+/** What `PriceStore.putBatch` wrote: the records of the batch, and the position of its commit. */
+export interface BatchCommit {
+  /** Records written (as `PriceStore.putMany` counts them). */
+  readonly stored: number
+  /** The batch's commit position (see `PriceStore.position`). */
+  readonly position: number
+}
+
+/** Options of `PriceStore.putBatch`. */
+export interface PutBatchOptions {
+  /**
+   * The position to commit the batch at, for a store that applies a replication log (price-store/cluster): the
+   * log's sequence number, so that the same position names the same commit on every copy. It must be above the
+   * store's `PriceStore.position`; it is written in the batch's own atomic write, so after a crash
+   * `position` says exactly which batches are stored. Positions may skip numbers. Without it, the next number.
+   */
+  readonly position?: number
+}
+
 /** What the write path needs from its store. */
 export interface BatchWriterContext {
   readonly db: AbstractLevel<any, any, any>
@@ -52,7 +71,7 @@ export class BatchWriter {
    * `PriceStore.putBatch`: checks the records (and the commit position, when one is given), queues their write,
    * and a turn of sealing after it.
    */
-  async putBatch(records: Iterable<NewPriceRecord>, at?: number): Promise<{ readonly stored: number; readonly position: number }> {
+  async putBatch(records: Iterable<NewPriceRecord>, at?: number): Promise<BatchCommit> {
     const { life, provider, journal, queue, upkeep } = this.#context
     life.assertOpen()
     if (at !== undefined) checkCommitPosition(at, journal.head)
@@ -68,7 +87,7 @@ export class BatchWriter {
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
-  async #write(records: readonly StoredRecord[], at: number | undefined): Promise<{ readonly stored: number; readonly position: number }> {
+  async #write(records: readonly StoredRecord[], at: number | undefined): Promise<BatchCommit> {
     const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
     const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
