@@ -89,6 +89,16 @@ for (const [name, testing, api] of [['esm', testingEsm, esm], ['cjs', testingCjs
     { numRuns: 20, seed: 13 },
   )
 }
+// price-store/cluster: its own entry in both formats, sharing the store's code (a PriceStore of price-store is
+// what a ClusterNode follows), and refusing bad options before any connection is tried.
+const clusterEsm = await import('price-store/cluster')
+const clusterCjs = require('price-store/cluster')
+assert.deepEqual(Object.keys(clusterCjs).sort(), Object.keys(clusterEsm).sort(), 'price-store/cluster: the same names in both formats')
+for (const [name, cluster, api] of [['esm', clusterEsm, esm], ['cjs', clusterCjs, cjs]]) {
+  const store = await api.PriceStore.open(new MemoryLevel(), { provider })
+  await assert.rejects(cluster.ClusterNode.start(store, { servers: 'not-a-url' }), (err) => err.code === 'PRICE_INVALID_OPTIONS', `${name}: ClusterNode.start checks its options`)
+  await store.close()
+}
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs, price-store/http (the chart page, also under a basePath), price-store/testing and bin OK')
+console.log('dist: esm, cjs, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/testing and bin OK')
