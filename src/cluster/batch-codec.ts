@@ -15,6 +15,7 @@ import { ByteReader, ByteWriter, MalformedBytes } from '../keys/bytes.js'
 import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
 import { decodeValue, writeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
+import { PriceStoreError } from '../errors.js'
 import type { PriceRecord, Provider } from '../types.js'
 
 const COMMIT_VERSION = 1
@@ -38,7 +39,10 @@ export type DecodedCommit =
   | { readonly kind: 'inline'; readonly entry: Buffer }
   | { readonly kind: 'parts'; readonly parts: readonly number[] }
 
-/** Packs validated records for the log, cutting them into parts when they do not fit `maxMessageBytes`. */
+/**
+ * Packs validated records for the log, cutting them into parts when they do not fit `maxMessageBytes`.
+ * @throws PriceStoreError `PRICE_INVALID_RECORD` (with `details.index`) for a record too large for one message
+ */
 export function encodeBatch(records: readonly StoredRecord[], provider: Provider, maxMessageBytes: number): EncodedBatch {
   const entry = new LogEntryWriter()
   for (const record of records) entry.add(record.symbol, record.timestamp, record.id, (writer) => writeValue(writer, record))
@@ -55,7 +59,8 @@ export function encodeBatch(records: readonly StoredRecord[], provider: Provider
   const parts: Buffer[] = []
   let start = 1
   let end = 1
-  for (const place of places) {
+  for (const [index, place] of places.entries()) {
+    if (place.valueEnd - end + 1 > limit) throw tooLarge(index, place.valueEnd - end, maxMessageBytes)
     if (place.valueEnd - start + 1 > limit && end > start) {
       parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
       start = end
@@ -64,6 +69,13 @@ export function encodeBatch(records: readonly StoredRecord[], provider: Provider
   }
   parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
   return { id, inline: undefined, parts }
+}
+
+/** A record that does not fit in one message of the log, even alone. */
+function tooLarge(index: number, bytes: number, maxMessageBytes: number): PriceStoreError {
+  return new PriceStoreError('PRICE_INVALID_RECORD',
+    `record ${index} takes ${bytes} bytes, more than one message of the replication log holds (${maxMessageBytes} bytes, NATS max_payload)`,
+    { details: { index } })
 }
 
 /** The commit message of a batch sent as parts, once the parts have their positions. */

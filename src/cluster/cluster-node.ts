@@ -106,6 +106,8 @@ export class ClusterNode {
     if (stored.length === 0) return { stored: 0, position: this.#store.position }
     const failure = this.#applier.failure
     if (failure !== undefined) throw unavailable(`this node stopped applying the stream (${failure.code}); writes go to another node`, failure)
+    // Refused at once rather than buffered by the client until it reconnects (and then perhaps sent after a timeout).
+    if (!this.#log.connected) throw unavailable(`this node has no connection to the stream ${this.#log.name} now; retry, here or on another node`, undefined)
     const batch = encodeBatch(stored, this.#store.provider, this.#log.maxMessageBytes)
     let position: number
     try {
