@@ -40,6 +40,11 @@ export type { ChartPageOptions } from './adapters/http/udf/chart-page.js'
 export type { AccessLogEntry, ObservationOptions } from './adapters/http/observe/access-log.js'
 export type { HealthReport } from './adapters/http/live/health-endpoint.js'
 
+// A replicated node (price-store/cluster): writes through the log, reads at a position, replication reports.
+export { DEFAULT_MIN_POSITION_WAIT_MS } from './adapters/http/live/replica.js'
+export type { ReplicaSource, ReplicationStatus, ReplicaOptions, ClusterStats } from './adapters/http/live/replica.js'
+export { MIN_POSITION_PARAMETER, MIN_POSITION_HEADER } from './adapters/http/live/min-position.js'
+
 // The exact JSON of answers, as the adapter sends them (-0 kept).
 export { answerToJson } from './engine/answer-json.js'
 export { toExactJson } from './rules/exact-json.js'

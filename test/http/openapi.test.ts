@@ -85,7 +85,8 @@ describe('docs/openapi.yaml', () => {
   it('documents exactly the parameters the engine knows, in its order, for GET and HEAD alike', () => {
     const prices = doc.paths['/prices']
     const names = prices.parameters.map((parameter: unknown) => deref(parameter).name)
-    expect(names).toEqual([...KNOWN_PARAMETERS])
+    // The engine's, then the adapter's own read floor (docs/http.md, "Replicated nodes"), which is not part of the query.
+    expect(names).toEqual([...KNOWN_PARAMETERS, 'minPosition', 'x-min-position'])
     // Shared by the path, so neither operation may narrow or add its own.
     expect(prices.get.parameters).toBeUndefined()
     expect(prices.head.parameters).toBeUndefined()

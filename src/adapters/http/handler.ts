@@ -9,12 +9,14 @@ import { failRequest, sendAnswer, sendOrFail } from './core/send.js'
 import { DEFAULT_SEND_STALL_MS, type StreamSendOptions as SendOptions } from './core/streamed-body.js'
 import { LiveCounters } from './live/endpoint.js'
 import { createLiveEndpoints, type LiveEndpointOptions } from './live/live-endpoints.js'
+import { PositionFloor, floorAnswer, type FloorRefusal } from './live/min-position.js'
+import { checkReplicaOptions } from './live/replica.js'
 import { HandlerMetrics } from './observe/metrics.js'
 import { createRequestHooks, type RequestTrace } from './observe/request-observer.js'
 import { reportError } from './core/answer.js'
 import type { AnswerOptions, PricesQueryable } from './prices/answer.js'
 import { answerThroughGate, type PricesRequest } from './prices/through-gate.js'
-import { checkBasePath, endpointName, notFoundAnswer, routeRequest, type RouteTable } from './routes.js'
+import { checkBasePath, endpointName, notFoundAnswer, routeRequest, type Route, type RouteTable } from './routes.js'
 import { ChartPage, type ChartPageOptions } from './udf/chart-page.js'
 import { answerUdf, type UdfSource } from './udf/udf.js'
 import { historyThroughGate } from './udf/udf-gate.js'
@@ -103,10 +105,12 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
     onError: (err) => reportError(options, err),
   }
   const pricesOptions = { ...options, streamAbove }
+  const replication = checkReplicaOptions(options)
+  const floor = new PositionFloor(store, replication, options)
   const counters = new LiveCounters()
-  const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters }) : undefined
+  const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters, replica: replication.replica }) : undefined
   const hooks = createRequestHooks(metrics, options)
-  const live = createLiveEndpoints(store, supports, options, { counters, metrics })
+  const live = createLiveEndpoints(store, supports, options, { counters, metrics, replication })
   const table: RouteTable = { charts: supports.charts, basePath: checkBasePath(options.basePath), ...live.table }
   const page = new ChartPage(options, table.basePath)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
@@ -123,6 +127,38 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         return
       }
       const trace = hooks?.onRequest(req, res, arrivedAt, typeof target === 'string' ? target : '', endpointName(routed))
+      if (routed !== undefined && readsAtPosition(routed)) {
+        // "At least position P": checked before the query is admitted, so a read that waits holds no slot.
+        const asked = floor.check(req, res, routed.params)
+        if (asked !== undefined) {
+          req.resume() // no endpoint that reads at a position takes a body
+          if ('status' in asked) sendAnswer(res, floorAnswer(asked, 'udf' in routed), head)
+          else afterFloor(asked, req, res, head, arrivedAt, routed, trace)
+          return
+        }
+      }
+      serve(req, res, head, arrivedAt, routed, trace)
+    } catch (err) {
+      failRequest(options, res, err, head)
+    }
+  }
+
+  /** Serves a request once its position floor, if any, is reached; answers its refusal otherwise. */
+  const afterFloor = (
+    asked: Promise<FloorRefusal | undefined>, req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: Route, trace: RequestTrace | undefined,
+  ): void => {
+    asked.then(
+      (refusal) => {
+        if (refusal !== undefined) sendAnswer(res, floorAnswer(refusal, 'udf' in routed), head)
+        else if (!res.destroyed) serve(req, res, head, arrivedAt, routed, trace)
+      },
+      (err: unknown) => failRequest(options, res, err, head),
+    )
+  }
+
+  /** Serves a routed request (or answers 404 for one that is not ours, when there is no `next`). */
+  const serve = (req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: Route | undefined, trace: RequestTrace | undefined): void => {
+    try {
       if (routed !== undefined && 'live' in routed) {
         // The endpoint owns the request from here, its body included.
         live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt })
@@ -161,6 +197,19 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
     }
   }
   return Object.assign(handler, { queries: () => gate.load(), close: () => live.close() })
+}
+
+/**
+ * Whether a route reads the store's data, so a `minPosition` floor applies
+ * to it: `/prices`, `/udf/symbols`, `/udf/search`, `/udf/history`,
+ * `/prices/export` and `/stats`. The live stream has its own positions
+ * (`Last-Event-ID`); health, metrics, the UDF configuration and clock, the
+ * chart page and writes read no data.
+ */
+function readsAtPosition(routed: Route): routed is Extract<Route, { readonly params: URLSearchParams }> {
+  if ('live' in routed) return routed.live === 'export' || routed.live === 'stats'
+  if ('udf' in routed) return routed.udf !== 'config' && routed.udf !== 'time'
+  return 'params' in routed
 }
 
 /** What the gate needs to know about one request: when it came, and (only if its query must wait) when its client leaves. */

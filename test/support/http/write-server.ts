@@ -47,14 +47,7 @@ export async function startWriteServer(options: Partial<Omit<StartServerOptions,
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
         body,
       })
-      const text = await res.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: res.status, headers: res.headers, text, json }
+      return answerOf(res)
     },
     async close() {
       await running.close()
@@ -101,4 +94,16 @@ export function useWriteServers(): typeof startWriteServer {
     servers.push(server)
     return server
   }
+}
+
+/** A fetched answer read whole: its status, headers, text and the JSON it holds (`undefined` when it is not JSON). */
+export async function answerOf(res: Response): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const text = await res.text()
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: res.status, headers: res.headers, text, json }
 }

@@ -50,10 +50,19 @@ export type HttpErrorCode =
   | 'HTTP_UNSUPPORTED_MEDIA_TYPE'
   /** 400: a write's body is not a JSON array or NDJSON, or holds no records. */
   | 'HTTP_INVALID_BODY'
+  /**
+   * 503: a read asked for `minPosition` (or `x-min-position`) and this node
+   * had not applied that position within `minPositionWaitMs`; the body's
+   * error holds `position` (this node's) and `minPosition`, and
+   * `retry-after` says when to retry.
+   */
+  | 'HTTP_POSITION_NOT_REACHED'
 
 const INTERNAL_MESSAGE = 'internal error while answering the request'
 const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'
 const ABORTED_MESSAGE = 'the query was stopped before it finished; try again later'
+const LOG_UNAVAILABLE_MESSAGE =
+  'the replication log could not be reached or did not acknowledge the write: none or all of the batch may have been written; send the same batch again, it is applied once'
 
 
 /** Where a host hears of the errors clients are not shown. */
@@ -104,11 +113,17 @@ export function errorParts(err: unknown): ErrorParts {
     if (isClientError(err.code)) return { status, code: err.code, message: String(err.message), headers: NO_HEADERS }
     // Every 503 says when to come back: the store may be restarting.
     if (status === 503) {
-      return { status, code: err.code, message: err.code === 'PRICE_ABORTED' ? ABORTED_MESSAGE : NOT_OPEN_MESSAGE, headers: RETRY_AFTER }
+      return { status, code: err.code, message: unavailableMessage(err.code), headers: RETRY_AFTER }
     }
     return { status, code: err.code, message: INTERNAL_MESSAGE, headers: NO_HEADERS }
   }
   return { status: 500, code: 'HTTP_INTERNAL_ERROR', message: INTERNAL_MESSAGE, headers: NO_HEADERS }
+}
+
+/** The fixed message of a 503 for a library error: what to do about it, without internals. */
+function unavailableMessage(code: string): string {
+  if (code === 'PRICE_ABORTED') return ABORTED_MESSAGE
+  return code === 'PRICE_LOG_UNAVAILABLE' ? LOG_UNAVAILABLE_MESSAGE : NOT_OPEN_MESSAGE
 }
 
 /** The HTTP answer for anything thrown while answering (see {@link errorParts}). */

@@ -4,6 +4,7 @@ import { reportError, type ErrorReportOptions } from '../core/answer.js'
 import { noStoreAnswer } from '../core/no-store-answer.js'
 import { sendAnswer } from '../core/send.js'
 import type { LiveEndpointHandler, LiveRequest } from './endpoint.js'
+import { replicationProblem, type ReplicaSource, type ReplicationStatus } from './replica.js'
 
 /** Time the read of a health check may take before the store counts as not answering (ms). */
 export const HEALTH_READ_TIMEOUT_MS = 1_000
@@ -26,6 +27,14 @@ export interface HealthReport {
   readonly position?: number
   /** Why the store is unavailable. */
   readonly reason?: string
+  /** On a replicated node (a handler given `replica`): where its replication stands, as the node reports it. */
+  readonly replication?: ReplicationStatus
+}
+
+/** What a health check reads of a replicated node: the node, and the largest lag it accepts (`Infinity` for none). */
+export interface HealthReplication {
+  readonly replica: ReplicaSource
+  readonly maxLag: number
 }
 
 /**
@@ -34,25 +43,42 @@ export interface HealthReport {
  * {@link HEALTH_READ_TIMEOUT_MS}; 503 `{"status":"unavailable",...}` when it
  * is not open (opening, closing, closed), the read fails or takes longer.
  * A store with no `status` or no `latest` (a stub, a proxy) is checked on
- * what it has. Never goes through the query gate: a busy server is still a
- * live one. `cache-control: no-store`.
+ * what it has. On a replicated node, the report holds its `replication`
+ * status too, and is 503 as well when replication failed or stopped, or the
+ * node lags the log by more than `maxLag` (see {@link replicationProblem}).
+ * Never goes through the query gate: a busy server is still a live one.
+ * `cache-control: no-store`.
  */
-export function createHealthEndpoint(store: object, supports: Pick<StoreSupports, 'healthRead'>, options: ErrorReportOptions): LiveEndpointHandler {
+export function createHealthEndpoint(
+  store: object, supports: Pick<StoreSupports, 'healthRead'>, options: ErrorReportOptions, replication?: HealthReplication,
+): LiveEndpointHandler {
   const source = store as HealthSource
   const reads = supports.healthRead
-  return (request) => void serveHealth(source, reads, options, request)
+  return (request) => void serveHealth(source, reads, options, replication, request)
 }
 
-async function serveHealth(store: HealthSource, reads: boolean, options: ErrorReportOptions, { req, res, head }: LiveRequest): Promise<void> {
+async function serveHealth(
+  store: HealthSource, reads: boolean, options: ErrorReportOptions, replication: HealthReplication | undefined, { req, res, head }: LiveRequest,
+): Promise<void> {
   req.resume() // a body means nothing here
   let report: HealthReport
   try {
     report = await checkHealth(store, reads, options)
+    if (replication !== undefined) report = withReplication(report, replication)
   } catch (err) {
     reportError(options, err)
     report = { status: 'unavailable', reason: 'the health check failed' }
   }
   sendAnswer(res, noStoreAnswer(report.status === 'ok' ? 200 : 503, report), head)
+}
+
+/** The report with the node's replication status in it; unavailable when the node is unfit to serve reads (and the store was fine). */
+function withReplication(report: HealthReport, { replica, maxLag }: HealthReplication): HealthReport {
+  const status = replica.replication()
+  const problem = report.status === 'ok' ? replicationProblem(status, maxLag) : undefined
+  if (problem === undefined) return { ...report, replication: status }
+  // `position` goes, as in every unavailable report; the replication status still holds it.
+  return { status: 'unavailable', ...(report.store === undefined ? {} : { store: report.store }), reason: problem, replication: status }
 }
 
 async function checkHealth(store: HealthSource, reads: boolean, options: ErrorReportOptions): Promise<HealthReport> {

@@ -7,6 +7,7 @@ import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.
 import { createExportEndpoint, type ExportEndpointOptions, type Exportable } from './export-endpoint.js'
 import { createHealthEndpoint } from './health-endpoint.js'
 import { createMetricsEndpoint } from './metrics-endpoint.js'
+import type { CheckedReplicaOptions, ReplicaOptions } from './replica.js'
 import { createStatsEndpoint, type StatsSource } from './stats-endpoint.js'
 import { createStreamEndpoint, type StreamEndpointOptions, type WatchableStore } from './stream-endpoint.js'
 import { createWriteEndpoint, type WritableStore, type WriteEndpointOptions } from './write-endpoint.js'
@@ -16,13 +17,15 @@ import { createWriteEndpoint, type WritableStore, type WriteEndpointOptions } fr
  * statistics, health and metrics), part of the handler's options. Each
  * endpoint's module declares its own, and each endpoint is handed only those.
  */
-export interface LiveEndpointOptions extends ErrorReportOptions, WriteEndpointOptions, StreamEndpointOptions, ExportEndpointOptions, ObservationOptions {}
+export interface LiveEndpointOptions extends ErrorReportOptions, WriteEndpointOptions, StreamEndpointOptions, ExportEndpointOptions, ObservationOptions, ReplicaOptions {}
 
-/** What the live endpoints share with the rest of the handler: their counters, and its metrics when they are on. */
+/** What the live endpoints share with the rest of the handler: their counters, its metrics when they are on, and its replica options. */
 export interface LiveShared {
   readonly counters: LiveCounters
   /** The handler's metrics, when they are on (`/metrics` is then served). */
   readonly metrics?: HandlerMetrics | undefined
+  /** The replica options, checked (writes go through the replica, health, stats and metrics report it). */
+  readonly replication?: CheckedReplicaOptions | undefined
 }
 
 /** The live endpoints one handler serves. */
@@ -44,17 +47,19 @@ export function createLiveEndpoints(store: object, supports: StoreSupports, opti
   const handlers: Partial<Record<LiveEndpoint, LiveEndpointHandler>> = {}
   const closers: (() => Promise<void>)[] = []
   const { counters, metrics } = shared
+  const replica = shared.replication?.replica
   const onError: ErrorReportOptions = options.onError === undefined ? {} : { onError: options.onError }
-  const write = createWriteEndpoint(store as WritableStore, supports, pick(options, WRITE_OPTIONS, onError))
+  const write = createWriteEndpoint(store as WritableStore, supports, pick(options, WRITE_OPTIONS, onError), replica)
   if (write !== undefined) handlers.write = write
   if (supports.watch) {
-    const stream = createStreamEndpoint(store as WatchableStore, pick(options, STREAM_OPTIONS, onError), counters)
+    const catchUp = replica === undefined ? undefined : { replica, waitMs: shared.replication?.minPositionWaitMs ?? 0 }
+    const stream = createStreamEndpoint(store as WatchableStore, pick(options, STREAM_OPTIONS, onError), counters, catchUp)
     handlers.stream = stream.handler
     closers.push(() => stream.close())
   }
   if (supports.export) handlers.export = createExportEndpoint(store as Exportable, pick(options, EXPORT_OPTIONS, onError), counters)
-  if (supports.stats) handlers.stats = createStatsEndpoint(store as StatsSource, onError)
-  handlers.health = createHealthEndpoint(store, supports, onError)
+  if (supports.stats) handlers.stats = createStatsEndpoint(store as StatsSource, onError, replica)
+  handlers.health = createHealthEndpoint(store, supports, onError, replica === undefined ? undefined : { replica, maxLag: shared.replication?.maxLag ?? Number.POSITIVE_INFINITY })
   if (metrics !== undefined) handlers.metrics = createMetricsEndpoint(metrics, onError)
   return {
     table: {

@@ -4,6 +4,7 @@ import { failedAnswer, reportError, type ErrorReportOptions } from '../core/answ
 import { noStoreAnswer } from '../core/no-store-answer.js'
 import { sendAnswer } from '../core/send.js'
 import type { LiveEndpointHandler, LiveRequest } from './endpoint.js'
+import { clusterStatsOf, type ReplicaSource } from './replica.js'
 
 /** What `GET /stats` needs of a store: `PriceStore.stats`. */
 export interface StatsSource {
@@ -17,13 +18,15 @@ export interface StatsSource {
  * disk, the format version and the provider), from one snapshot. It reads
  * no record (sealed hours are counted from their index entries), so it does
  * not go through the query gate. `cache-control: no-store`: the numbers are
- * those of now.
+ * those of now. On a replicated node, a `cluster` member is added: the
+ * stream, the replication state, the position applied, and the stream's
+ * position and the lag when known (see {@link clusterStatsOf}).
  */
-export function createStatsEndpoint(store: StatsSource, options: ErrorReportOptions): LiveEndpointHandler {
-  return (request) => serveStats(store, options, request)
+export function createStatsEndpoint(store: StatsSource, options: ErrorReportOptions, replica?: ReplicaSource): LiveEndpointHandler {
+  return (request) => serveStats(store, options, replica, request)
 }
 
-function serveStats(store: StatsSource, options: ErrorReportOptions, { req, res, head }: LiveRequest): void {
+function serveStats(store: StatsSource, options: ErrorReportOptions, replica: ReplicaSource | undefined, { req, res, head }: LiveRequest): void {
   req.resume() // a body means nothing here
   let stats: Promise<StoreStats>
   try {
@@ -33,7 +36,7 @@ function serveStats(store: StatsSource, options: ErrorReportOptions, { req, res,
   }
   stats
     .then(
-      (value) => noStoreAnswer(200, value),
+      (value) => noStoreAnswer(200, replica === undefined ? value : { ...value, cluster: clusterStatsOf(replica.replication()) }),
       (err: unknown) => failedAnswer(options, err),
     )
     .then((answer) => sendAnswer(res, answer, head))

@@ -3,8 +3,9 @@ import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
 import { DEFAULT_SEND_STALL_MS, MAX_QUEUED_CHARS } from '../core/streamed-body.js'
-import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
-import { LAST_EVENT_ID, readStreamParams } from './stream-params.js'
+import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.js'
+import type { ReplicaSource } from './replica.js'
+import { LAST_EVENT_ID, readStreamParams, type StreamParams } from './stream-params.js'
 import { STREAM_HEADERS, StreamSubscriber, type StreamSettings } from './stream-subscriber.js'
 
 /** Options of the live stream, `GET /prices/stream` (part of the handler's options). */
@@ -62,6 +63,13 @@ export interface WatchableStore {
   readonly position: number
 }
 
+/** A replicated node's stream waits for the position a resuming client names (see {@link createStreamEndpoint}). */
+export interface StreamCatchUp {
+  readonly replica: Pick<ReplicaSource, 'waitForPosition'>
+  /** Longest wait (ms): the handler's `minPositionWaitMs`. */
+  readonly waitMs: number
+}
+
 /** The live stream's handler and what ends its streams. */
 export interface StreamEndpoint {
   readonly handler: LiveEndpointHandler
@@ -73,9 +81,14 @@ export interface StreamEndpoint {
  * `GET /prices/stream`: the commits of `store.watch()` as Server-Sent
  * Events (see docs/http.md, "Live stream"). The parameters are checked by
  * the watch itself before anything is sent, so a bad one is a coded 400.
+ * On a replicated node (`catchUp`), a stream resuming after a position the
+ * node has not applied yet (a client that lost another node) first waits
+ * for it, at most `catchUp.waitMs`.
  * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for a bad option
  */
-export function createStreamEndpoint(store: WatchableStore, options: StreamEndpointOptions & ErrorReportOptions, counters: LiveCounters): StreamEndpoint {
+export function createStreamEndpoint(
+  store: WatchableStore, options: StreamEndpointOptions & ErrorReportOptions, counters: LiveCounters, catchUp?: StreamCatchUp,
+): StreamEndpoint {
   const maxSubscribers = checkIntegerOption('maxStreamSubscribers', options.maxStreamSubscribers, DEFAULT_MAX_STREAM_SUBSCRIBERS, 0, 1_000_000)
   const maxPending = checkIntegerOption('streamMaxPending', options.streamMaxPending, DEFAULT_STREAM_MAX_PENDING, 1, Number.MAX_SAFE_INTEGER)
   const settings: StreamSettings = {
@@ -87,12 +100,31 @@ export function createStreamEndpoint(store: WatchableStore, options: StreamEndpo
   }
   const subscribers = new Set<StreamSubscriber>()
   let closing = false
-  const handler: LiveEndpointHandler = ({ req, res, params, head }) => {
+  const handler: LiveEndpointHandler = (request) => {
+    const { req, res, params, head } = request
     // A body means nothing here; draining it keeps the connection readable.
     req.resume()
     try {
-      if (closing) return sendAnswer(res, busyAnswer('the server is shutting down; reconnect to another instance or later'), head)
       const wanted = readStreamParams(params, req.headers[LAST_EVENT_ID])
+      const after = wanted.after
+      if (catchUp !== undefined && typeof after === 'number' && after > store.position && !head) {
+        // A client resuming from another node of the cluster: this node has not applied its position yet. Waiting
+        // for it (a bounded time) lets the stream go on with no gap; after that, the watch says `reset`.
+        const gone = new AbortController()
+        res.once('close', () => gone.abort())
+        void catchUp.replica.waitForPosition(after, catchUp.waitMs, gone.signal).then(() => {
+          if (!gone.signal.aborted) open(request, wanted)
+        })
+        return
+      }
+      open(request, wanted)
+    } catch (err) {
+      sendAnswer(res, failedAnswer(options, err), head)
+    }
+  }
+  const open = ({ res, head }: LiveRequest, wanted: StreamParams): void => {
+    try {
+      if (closing) return sendAnswer(res, busyAnswer('the server is shutting down; reconnect to another instance or later'), head)
       // Without a position the stream starts at the newest commit, and its
       // ready event says so: a client that reconnects with it misses nothing.
       const after = wanted.after ?? store.position

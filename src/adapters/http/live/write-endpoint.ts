@@ -9,6 +9,7 @@ import { failedAnswer, httpErrorAnswer, jsonAnswer, reportError, type ErrorRepor
 import { drainRequest, readRequestBody } from '../core/request-body.js'
 import { sendAnswer } from '../core/send.js'
 import type { LiveEndpointHandler, LiveRequest } from './endpoint.js'
+import type { ReplicaSource } from './replica.js'
 import { WriteBodyError, bodyFormat, parseWriteBody, type WriteBatch } from './write-body.js'
 import { WriteToken } from './write-token.js'
 
@@ -58,7 +59,10 @@ export interface WritableStore {
 
 /**
  * The `POST /prices` handler, or `undefined` when no write token is set or
- * the store cannot write (has no `putMany`; the options are checked anyway).
+ * nothing can write (the store has no `putMany` and no `replica` is given;
+ * the options are checked anyway). With a `replica`, batches are written
+ * through it (through the replication log: see `ReplicaSource.putBatch`),
+ * never to the store directly.
  * Checks the credentials before reading anything, then reads the body
  * (capped in size and time), parses it (a JSON array, or NDJSON) and writes
  * it as one atomic batch with the store's validation: 200
@@ -68,14 +72,12 @@ export interface WritableStore {
  * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for a bad token or limit
  */
 export function createWriteEndpoint(
-  store: WritableStore, supports: Pick<StoreSupports, 'putMany' | 'putBatch'>, options: WriteEndpointOptions & ErrorReportOptions,
+  store: WritableStore, supports: Pick<StoreSupports, 'putMany' | 'putBatch'>, options: WriteEndpointOptions & ErrorReportOptions, replica?: ReplicaSource,
 ): LiveEndpointHandler | undefined {
   const limits = checkWriteOptions(options)
-  if (limits === undefined || !supports.putMany) return undefined
+  if (limits === undefined || (!supports.putMany && replica === undefined)) return undefined
   const { token, maxBytes, timeoutMs, maxQueued } = limits
-  const { putMany, putBatch } = store
-  const commit = (records: unknown[]): Promise<Partial<BatchCommit>> =>
-    putBatch === undefined || !supports.putBatch ? putMany.call(store, records as NewPriceRecord[]).then((stored) => ({ stored })) : putBatch.call(store, records as NewPriceRecord[])
+  const commit = replica !== undefined ? (records: unknown[]): Promise<Partial<BatchCommit>> => replica.putBatch(records as NewPriceRecord[]) : storeCommit(store, supports)
   let admitted = 0
 
   const write = async ({ req, res }: LiveRequest): Promise<void> => {
@@ -134,6 +136,13 @@ export function createWriteEndpoint(
       else sendAnswer(request.res, httpErrorAnswer(500, 'HTTP_INTERNAL_ERROR', 'internal error while answering the request'))
     })
   }
+}
+
+/** How a batch is committed to the store itself: `putBatch` when it has it (the answer then has a position), else `putMany`. */
+function storeCommit(store: WritableStore, supports: Pick<StoreSupports, 'putBatch'>): (records: unknown[]) => Promise<Partial<BatchCommit>> {
+  const { putMany, putBatch } = store
+  return (records) =>
+    putBatch === undefined || !supports.putBatch ? putMany.call(store, records as NewPriceRecord[]).then((stored) => ({ stored })) : putBatch.call(store, records as NewPriceRecord[])
 }
 
 /** The checked options, or `undefined` when writes are off. */

@@ -4,6 +4,8 @@ import type { PriceQuery } from '../../../types.js'
 import type { QueryGate } from '../admission/query-gate.js'
 import type { StoreSupports } from '../capabilities.js'
 import type { LiveCounters } from '../live/endpoint.js'
+import type { ReplicaSource } from '../live/replica.js'
+import { registerReplicationMetrics } from './replication-metrics.js'
 
 /** What a handler's metrics read at scrape time. */
 export interface MetricSources {
@@ -13,6 +15,8 @@ export interface MetricSources {
   readonly gate: QueryGate
   /** The live endpoints' counts of now (streams open, exports being sent). */
   readonly counters: Readonly<LiveCounters>
+  /** The cluster node the store is a replica of, when there is one: its replication metrics are added. */
+  readonly replica?: ReplicaSource | undefined
 }
 
 /**
@@ -84,6 +88,8 @@ function processMetrics(): Registry {
  *   `price_store_last_write_timestamp_seconds`, and
  *   `price_store_stream_subscribers` and `price_store_exports_running`, all
  *   read when scraped;
+ * - on a replicated node, `price_store_replication_*` (see
+ *   {@link registerReplicationMetrics}), read when scraped;
  * - prom-client's default process and Node.js metrics (`process_*`, `nodejs_*`),
  *   shared by every handler in the process.
  */
@@ -114,6 +120,7 @@ export class HandlerMetrics {
       gauge('price_store_last_write_timestamp_seconds', 'When the newest commit since the store was opened landed (Unix time); 0 before the first.', () =>
         typeof store.lastCommitAt === 'number' ? store.lastCommitAt / 1000 : 0)
     }
+    if (sources.replica !== undefined) registerReplicationMetrics(this.registry, sources.replica)
     this.registry.registerMetric(this.#requestsMetric() as never)
     this.registry.registerMetric(this.#latencyMetric() as never)
     const shared = processMetrics()
