@@ -3,6 +3,7 @@
  * JetStream stream (see docs/cluster.md).
  */
 export { ClusterNode } from './cluster/cluster-node.js'
+export { HttpFollowLog } from './cluster/http-follow-log.js'
 export type { ClusterOptions } from './cluster/cluster-options.js'
 export type { ReplicationStatus } from './cluster/replication-status.js'
 export type { Appended, CommitMessage, LogBounds, ReplicationLog } from './cluster/replication-log.js'

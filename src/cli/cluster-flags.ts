@@ -4,6 +4,7 @@
  */
 import { ClusterNode } from '../cluster/cluster-node.js'
 import type { ClusterOptions } from '../cluster/cluster-options.js'
+import { HttpFollowLog } from '../cluster/http-follow-log.js'
 import { isPriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
 import { CliError, UsageError, parseIntegerOption } from './args.js'
@@ -12,6 +13,7 @@ import type { CliIo } from './io.js'
 /** The flags, for `parseCommandArgs`. */
 export const CLUSTER_FLAGS = {
   nats: { type: 'string' },
+  follow: { type: 'string' },
   'nats-stream': { type: 'string' },
   'nats-replicas': { type: 'string' },
   'nats-max-age-days': { type: 'string' },
@@ -30,17 +32,33 @@ export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS J
   --nats-max-bytes N            stream retention by size (default none)
   --apply-wait-ms N           a write answers once this node applied it, or after N ms (default 5000; 0 = at
                               once after the stream acknowledged it)
-  --max-lag N                 GET /health answers 503 while this node is more than N positions behind the stream`
+  --max-lag N                 GET /health answers 503 while this node is more than N positions behind the stream
+  --follow URL                instead of --nats: a read copy of one price-store server (its base URL), applying
+                              its live stream at its positions; takes no writes (see docs/cluster.md)`
 
 type Values = Readonly<Record<string, string | string[] | boolean | undefined>>
 
-/** The cluster options the flags give, or `undefined` without `--nats`; `maxLag` for the health check. */
-export function parseClusterFlags(values: Values): { readonly options: ClusterOptions; readonly maxLag: number | undefined } | undefined {
+/** What the flags ask for: a node of a cluster on NATS, or a follower of one server; `maxLag` for the health check. */
+export type ClusterFlags =
+  | { readonly options: ClusterOptions; readonly follow?: undefined; readonly maxLag: number | undefined }
+  | { readonly options?: undefined; readonly follow: string; readonly maxLag: number | undefined }
+
+/** The cluster options the flags give, or `undefined` without `--nats` and `--follow`. */
+export function parseClusterFlags(values: Values): ClusterFlags | undefined {
   const text = (name: keyof typeof CLUSTER_FLAGS): string | undefined => {
     const value = values[name]
     return typeof value === 'string' ? value : undefined
   }
   const servers = text('nats')
+  const follow = text('follow')
+  const maxLag = parseIntegerOption('max-lag', text('max-lag'), 0, Number.MAX_SAFE_INTEGER)
+  if (follow !== undefined) {
+    if (servers !== undefined) throw new UsageError('give --nats or --follow, not both')
+    if (!/^https?:\/\/\S+$/.test(follow)) throw new UsageError(`--follow takes the base URL of a price-store server, e.g. http://primary:9000 (got ${JSON.stringify(follow)})`)
+    const stray = Object.keys(CLUSTER_FLAGS).find((name) => !['follow', 'max-lag'].includes(name) && values[name] !== undefined)
+    if (stray !== undefined) throw new UsageError(`--${stray} needs --nats (a follower takes its primary's positions and no writes)`)
+    return { follow, maxLag }
+  }
   if (servers === undefined) {
     const stray = Object.keys(CLUSTER_FLAGS).find((name) => name !== 'nats' && values[name] !== undefined)
     if (stray !== undefined) throw new UsageError(`--${stray} needs --nats (the NATS servers of the cluster)`)
@@ -60,17 +78,18 @@ export function parseClusterFlags(values: Values): { readonly options: ClusterOp
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(applyWaitMs === undefined ? {} : { applyWaitMs }),
   }
-  return { options, maxLag: parseIntegerOption('max-lag', text('max-lag'), 0, Number.MAX_SAFE_INTEGER) }
+  return { options, maxLag }
 }
 
 /**
- * Starts the node on the opened store.
+ * Starts the node (or follower) on the opened store.
  * @throws CliError saying what to do when NATS cannot be reached or the store cannot follow the stream
  */
-export async function startClusterNode(store: PriceStore, options: ClusterOptions, io: CliIo): Promise<ClusterNode> {
+export async function startClusterNode(store: PriceStore, flags: ClusterFlags, io: CliIo): Promise<ClusterNode> {
   const onError = (err: unknown): void => void io.stderr.write(`following the stream failed, retrying: ${err instanceof Error ? err.message : String(err)}\n`)
   try {
-    return await ClusterNode.start(store, { ...options, onError })
+    if (flags.follow !== undefined) return await ClusterNode.follow(store, new HttpFollowLog(flags.follow, store.provider), { onError })
+    return await ClusterNode.start(store, { ...flags.options, onError })
   } catch (err) {
     if (isPriceStoreError(err, 'PRICE_INVALID_OPTIONS')) throw new UsageError(`--nats: ${err.message}`)
     if (isPriceStoreError(err)) throw new CliError(`${err.message} [${err.code}]`, 1, { cause: err })

@@ -128,7 +128,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
   const demoIfEmpty = values['demo-if-empty'] === true
   const cluster = parseClusterFlags(values)
-  if (cluster !== undefined && demoIfEmpty) throw new UsageError('--demo-if-empty cannot be used with --nats: a node takes its records from the stream')
+  if (cluster !== undefined && demoIfEmpty) throw new UsageError(`--demo-if-empty cannot be used with --${cluster.follow === undefined ? 'nats' : 'follow'}: a node takes its records from the ${cluster.follow === undefined ? 'stream' : 'primary'}`)
+  if (cluster?.follow !== undefined && values['write-token-file'] !== undefined) throw new UsageError('--write-token-file cannot be used with --follow: a follower takes no writes (write to its primary)')
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
   let node: ClusterNode | undefined
@@ -136,7 +137,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
-    if (cluster !== undefined) node = await startClusterNode(store, cluster.options, io)
+    if (cluster !== undefined) node = await startClusterNode(store, cluster, io)
     const replication = node === undefined ? {} : { replica: node, ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }) }
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
     running = await listen(store, host, port, { ...limits, ...writes, ...observation, ...replication }, io)
@@ -149,7 +150,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
       ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${values['write-token-file']}`]),
-      ...(node === undefined ? [] : [`  a node of the cluster on stream ${node.stream} (at position ${store.position}; writes go through the stream)`]),
+      ...(node === undefined ? [] : [cluster?.follow === undefined
+        ? `  a node of the cluster on stream ${node.stream} (at position ${store.position}; writes go through the stream)`
+        : `  a read copy of ${node.stream} (at position ${store.position})`]),
       `  ${endpoint}/stream streams commits live (Server-Sent Events)`,
       `  ${endpoint}/export, ${running.url}/stats, ${running.url}/health${observation.metrics ? ` and ${running.url}/metrics` : ''} for operations`,
       '',

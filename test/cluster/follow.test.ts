@@ -1,0 +1,94 @@
+/**
+ * A read copy without NATS (`HttpFollowLog`, `serve --follow`): a follower
+ * applies its primary's live stream through the cluster's apply path, each
+ * commit at the primary's position, resumes where it stopped when the
+ * primary comes back, and stops with PRICE_REPLICA_DIVERGED when the
+ * primary can no longer replay what it missed. In-process servers on
+ * loopback; every wait is for an observable state.
+ */
+import { MemoryLevel } from 'memory-level'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
+import { ClusterNode, HttpFollowLog } from '../../src/cluster.js'
+import { PriceStore, type PriceRecord } from '../../src/index.js'
+import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { until } from '../support/http/operations-helpers.js'
+
+const cleanup: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step()
+})
+
+async function openStore(options: { journal?: { commits: number } } = {}): Promise<PriceStore> {
+  const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER, ...options })
+  cleanup.push(() => store.close())
+  return store
+}
+
+async function serve(store: PriceStore, port = 0): Promise<RunningServer> {
+  const server = await startServer({ store, port })
+  cleanup.push(() => server.close())
+  return server
+}
+
+async function follow(store: PriceStore, url: string): Promise<ClusterNode> {
+  const node = await ClusterNode.follow(store, new HttpFollowLog(url, TEST_PROVIDER), { applyWaitMs: 0 })
+  cleanup.push(() => node.stop())
+  return node
+}
+
+const batch = (from: number, count: number, symbol = 'BTC') => Array.from({ length: count }, (_, i) => makeRecord({ symbol, timestamp: T0 + (from + i) * 1000 }))
+
+async function exported(store: PriceStore): Promise<PriceRecord[]> {
+  const out: PriceRecord[] = []
+  for await (const record of store.export()) out.push(record)
+  return out
+}
+
+describe('a follower of one primary over HTTP', () => {
+  it('applies what the primary holds and what it takes next, at the primary positions', async () => {
+    const primary = await openStore()
+    await primary.putMany(batch(0, 5))
+    await primary.putMany(batch(0, 3, 'ETH'))
+    const server = await serve(primary)
+    const copy = await openStore()
+    const node = await follow(copy, server.url)
+    expect(await node.waitForPosition(primary.position, 10_000)).toBe(true)
+    for (let i = 0; i < 5; i++) await primary.putMany(batch(10 + i * 3, 3, i % 2 === 0 ? 'AR' : 'BTC'))
+    expect(await node.waitForPosition(primary.position, 10_000)).toBe(true)
+    expect(copy.position).toBe(primary.position)
+    expect(await exported(copy)).toEqual(await exported(primary))
+    expect(node.replication()).toMatchObject({ state: 'applying', stream: server.url, position: primary.position, appliedBatches: 7, appliedRecords: 23 })
+    // It takes no writes.
+    await expect(node.putBatch(batch(100, 1))).rejects.toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE' })
+  })
+
+  it('goes on from where it stopped when its primary comes back', async () => {
+    const primary = await openStore()
+    await primary.putMany(batch(0, 2))
+    const first = await serve(primary)
+    const port = Number(new URL(first.url).port)
+    const copy = await openStore()
+    const node = await follow(copy, first.url)
+    expect(await node.waitForPosition(1, 10_000)).toBe(true)
+    cleanup.pop()
+    await first.close()
+    await until(() => node.replication().state === 'connecting', 'the follower notices its primary is gone')
+    await primary.putMany(batch(10, 2))
+    await primary.putMany(batch(20, 2))
+    await serve(primary, port)
+    expect(await node.waitForPosition(3, 15_000)).toBe(true)
+    expect(await exported(copy)).toEqual(await exported(primary))
+  })
+
+  it('stops with PRICE_REPLICA_DIVERGED when the primary no longer holds the commits it missed', async () => {
+    const primary = await openStore({ journal: { commits: 2 } })
+    for (let i = 0; i < 5; i++) await primary.putMany(batch(i, 1))
+    const server = await serve(primary)
+    const copy = await openStore()
+    const node = await follow(copy, server.url)
+    await until(() => node.replication().state === 'failed', 'the follower fails')
+    expect(node.replication().error?.code).toBe('PRICE_REPLICA_DIVERGED')
+    expect(copy.position).toBe(0)
+  })
+})
