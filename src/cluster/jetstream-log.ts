@@ -165,7 +165,8 @@ export class JetStreamLog implements ReplicationLog {
       storage: StorageType.File,
       num_replicas: replicas,
       discard: DiscardPolicy.Old,
-      duplicate_window: nanos(duplicateWindowMs),
+      // JetStream refuses a duplicate window longer than the stream's maximum age.
+      duplicate_window: nanos(maxAgeMs > 0 ? Math.min(duplicateWindowMs, maxAgeMs) : duplicateWindowMs),
       max_age: nanos(maxAgeMs),
       max_bytes: maxBytes === 0 ? -1 : maxBytes,
     }
