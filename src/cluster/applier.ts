@@ -66,6 +66,14 @@ export class Applier {
     this.#done ??= this.#run()
   }
 
+  /** Stops the loop for good on an error an operator must handle (found outside the loop: the log was trimmed past it). */
+  fail(error: PriceStoreError): void {
+    if (this.#stop.signal.aborted) return
+    this.#failure = error
+    this.#stop.abort()
+    this.#waiters.cancelAll()
+  }
+
   /** Stops the loop and waits for the batch being applied, if any. */
   async stop(): Promise<void> {
     this.#stop.abort()
@@ -88,9 +96,7 @@ export class Applier {
           return
         }
         if (isPriceStoreError(err)) {
-          this.#failure = err
-          this.#stop.abort()
-          this.#waiters.cancelAll()
+          this.fail(err)
           return
         }
         // The log could not be read (connection lost, leader moving): follow it again from where the store stands.

@@ -159,12 +159,19 @@ export class ClusterNode {
     await this.#log.close()
   }
 
-  /** Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind). */
+  /**
+   * Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind),
+   * and whether the stream still holds what this node has not applied: a node away for longer than the stream's
+   * retention must not go on past a gap.
+   */
   async #probeStream(): Promise<void> {
-    if (!this.#log.connected) return
+    if (!this.#log.connected || this.#applier.stopped) return
     try {
       const last = await this.#log.lastCommit()
       this.#streamPosition = Math.max(this.#streamPosition ?? 0, last)
+      const { first } = await this.#log.bounds()
+      const position = this.#store.position
+      if (first > position + 1) this.#applier.fail(trimmedPast(this.#log.name, position, first))
     } catch {
       // The connection is down or the leader is moving: the status says `connecting`, and the next probe retries.
     }
@@ -187,11 +194,14 @@ async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<v
       `this store is at position ${position} and the stream ${log.name} ends at ${bounds.last}: the store holds commits the stream does not (another stream, or writes made without it). Start it on its own stream, or re-seed it from a backup of a node of this cluster`,
       { details: { position } })
   }
-  if (position + 1 < bounds.first) {
-    throw new PriceStoreError('PRICE_REPLICA_DIVERGED',
-      `this store is at position ${position} and the stream ${log.name} now starts at ${bounds.first}: the commits between are gone (retention). Re-seed this node from a backup of a node that is up to date (price-store backup), then start it again`,
-      { details: { position } })
-  }
+  if (position + 1 < bounds.first) throw trimmedPast(log.name, position, bounds.first)
+}
+
+/** The stream no longer holds the messages after a store's position. */
+function trimmedPast(stream: string, position: number, first: number): PriceStoreError {
+  return new PriceStoreError('PRICE_REPLICA_DIVERGED',
+    `this store is at position ${position} and the stream ${stream} now starts at ${first}: the commits between are gone (retention). Re-seed this node from a backup of a node that is up to date (price-store backup), then start it again`,
+    { details: { position } })
 }
 
 async function openLog(options: ResolvedClusterOptions): Promise<ReplicationLog> {
