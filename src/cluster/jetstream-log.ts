@@ -124,7 +124,9 @@ export class JetStreamLog implements ReplicationLog {
     const consumer = await this.#js.consumers.get(this.name, {
       filter_subjects: this.#commitSubject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1,
     })
-    const messages = await consumer.consume({ max_messages: 256 })
+    // Pull requests expire after 5 s (heartbeats every 2.5 s): after a whole NATS cluster restarts, the client
+    // retries a failed consumer lookup only after `expires`, so the default 30 s left a node idle for half a minute.
+    const messages = await consumer.consume({ max_messages: 256, expires: 5_000 })
     const stop = (): void => void messages.close().catch(() => {})
     signal.addEventListener('abort', stop, { once: true })
     try {
