@@ -112,6 +112,13 @@ export class Applier {
     const store = this.#store
     // Delivered again (a redelivery after a reconnect): the store already holds it.
     if (commit.position <= store.position) return
+    // A commit past the next position: the messages between were parts, or the log dropped them (retention)
+    // while this node was away, and a consumer asked for them starts at the log's first message instead. The log's
+    // start only moves forward, so if it still holds the next position now, nothing was skipped.
+    if (commit.position > store.position + 1) {
+      const { first } = await this.#log.bounds()
+      if (first > store.position + 1) throw trimmedPast(this.#log.name, store.position, first)
+    }
     if (commit.provider !== store.provider.id) {
       throw diverged(`the commit at position ${commit.position} of ${this.#log.name} carries records of provider ${JSON.stringify(commit.provider)}, and this store serves ${JSON.stringify(store.provider.id)}`, store.position)
     }
@@ -146,6 +153,14 @@ export class Applier {
     }
     return records
   }
+}
+
+/** The log no longer holds the messages after a store's position. */
+export function trimmedPast(log: string, position: number, first: number): PriceStoreError {
+  return diverged(
+    `this store is at position ${position} and the stream ${log} now starts at ${first}: the commits between are gone (retention). Re-seed this node from a backup of a node that is up to date (price-store backup), then start it again`,
+    position,
+  )
 }
 
 function diverged(message: string, position: number): PriceStoreError {

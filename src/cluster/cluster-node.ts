@@ -11,7 +11,7 @@ import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import { validateBatch } from '../records/validate-batch.js'
 import type { BatchCommit, PriceStore } from '../store/price-store.js'
 import type { NewPriceRecord } from '../types.js'
-import { Applier } from './applier.js'
+import { Applier, trimmedPast } from './applier.js'
 import { encodeBatch, encodePartsCommit } from './batch-codec.js'
 import { resolveClusterOptions, type ClusterOptions, type ResolvedClusterOptions } from './cluster-options.js'
 import { JetStreamLog } from './jetstream-log.js'
@@ -144,9 +144,14 @@ export class ClusterNode {
     }
   }
 
-  /** Resolves `true` once this node applied `position`, `false` after `timeoutMs` or when `signal` aborts. */
+  /**
+   * Resolves `true` once this node applied `position`, `false` after `timeoutMs` or when `signal` aborts (at
+   * once when the node no longer applies anything).
+   */
   waitForPosition(position: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return this.#waiters.wait(position, this.#store.position, timeoutMs, signal)
+    const current = this.#store.position
+    if (this.#applier.stopped) return Promise.resolve(current >= position)
+    return this.#waiters.wait(position, current, timeoutMs, signal)
   }
 
   /** Stops applying and closes the connection to NATS; the store stays open (close it yourself). */
@@ -159,19 +164,12 @@ export class ClusterNode {
     await this.#log.close()
   }
 
-  /**
-   * Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind),
-   * and whether the stream still holds what this node has not applied: a node away for longer than the stream's
-   * retention must not go on past a gap.
-   */
+  /** Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind). */
   async #probeStream(): Promise<void> {
     if (!this.#log.connected || this.#applier.stopped) return
     try {
       const last = await this.#log.lastCommit()
       this.#streamPosition = Math.max(this.#streamPosition ?? 0, last)
-      const { first } = await this.#log.bounds()
-      const position = this.#store.position
-      if (first > position + 1) this.#applier.fail(trimmedPast(this.#log.name, position, first))
     } catch {
       // The connection is down or the leader is moving: the status says `connecting`, and the next probe retries.
     }
@@ -195,13 +193,6 @@ async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<v
       { details: { position } })
   }
   if (position + 1 < bounds.first) throw trimmedPast(log.name, position, bounds.first)
-}
-
-/** The stream no longer holds the messages after a store's position. */
-function trimmedPast(stream: string, position: number, first: number): PriceStoreError {
-  return new PriceStoreError('PRICE_REPLICA_DIVERGED',
-    `this store is at position ${position} and the stream ${stream} now starts at ${first}: the commits between are gone (retention). Re-seed this node from a backup of a node that is up to date (price-store backup), then start it again`,
-    { details: { position } })
 }
 
 async function openLog(options: ResolvedClusterOptions): Promise<ReplicationLog> {
