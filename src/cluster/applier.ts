@@ -41,6 +41,8 @@ export class Applier {
   readonly counters: ApplyCounters = { batches: 0, records: 0, delivered: 0 }
   #failure: PriceStoreError | undefined
   #done: Promise<void> | undefined
+  /** Ends the current following of the log (it starts again from the store's position). */
+  #iteration: AbortController | undefined
 
   readonly #onError: (err: unknown) => void
 
@@ -66,6 +68,14 @@ export class Applier {
     this.#done ??= this.#run()
   }
 
+  /**
+   * Ends the current following of the log and starts it again from the store's position: for a node that knows
+   * the log is ahead and has been given nothing for a while (a consumer lost with its server, not yet noticed).
+   */
+  refollow(): void {
+    this.#iteration?.abort()
+  }
+
   /** Stops the loop for good on an error an operator must handle (found outside the loop: the log was trimmed past it). */
   fail(error: PriceStoreError): void {
     if (this.#stop.signal.aborted) return
@@ -84,13 +94,18 @@ export class Applier {
     const signal = this.#stop.signal
     let wait = RETRY_FIRST_MS
     while (!signal.aborted) {
+      const iteration = new AbortController()
+      this.#iteration = iteration
+      const stop = (): void => iteration.abort()
+      signal.addEventListener('abort', stop, { once: true })
       try {
-        for await (const commit of this.#log.commits(this.#store.position, signal)) {
+        for await (const commit of this.#log.commits(this.#store.position, iteration.signal)) {
           await this.#apply(commit)
           wait = RETRY_FIRST_MS
         }
       } catch (err) {
         if (signal.aborted) return
+        if (iteration.signal.aborted) continue
         if (isPriceStoreError(err, 'PRICE_NOT_OPEN')) {
           this.#stop.abort()
           return
@@ -103,6 +118,8 @@ export class Applier {
         this.#onError(err)
         await pause(wait, signal)
         wait = Math.min(wait * 2, RETRY_LONGEST_MS)
+      } finally {
+        signal.removeEventListener('abort', stop)
       }
     }
   }

@@ -21,6 +21,12 @@ import type { ReplicationStatus } from './replication-status.js'
 
 /** How often a node asks the stream for its newest commit, to know its lag while nothing is delivered (ms). */
 const PROBE_EVERY_MS = 1_000
+/**
+ * A node behind the stream that applied nothing for this long follows the stream again (ms). The consumer a
+ * node reads through lives on one NATS server; when that server dies, the client notices by missed heartbeats
+ * (a few seconds), and this is the net under that.
+ */
+const STALLED_AFTER_MS = 10_000
 
 /** A store following a replication log, and writing through it. */
 export class ClusterNode {
@@ -31,6 +37,8 @@ export class ClusterNode {
   readonly #applier: Applier
   #streamPosition: number | undefined
   #probe: NodeJS.Timeout | undefined
+  /** The position at the last probe, and when it last moved (or the node last followed the stream again). */
+  #progress = { position: 0, at: 0 }
   #stopped = false
 
   private constructor(store: PriceStore, log: ReplicationLog, applyWaitMs: number, onError: (err: unknown) => void) {
@@ -164,12 +172,26 @@ export class ClusterNode {
     await this.#log.close()
   }
 
+  /** A node behind the stream whose position has not moved for {@link STALLED_AFTER_MS} follows it again. */
+  #checkProgress(now: number): void {
+    const position = this.#store.position
+    if (position !== this.#progress.position || this.#progress.at === 0) {
+      this.#progress = { position, at: now }
+      return
+    }
+    if ((this.#streamPosition ?? 0) > position && now - this.#progress.at >= STALLED_AFTER_MS) {
+      this.#progress = { position, at: now }
+      this.#applier.refollow()
+    }
+  }
+
   /** Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind). */
   async #probeStream(): Promise<void> {
     if (!this.#log.connected || this.#applier.stopped) return
     try {
       const last = await this.#log.lastCommit()
       this.#streamPosition = Math.max(this.#streamPosition ?? 0, last)
+      this.#checkProgress(Date.now())
     } catch {
       // The connection is down or the leader is moving: the status says `connecting`, and the next probe retries.
     }
