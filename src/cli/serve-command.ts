@@ -269,14 +269,15 @@ function parseLimits(values: Readonly<Record<string, string | string[] | boolean
   return limits
 }
 
-/** How often a repeated refusal (HTTP_BUSY, HTTP_QUERY_TIMEOUT) is logged at most: a flood must not flood stderr. */
+/** How often a repeated refusal (HTTP_BUSY, HTTP_QUERY_TIMEOUT, PRICE_LOG_UNAVAILABLE) is logged at most: a flood must not flood stderr. */
 const LIMIT_LOG_EVERY_MS = 10_000
 
 /** The server's onError: the real reason behind each 5xx, with refusals summed up rather than logged one by one. */
 export function requestErrorLogger(io: CliIo, now: () => number = Date.now): (err: unknown) => void {
   const last = new Map<string, { at: number; skipped: number }>()
   return (err) => {
-    if (isQueryLimitError(err)) {
+    // Refusals a busy server or a NATS outage makes by the hundred: logged at most once per code and period.
+    if (isQueryLimitError(err) || isPriceStoreError(err, 'PRICE_LOG_UNAVAILABLE')) {
       const seen = last.get(err.code)
       const at = now()
       if (seen !== undefined && at - seen.at < LIMIT_LOG_EVERY_MS) {

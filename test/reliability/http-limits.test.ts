@@ -16,7 +16,7 @@ import { planQuery } from '../../src/engine/plan.js'
 import type { QueryPlan } from '../../src/engine/query-plan.js'
 import { parseQuery } from '../../src/engine/parse-query.js'
 import { requestErrorLogger } from '../../src/cli/serve-command.js'
-import { DEFAULT_LIMITS, isPriceStoreError, type PriceAnswer, type PriceRecord, type QueryParams } from '../../src/index.js'
+import { DEFAULT_LIMITS, PriceStoreError, isPriceStoreError, type PriceAnswer, type PriceRecord, type QueryParams } from '../../src/index.js'
 import { answerToJson } from '../../src/http.js'
 import { runCli } from '../../src/cli/run-cli.js'
 import { memoryIo, run, tempDir } from '../cli/helpers.js'
@@ -501,6 +501,13 @@ describe('price-store serve: the limits as flags', () => {
     expect(lines[1]).toBe('refused a request: the query did not finish [HTTP_QUERY_TIMEOUT]')
     expect(lines[2]).toBe('refused a request: the server is busy [HTTP_BUSY] (and 5 more like it since the last report)')
     expect(lines[3]).toMatch(/^error while answering a request: Error: disk on fire$/)
+  })
+
+  it('a NATS outage refusing writes is logged the same way, not one stack trace per write', () => {
+    const memory = memoryIo()
+    const log = requestErrorLogger(memory.io, () => 5_000_000)
+    for (let i = 0; i < 50; i++) log(new PriceStoreError('PRICE_LOG_UNAVAILABLE', 'the stream PRICES did not acknowledge the batch'))
+    expect(memory.stderr()).toBe('refused a request: the stream PRICES did not acknowledge the batch [PRICE_LOG_UNAVAILABLE]\n')
   })
 })
 
