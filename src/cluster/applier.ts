@@ -16,7 +16,7 @@
 import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
 import type { PriceRecord } from '../types.js'
-import { decodeCommit, decodeEntry } from './batch-codec.js'
+import { decodeCommit, decodeEntry, type DecodedCommit } from './batch-codec.js'
 import type { PositionWaiters } from './position-waiters.js'
 import type { CommitMessage, ReplicationLog } from './replication-log.js'
 
@@ -132,33 +132,45 @@ export class Applier {
     // A commit past the next position: the messages between were parts, or the log dropped them (retention)
     // while this node was away, and a consumer asked for them starts at the log's first message instead. The log's
     // start only moves forward, so if it still holds the next position now, nothing was skipped.
-    if (commit.position > store.position + 1) {
+    // No question to ask when the messages between are exactly this commit's own parts (one writer's large batch).
+    const decoded = this.#decode(commit)
+    if (commit.position > store.position + 1 && !coversGap(decoded, store.position, commit.position)) {
       const { first } = await this.#log.bounds()
       if (first > store.position + 1) throw trimmedPast(this.#log.name, store.position, first)
     }
     if (commit.provider !== store.provider.id) {
       throw diverged(`the commit at position ${commit.position} of ${this.#log.name} carries records of provider ${JSON.stringify(commit.provider)}, and this store serves ${JSON.stringify(store.provider.id)}`, store.position)
     }
-    const records = await this.#recordsOf(commit)
+    const records = await this.#recordsOf(commit, decoded)
     await store.putBatch(records, { position: commit.position })
     this.counters.batches++
     this.counters.records += records.length
     this.#waiters.reached(commit.position)
   }
 
-  async #recordsOf(commit: CommitMessage): Promise<PriceRecord[]> {
+  #decode(commit: CommitMessage): DecodedCommit {
+    try {
+      return decodeCommit(commit.data)
+    } catch (err) {
+      throw corrupt(`commit ${commit.position} of ${this.#log.name}`, err)
+    }
+  }
+
+  async #recordsOf(commit: CommitMessage, decoded: DecodedCommit): Promise<PriceRecord[]> {
     const provider = this.#store.provider
     const where = `commit ${commit.position} of ${this.#log.name}`
-    let decoded
-    try {
-      decoded = decodeCommit(commit.data)
-      if (decoded.kind === 'inline') return decodeEntry(decoded.entry, provider, where)
-    } catch (err) {
-      throw corrupt(where, err)
+    if (decoded.kind === 'inline') {
+      try {
+        return decodeEntry(decoded.entry, provider, where)
+      } catch (err) {
+        throw corrupt(where, err)
+      }
     }
+    // Asked for at once: each is a round trip to the stream's leader.
+    const parts = await Promise.all(decoded.parts.map((position) => this.#log.readPart(position)))
     const records: PriceRecord[] = []
-    for (const position of decoded.parts) {
-      const part = await this.#log.readPart(position)
+    for (const [index, position] of decoded.parts.entries()) {
+      const part = parts[index]
       if (part === undefined) {
         throw diverged(`part ${position} of the commit at position ${commit.position} is no longer in ${this.#log.name}: re-seed this node from a backup of a node that is up to date`, this.#store.position)
       }
@@ -170,6 +182,12 @@ export class Applier {
     }
     return records
   }
+}
+
+/** Whether the positions strictly between `position` and `commit` are exactly the commit's own parts. */
+function coversGap(decoded: DecodedCommit, position: number, commit: number): boolean {
+  if (decoded.kind !== 'parts' || decoded.parts.length !== commit - position - 1) return false
+  return decoded.parts.every((part, index) => part === position + 1 + index)
 }
 
 /** The log no longer holds the messages after a store's position. */
