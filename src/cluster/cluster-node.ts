@@ -122,8 +122,8 @@ export class ClusterNode {
       if (batch.inline !== undefined) {
         position = (await this.#log.appendCommit(batch.inline, batch.id, this.#store.provider.id)).position
       } else {
-        const parts: number[] = []
-        for (const [index, part] of batch.parts.entries()) parts.push((await this.#log.appendPart(part, `${batch.id}.${index}`)).position)
+        // Parts in flight together (their order in the stream does not matter: the commit lists their positions).
+        const parts = await Promise.all(batch.parts.map(async (part, index) => (await this.#log.appendPart(part, `${batch.id}.${index}`)).position))
         position = (await this.#log.appendCommit(encodePartsCommit(parts), batch.id, this.#store.provider.id)).position
       }
     } catch (err) {

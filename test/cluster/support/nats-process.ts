@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, existsSync, openSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { delimiter, join } from 'node:path'
+import { watchChild } from './watchdog.js'
 
 /** Where Debian puts the binary; not on a normal user's PATH. */
 const DEBIAN_PATH = '/usr/sbin/nats-server'
@@ -22,63 +23,6 @@ export function natsServerPath(): string | undefined {
     if (existsSync(candidate)) return candidate
   }
   return existsSync(DEBIAN_PATH) ? DEBIAN_PATH : undefined
-}
-
-const live = new Set<ChildProcess>()
-let watchdog: ChildProcess | undefined
-
-/**
- * A tiny process that outlives its parent: it is told each server's PID as it starts ("+pid")
- * and exits ("-pid"), and SIGKILLs the ones still listed when its stdin ends, which happens
- * however the test process ends, even by SIGKILL (vitest's worker pool ends workers with
- * SIGTERM, then SIGKILL, and neither runs `process.on('exit')`). It ignores the terminal's
- * SIGINT and SIGHUP so that a Ctrl-C still lets it clean up after the test process is gone.
- */
-const WATCHDOG_SOURCE = `
-const pids = new Set()
-let pending = ''
-const cleanUp = () => {
-  for (const pid of pids) { try { process.kill(pid, 'SIGKILL') } catch {} }
-  process.exit(0)
-}
-process.on('SIGINT', () => {})
-process.on('SIGHUP', () => {})
-process.stdin.setEncoding('utf8')
-process.stdin.on('data', (chunk) => {
-  pending += chunk
-  let newline
-  while ((newline = pending.indexOf('\\n')) >= 0) {
-    const line = pending.slice(0, newline)
-    pending = pending.slice(newline + 1)
-    const pid = Number(line.slice(1))
-    if (line[0] === '+') pids.add(pid)
-    else pids.delete(pid)
-  }
-})
-process.stdin.on('end', cleanUp)
-process.stdin.on('error', cleanUp)
-`
-
-function tellWatchdog(line: string): void {
-  if (watchdog === undefined) {
-    watchdog = spawn(process.execPath, ['-e', WATCHDOG_SOURCE], { stdio: ['pipe', 'ignore', 'ignore'] })
-    // Neither the process nor its pipe may keep the test process alive.
-    watchdog.unref()
-    const stdin = watchdog.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null
-    stdin?.unref?.()
-    stdin?.on('error', () => {})
-    // The fast path for an ordinary exit; the watchdog covers the others.
-    process.on('exit', () => {
-      for (const child of live) {
-        try {
-          if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
-      }
-    })
-  }
-  watchdog.stdin?.write(`${line}\n`)
 }
 
 /** A started `nats-server`: its PID and a promise that settles when it has exited. */
@@ -104,14 +48,11 @@ export function spawnNatsServer(binary: string, configFile: string, logFile: str
   }
   const pid = child.pid
   if (pid === undefined) throw new Error(`could not start ${binary}`)
-  live.add(child)
-  tellWatchdog(`+${pid}`)
+  watchChild(child)
   let isRunning = true
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
       isRunning = false
-      live.delete(child)
-      tellWatchdog(`-${pid}`)
       resolve(signal ?? code ?? -1)
     })
   })

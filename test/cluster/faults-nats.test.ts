@@ -1,0 +1,143 @@
+/**
+ * Faults of the NATS servers under a price-store cluster (issue 21): three `price-store serve --nats`
+ * processes on one R3 stream of a 3-server JetStream cluster, written to by clients that retry.
+ * - The server leading the stream is killed with SIGKILL while writes go on: R3 survives one loss, a
+ *   new leader takes the writes, and the restarted server catches up.
+ * - The whole NATS cluster is stopped and started again while the nodes run: meanwhile the nodes keep
+ *   answering reads, say `connecting` in `/health`, and refuse writes with 503 `PRICE_LOG_UNAVAILABLE`
+ *   (writers retry, and some give up); afterwards the nodes follow the stream again and writes succeed.
+ * After each fault every node reaches the stream's last commit and the nodes' exports are equal byte
+ * for byte, holding every acknowledged batch exactly and every failed one whole or not at all
+ * (support/cluster-checks.ts). Nothing waits for time to pass: every wait is for an observable condition.
+ */
+import { jetstreamManager } from '@nats-io/jetstream'
+import { connect } from '@nats-io/transport-node'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChildBundle } from '../reliability/child-process.js'
+import { checkNodesAgree, waitConverged } from './support/cluster-checks.js'
+import { ClusterWriter, DEFAULT_ATTEMPTS, WRITER_SYMBOLS } from './support/cluster-writer.js'
+import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
+import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+
+const STREAM = 'FAULTS_NATS'
+/** Bounds a whole scenario; only a failure takes this long (a full NATS restart elects leaders in 5-16 s here). */
+const SCENARIO_TIMEOUT_MS = 180_000
+
+describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price-store nodes while writes go on (R3) ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
+  let bundle: ChildBundle | undefined
+  let nats: NatsCluster
+  let dir: string | undefined
+  let nodes: NodeProcess[] = []
+  let writer: ClusterWriter
+
+  const serving = (): string[] => nodes.filter((node) => node.serving).map((node) => node.url)
+  const context = (): string => nodes.map((node) => node.output()).join('\n')
+
+  beforeAll(async () => {
+    let started: NatsCluster | undefined
+    ;[bundle, started, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 3, name: 'faults-nats' }), mkdtemp(join(tmpdir(), 'price-store-faults-nats-'))])
+    nats = started
+    const setup: NodeSetup = { bundle, dir, nats: nats.urls, stream: STREAM, replicas: 3 }
+    const tokenFile = await writeTokenFile(dir)
+    nodes = ['a', 'b', 'c'].map((name) => new NodeProcess(setup, tokenFile, name))
+    await nodes[0]!.start()
+    await Promise.all(nodes.slice(1).map((node) => node.start()))
+    writer = new ClusterWriter(serving)
+  }, 120_000)
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.kill()))
+    await nats?.close()
+    await bundle?.cleanup()
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  /** The index of the server leading the stream now (asked again while JetStream is electing leaders). */
+  function streamLeader(): Promise<number> {
+    return eventually('the stream\'s leader', askStreamLeader, context)
+  }
+
+  async function askStreamLeader(): Promise<number> {
+    const nc = await connect({ servers: [...nats.urls], timeout: 2_000, maxReconnectAttempts: 0 })
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 2_000 })
+      const leader = (await jsm.streams.info(STREAM)).cluster?.leader
+      const index = [0, 1, 2].find((i) => nats.serverName(i) === leader)
+      if (index === undefined) throw new Error(`no leader for ${STREAM} (${String(leader)})`)
+      return index
+    } finally {
+      await nc.close()
+    }
+  }
+
+  it('the NATS server leading the stream, killed with SIGKILL while writes go on: no acknowledged write lost', async () => {
+    let phase: 'before' | 'down' | 'done' = 'before'
+    const writing = writer.writeUntil(() => phase === 'done', 3)
+    let killed = -1
+    try {
+      await eventually('writes acknowledged', async () => (writer.acked().length >= 10 ? true : undefined), context)
+      killed = await streamLeader()
+      await nats.kill(killed)
+      phase = 'down'
+      // R3 keeps taking writes with one server of three gone (once a new leader is elected).
+      const ackedAtKill = writer.acked().length
+      await eventually('writes acknowledged with one NATS server down', async () => (writer.acked().length >= ackedAtKill + 20 ? true : undefined), context)
+      expect(await streamLeader()).not.toBe(killed)
+      await nats.start(killed)
+      const ackedAtRestart = writer.acked().length
+      await eventually('writes acknowledged after the server came back', async () => (writer.acked().length >= ackedAtRestart + 10 ? true : undefined), context)
+    } finally {
+      phase = 'done'
+      await writing
+    }
+    const position = await waitConverged(nodes, nats.urls, STREAM)
+    expect(position).toBeGreaterThanOrEqual(writer.newestAckedPosition())
+    expect(writer.failed(), 'a batch that failed after all its retries').toEqual([])
+    await checkNodesAgree(nodes, writer)
+  }, SCENARIO_TIMEOUT_MS)
+
+  it('the whole NATS cluster stopped and started again while the nodes run: reads go on, writes get 503 or succeed after retries, applying resumes', async () => {
+    await waitConverged(nodes, nats.urls, STREAM)
+    const latestQuery = `/prices?symbols=${WRITER_SYMBOLS.join(',')}`
+    let phase: 'before' | 'down' | 'done' = 'before'
+    // Writers that give up after about a second of refusals, so some writes fail during the outage.
+    writer.attempts = 10
+    const firstDuringOutage = writer.sent
+    const writing = writer.writeUntil(() => phase === 'done', 3)
+    try {
+      await eventually('writes acknowledged', async () => (writer.acked().length >= 10 ? true : undefined), context)
+      await nats.stopAll()
+      phase = 'down'
+      // Every node notices, keeps serving reads from what it applied, and refuses writes with a coded 503.
+      for (const node of nodes) {
+        await eventually(`node ${node.name} reporting the lost connection`, async () => {
+          const health = await node.health()
+          return health.httpStatus === 200 && health.replication?.state === 'connecting' ? true : undefined
+        }, context)
+        const read = await node.get(latestQuery)
+        expect(read.status, `node ${node.name}'s answer while NATS is down: ${read.body}`).toBe(200)
+        expect(Object.keys(JSON.parse(read.body) as object).sort()).toEqual([...WRITER_SYMBOLS].sort())
+      }
+      const failedAtStop = writer.failed().length
+      await eventually('a write failing after its retries', async () => (writer.failed().length > failedAtStop ? true : undefined), context)
+      await nats.startAll()
+      const ackedAtStart = writer.acked().length
+      await eventually('writes acknowledged after the restart', async () => (writer.acked().length >= ackedAtStart + 10 ? true : undefined), context, 120_000)
+    } finally {
+      phase = 'done'
+      await writing
+      writer.attempts = DEFAULT_ATTEMPTS
+    }
+    expect(writer.failed().length, 'writes that gave up during the outage').toBeGreaterThan(0)
+    // Every refusal, of the writes that gave up and of those that succeeded on a later attempt, says the log is unavailable.
+    const refusals = [...writer.outcomes.values()].filter((outcome) => outcome.n >= firstDuringOutage).flatMap((outcome) => outcome.errors)
+    for (const refusal of refusals) expect(refusal, 'a write refused during the outage').toMatch(/503 PRICE_LOG_UNAVAILABLE$/)
+    const position = await waitConverged(nodes, nats.urls, STREAM)
+    expect(position).toBeGreaterThanOrEqual(writer.newestAckedPosition())
+    for (const node of nodes) expect((await node.replication()).state).toBe('applying')
+    await checkNodesAgree(nodes, writer)
+  }, SCENARIO_TIMEOUT_MS)
+})

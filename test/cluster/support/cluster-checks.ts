@@ -1,0 +1,99 @@
+/**
+ * The checks every fault scenario ends with (issue 21, "Tests"):
+ * - {@link waitConverged}: every node reaches the stream's last commit (read from JetStream itself,
+ *   so a failed batch that did land counts too), and the stream does not move meanwhile;
+ * - {@link checkNodesAgree}: the nodes' exports (`GET /prices/export`) are equal byte for byte, every
+ *   acknowledged batch is in them whole and exactly as written, a failed batch is whole or absent
+ *   (so, the exports being equal, everywhere or nowhere), and nothing else is there.
+ */
+import { jetstreamManager } from '@nats-io/jetstream'
+import { connect } from '@nats-io/transport-node'
+import { expect } from 'vitest'
+import { expected } from '../../support/records.js'
+import type { ClusterWriter } from './cluster-writer.js'
+import { eventually, type NodeProcess } from './node-process.js'
+
+/**
+ * Bounds {@link waitConverged}; only a failure takes this long. A node must catch up within it once the
+ * fault is over: NATS elects a new stream leader in 4-16 s here, and a node that follows a live stream
+ * applies hundreds of batches a second, so a node still behind after a minute is stuck, not slow.
+ */
+export const CONVERGE_DEADLINE_MS = 60_000
+
+/** The stream's last sequence, asked of JetStream (one server of `natsUrls` answering is enough). */
+export async function streamLastSequence(natsUrls: readonly string[], stream: string): Promise<number> {
+  const nc = await connect({ servers: [...natsUrls], timeout: 2_000, maxReconnectAttempts: 0 })
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2_000 })
+    return (await jsm.streams.info(stream)).state.last_seq
+  } finally {
+    await nc.close()
+  }
+}
+
+/**
+ * Resolves with the position every node reached once each one reports (in `/health`) the stream's last
+ * sequence as its position, and the stream still ends there afterwards (a batch whose publish failed
+ * at the writer can still land late: then this waits for that one too).
+ */
+export async function waitConverged(nodes: readonly NodeProcess[], natsUrls: readonly string[], stream: string, deadlineMs = CONVERGE_DEADLINE_MS): Promise<number> {
+  const context = (): string => nodes.map((node) => node.output()).join('\n')
+  return eventually('every node at the stream\'s last commit', async () => {
+    const last = await streamLastSequence(natsUrls, stream)
+    const positions = await Promise.all(nodes.map(async (node) => (await node.replication()).position))
+    if (positions.some((position) => position !== last)) throw new Error(`stream at ${last}, nodes at ${positions.join(', ')}`)
+    return (await streamLastSequence(natsUrls, stream)) === last ? last : undefined
+  }, context, deadlineMs)
+}
+
+/** The parsed lines of an NDJSON export. */
+function parseExport(text: string): Record<string, unknown>[] {
+  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+}
+
+/**
+ * Checks the nodes hold the same records, byte for byte, and that these are what `writer` was told:
+ * every acknowledged batch whole and exact, every failed batch whole or absent, no other record.
+ * Returns the number of records each holds.
+ */
+export async function checkNodesAgree(nodes: readonly NodeProcess[], writer: ClusterWriter): Promise<number> {
+  const exports = await Promise.all(nodes.map(async (node) => {
+    const { status, body } = await node.get('/prices/export')
+    expect(status, `node ${node.name}'s export: ${body.slice(0, 300)}`).toBe(200)
+    return body
+  }))
+  const [first = ''] = exports
+  for (const [i, text] of exports.entries()) {
+    // Not toBe on megabytes of text: a failure would print both whole.
+    if (text !== first) {
+      const a = parseExport(first)
+      const b = parseExport(text)
+      const at = a.findIndex((record, k) => JSON.stringify(record) !== JSON.stringify(b[k]))
+      expect.fail(`node ${nodes[i]!.name}'s export differs from node ${nodes[0]!.name}'s: ${b.length} vs ${a.length} records, first difference at line ${at}: ${JSON.stringify(b[at])} vs ${JSON.stringify(a[at])}`)
+    }
+  }
+  const records = parseExport(first)
+  const byBatch = new Map<number, Record<string, unknown>[]>()
+  for (const record of records) {
+    const n = writer.batchOf(record as { timestamp: number })
+    let list = byBatch.get(n)
+    if (list === undefined) byBatch.set(n, (list = []))
+    list.push(record)
+  }
+  for (const [n, list] of byBatch) {
+    expect(n >= 0 && n < writer.sent, `batch ${n} is stored but was never sent`).toBe(true)
+    const outcome = writer.outcomes.get(n)
+    expect(outcome, `batch ${n} is stored while still in flight: the scenario must wait for its writers`).toBeDefined()
+    // Whole (acknowledged or failed alike): a batch is applied whole or not at all.
+    expect(list.length, `batch ${n} (${outcome!.state}) is stored in part`).toBe(writer.batchSize)
+  }
+  const sortKey = (record: Record<string, unknown>): string => `${String(record.symbol)}\0${String(record.timestamp).padStart(16, '0')}`
+  for (const outcome of writer.acked()) {
+    const stored = byBatch.get(outcome.n)
+    expect(stored?.length ?? 0, `acknowledged batch ${outcome.n} (position ${outcome.position}) is missing`).toBe(writer.batchSize)
+    const want = writer.records(outcome.n).map((record) => expected(record)).sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
+    const got = [...stored!].sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
+    expect(got, `acknowledged batch ${outcome.n}'s records`).toEqual(want)
+  }
+  return records.length
+}
