@@ -44,8 +44,6 @@ export class JetStreamLog implements ReplicationLog {
   readonly #commitSubject: string
   readonly #partSubject: string
   #connected = true
-  /** Called when the connection comes back: a following of the commits started before then ends (see `commits`). */
-  readonly #onReconnect = new Set<() => void>()
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, options: JetStreamLogOptions) {
     this.name = options.stream
@@ -131,9 +129,6 @@ export class JetStreamLog implements ReplicationLog {
     const messages = await consumer.consume({ max_messages: 256, expires: 5_000 })
     const stop = (): void => void messages.close().catch(() => {})
     signal.addEventListener('abort', stop, { once: true })
-    // After a reconnect the consumer may have died with its server, unnoticed until heartbeats are missed: end
-    // here, and the applier follows again from its store's position at once.
-    this.#onReconnect.add(stop)
     try {
       for await (const message of messages) {
         if (signal.aborted) return
@@ -141,7 +136,6 @@ export class JetStreamLog implements ReplicationLog {
       }
     } finally {
       signal.removeEventListener('abort', stop)
-      this.#onReconnect.delete(stop)
       stop()
     }
   }
@@ -184,10 +178,7 @@ export class JetStreamLog implements ReplicationLog {
   async #watchStatus(): Promise<void> {
     for await (const status of this.#nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') this.#connected = false
-      else if (status.type === 'reconnect') {
-        this.#connected = true
-        for (const stop of [...this.#onReconnect]) stop()
-      }
+      else if (status.type === 'reconnect') this.#connected = true
     }
   }
 }
