@@ -13,6 +13,7 @@ import type { BatchCommit, PriceStore } from '../store/price-store.js'
 import type { NewPriceRecord } from '../types.js'
 import { Applier, trimmedPast } from './applier.js'
 import { encodeBatch, encodePartsCommit } from './batch-codec.js'
+import { checkHistory } from './history-check.js'
 import { resolveClusterOptions, type ClusterOptions, type ResolvedClusterOptions } from './cluster-options.js'
 import { JetStreamLog } from './jetstream-log.js'
 import { PositionWaiters } from './position-waiters.js'
@@ -215,6 +216,7 @@ async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<v
       { details: { position } })
   }
   if (position + 1 < bounds.first) throw trimmedPast(log.name, position, bounds.first)
+  await logCall(log, () => checkHistory(store, log))
 }
 
 async function openLog(options: ResolvedClusterOptions): Promise<ReplicationLog> {

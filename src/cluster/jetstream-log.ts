@@ -12,10 +12,12 @@ import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, Sto
 import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream'
 import { connect, headers, nanos } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
-import type { Appended, CommitMessage, LogBounds, ReplicationLog } from './replication-log.js'
+import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from './replication-log.js'
 
 /** The header naming the provider whose records a commit carries. */
 export const PROVIDER_HEADER = 'Price-Store-Provider'
+/** JetStream's message-id header, kept with each stored message. */
+const MSG_ID_HEADER = 'Nats-Msg-Id'
 
 /** How to reach and shape the stream. */
 export interface JetStreamLogOptions {
@@ -44,6 +46,7 @@ export class JetStreamLog implements ReplicationLog {
   readonly #commitSubject: string
   readonly #partSubject: string
   #connected = true
+  #reconnects = 0
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, options: JetStreamLogOptions) {
     this.name = options.stream
@@ -82,6 +85,10 @@ export class JetStreamLog implements ReplicationLog {
     return this.#connected && !this.#nc.isClosed()
   }
 
+  get reconnects(): number {
+    return this.#reconnects
+  }
+
   async appendPart(data: Uint8Array, id: string): Promise<Appended> {
     const ack = await this.#js.publish(this.#partSubject, data, { msgID: id, timeout: this.#options.publishTimeoutMs })
     return { position: ack.seq, duplicate: ack.duplicate }
@@ -98,6 +105,17 @@ export class JetStreamLog implements ReplicationLog {
     try {
       const message = await this.#jsm.streams.getMessage(this.name, { seq: position })
       return message === null || message.subject !== this.#partSubject ? undefined : message.data
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return undefined
+      throw err
+    }
+  }
+
+  async messageAt(position: number): Promise<LogMessageAt | undefined> {
+    try {
+      const message = await this.#jsm.streams.getMessage(this.name, { seq: position })
+      if (message === null) return undefined
+      return { kind: message.subject === this.#commitSubject ? 'commit' : 'part', id: message.header?.get(MSG_ID_HEADER) || undefined }
     } catch (err) {
       if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return undefined
       throw err
@@ -132,7 +150,8 @@ export class JetStreamLog implements ReplicationLog {
     try {
       for await (const message of messages) {
         if (signal.aborted) return
-        yield { position: message.seq, provider: message.headers?.get(PROVIDER_HEADER), data: message.data }
+        const id = message.headers?.get(MSG_ID_HEADER) || undefined
+        yield { position: message.seq, provider: message.headers?.get(PROVIDER_HEADER), data: message.data, id }
       }
     } finally {
       signal.removeEventListener('abort', stop)
@@ -178,7 +197,10 @@ export class JetStreamLog implements ReplicationLog {
   async #watchStatus(): Promise<void> {
     for await (const status of this.#nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') this.#connected = false
-      else if (status.type === 'reconnect') this.#connected = true
+      else if (status.type === 'reconnect') {
+        this.#reconnects++
+        this.#connected = true
+      }
     }
   }
 }

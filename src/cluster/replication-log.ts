@@ -15,6 +15,14 @@ export interface CommitMessage {
   readonly provider: string | undefined
   /** The commit's bytes (see batch-codec.ts). */
   readonly data: Uint8Array
+  /** The id it was appended with (JetStream's `Nats-Msg-Id`), when the log keeps ids. */
+  readonly id?: string | undefined
+}
+
+/** What a log holds at one position: a commit or a part, and the id it was appended with. */
+export interface LogMessageAt {
+  readonly kind: 'commit' | 'part'
+  readonly id: string | undefined
 }
 
 /** What an append got back from the log. */
@@ -40,6 +48,12 @@ export interface ReplicationLog {
   /** Whether the connection to the log is up now. */
   readonly connected: boolean
   /**
+   * How many times the connection came back after it was lost, for a log whose messages a node can check
+   * ({@link ReplicationLog.messageAt}): the log may have restarted meanwhile, and a node checks again before it
+   * applies more.
+   */
+  readonly reconnects?: number
+  /**
    * Appends a part of a batch.
    * @param id a deterministic id of this part: a retried append of the same id is not written twice
    */
@@ -51,6 +65,11 @@ export interface ReplicationLog {
   appendCommit(data: Uint8Array, id: string, provider: string): Promise<Appended>
   /** A part's bytes, or `undefined` when the log no longer holds it. */
   readPart(position: number): Promise<Uint8Array | undefined>
+  /**
+   * The message the log holds at `position`, or `undefined` when it holds none there; for a log that keeps the ids
+   * messages were appended with (a log without this method is not checked: see history-check.ts).
+   */
+  messageAt?(position: number): Promise<LogMessageAt | undefined>
   /** The positions the log holds now. */
   bounds(): Promise<LogBounds>
   /** The position of the newest commit message, or 0 when the log holds none. */

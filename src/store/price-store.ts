@@ -128,13 +128,13 @@ export class PriceStore {
    * {@link PriceStore.position} give this very commit, which reading `position` after `putMany` cannot promise
    * when other batches are written meanwhile. An empty batch commits nothing: its `position` is then the newest
    * commit's. A replication log gives each batch its `position` (see {@link PutBatchOptions}).
-   * @throws PriceStoreError as {@link PriceStore.putMany}; `PRICE_INVALID_OPTIONS` (parameter `position`) for a
-   *   position that is not an integer above the store's
+   * @throws PriceStoreError as {@link PriceStore.putMany}; `PRICE_INVALID_OPTIONS` (parameter `position` or
+   *   `commitId`) for a position that is not an integer above the store's, or a commit id that is not 1-256 characters
    * @example
    * const { stored, position } = await store.putBatch(records)
    */
   async putBatch(records: Iterable<NewPriceRecord>, options: PutBatchOptions = {}): Promise<BatchCommit> {
-    return this.#parts.writer.putBatch(records, options.position)
+    return this.#parts.writer.putBatch(records, options)
   }
 
   /**
@@ -292,6 +292,11 @@ export class PriceStore {
    */
   get position(): number {
     return this.#parts.journal.head
+  }
+
+  /** The replication log's id of the commit at {@link PriceStore.position}, when `putBatch` was given one (see {@link PutBatchOptions}). */
+  get positionId(): string | undefined {
+    return this.#parts.journal.headId
   }
 
   /**

@@ -10,9 +10,10 @@ import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
 import { ClusterNode, HttpFollowLog } from '../../src/cluster.js'
-import { PriceStore, type PriceRecord } from '../../src/index.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { PriceStore } from '../../src/index.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { until } from '../support/http/operations-helpers.js'
+import { exportedRecords, timedBatch } from './support/store-fixtures.js'
 
 const cleanup: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -37,13 +38,9 @@ async function follow(store: PriceStore, url: string): Promise<ClusterNode> {
   return node
 }
 
-const batch = (from: number, count: number, symbol = 'BTC') => Array.from({ length: count }, (_, i) => makeRecord({ symbol, timestamp: T0 + (from + i) * 1000 }))
+const batch = timedBatch
 
-async function exported(store: PriceStore): Promise<PriceRecord[]> {
-  const out: PriceRecord[] = []
-  for await (const record of store.export()) out.push(record)
-  return out
-}
+const exported = exportedRecords
 
 describe('a follower of one primary over HTTP', () => {
   it('applies what the primary holds and what it takes next, at the primary positions', async () => {

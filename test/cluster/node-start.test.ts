@@ -10,9 +10,10 @@
 import { MemoryLevel } from 'memory-level'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ClusterNode } from '../../src/cluster.js'
-import { PriceStore, type PriceRecord } from '../../src/index.js'
-import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { PriceStore } from '../../src/index.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
+import { exportedRecords, timedBatch } from './support/store-fixtures.js'
 
 const cleanup: (() => Promise<void>)[] = []
 let nats: NatsCluster | undefined
@@ -39,13 +40,9 @@ async function startNode(store: PriceStore, stream: string, extra: { maxBytes?: 
   return node
 }
 
-const batch = (from: number, count: number) => Array.from({ length: count }, (_, i) => makeRecord({ timestamp: T0 + (from + i) * 1000 }))
+const batch = timedBatch
 
-async function exported(store: PriceStore): Promise<PriceRecord[]> {
-  const out: PriceRecord[] = []
-  for await (const record of store.export()) out.push(record)
-  return out
-}
+const exported = exportedRecords
 
 describe.skipIf(natsServerPath() === undefined)(`a cluster node starting on a JetStream stream (${NATS_SKIP_REASON})`, () => {
   it('two nodes apply the same commits at the same positions; a retried batch is applied once', async () => {

@@ -40,6 +40,12 @@ export interface PutBatchOptions {
    * `position` says exactly which batches are stored. Positions may skip numbers. Without it, the next number.
    */
   readonly position?: number
+  /**
+   * The replication log's id of this commit (1 to 256 characters), kept with its position in the same atomic
+   * write, so a replica can later check that the log still names this commit at this position
+   * (`PriceStore.positionId`).
+   */
+  readonly commitId?: string
 }
 
 /** What the write path needs from its store. */
@@ -71,23 +77,24 @@ export class BatchWriter {
    * `PriceStore.putBatch`: checks the records (and the commit position, when one is given), queues their write,
    * and a turn of sealing after it.
    */
-  async putBatch(records: Iterable<NewPriceRecord>, at?: number): Promise<BatchCommit> {
+  async putBatch(records: Iterable<NewPriceRecord>, { position: at, commitId }: PutBatchOptions = {}): Promise<BatchCommit> {
     const { life, provider, journal, queue, upkeep } = this.#context
     life.assertOpen()
     if (at !== undefined) checkCommitPosition(at, journal.head)
+    if (commitId !== undefined) checkCommitId(commitId)
     const stored = validateBatch(records, provider)
     if (stored.length === 0) return { stored: 0, position: journal.head }
     const write = queue.run(() => {
       // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
       if (at !== undefined) checkCommitPosition(at, journal.head)
-      return this.#write(stored, at)
+      return this.#write(stored, at, commitId)
     })
     upkeep.enqueueSeal()
     return write
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
-  async #write(records: readonly StoredRecord[], at: number | undefined): Promise<BatchCommit> {
+  async #write(records: readonly StoredRecord[], at: number | undefined, commitId: string | undefined): Promise<BatchCommit> {
     const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
     const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
@@ -102,7 +109,7 @@ export class BatchWriter {
     }
     const batch = new RootBatch()
     // The journal entry goes in the records' own atomic write: after a crash it lists exactly the batches stored.
-    const position = journal.stage(batch, records, at)
+    const position = journal.stage(batch, records, at, commitId)
     const writes: OpenWrite[] = []
     for (const [period, entry] of entries) {
       const key = logKey(period, position)
@@ -132,5 +139,16 @@ function checkCommitPosition(at: number, head: number): void {
   if (Number.isSafeInteger(at) && at > head) return
   throw new PriceStoreError('PRICE_INVALID_OPTIONS', `a commit position must be an integer above the store's position ${head}; got ${describeValue(at)}`, {
     details: { parameter: 'position', position: head },
+  })
+}
+
+/**
+ * A commit id is a short string: it is kept in one meta value beside the position.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (parameter `commitId`)
+ */
+function checkCommitId(id: unknown): void {
+  if (typeof id === 'string' && id.length >= 1 && id.length <= 256) return
+  throw new PriceStoreError('PRICE_INVALID_OPTIONS', `a commit id must be a string of 1 to 256 characters; got ${describeValue(id)}`, {
+    details: { parameter: 'commitId' },
   })
 }

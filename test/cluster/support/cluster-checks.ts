@@ -5,10 +5,16 @@
  * - {@link checkNodesAgree}: the nodes' exports (`GET /prices/export`) are equal byte for byte, every
  *   acknowledged batch is in them whole and exactly as written, a failed batch is whole or absent
  *   (so, the exports being equal, everywhere or nowhere), and nothing else is there.
+ * - {@link waitSettled} and {@link batchesLostByStream}, for the one fault where JetStream itself may
+ *   lose what it acknowledged (the whole NATS cluster restarted): every node either follows the stream
+ *   to its end or stopped with `PRICE_REPLICA_DIVERGED`, and the acknowledged batches the stream no
+ *   longer holds at their positions are known, read from the stream itself.
  */
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'vitest'
+import { decodeCommit, decodeEntry } from '../../../src/cluster/batch-codec.js'
+import { TEST_PROVIDER } from '../../../src/testing/records.js'
 import { expected } from '../../support/records.js'
 import type { ClusterWriter } from './cluster-writer.js'
 import { eventually, type NodeProcess } from './node-process.js'
@@ -46,6 +52,55 @@ export async function waitConverged(nodes: readonly NodeProcess[], natsUrls: rea
   }, context, deadlineMs)
 }
 
+/** The nodes after a fault, split by whether they follow the stream or stopped on an error. */
+export interface SettledNodes {
+  readonly following: NodeProcess[]
+  readonly failed: { readonly node: NodeProcess; readonly code: string; readonly message: string; readonly position: number }[]
+}
+
+/**
+ * Resolves once every node either reports the stream's last sequence as its position (as
+ * {@link waitConverged}) or reports `failed`, and the stream still ends there afterwards.
+ */
+export async function waitSettled(nodes: readonly NodeProcess[], natsUrls: readonly string[], stream: string, deadlineMs = CONVERGE_DEADLINE_MS): Promise<SettledNodes> {
+  const context = (): string => nodes.map((node) => node.output()).join('\n')
+  return eventually('every node at the stream\'s last commit, or failed', async () => {
+    const last = await streamLastSequence(natsUrls, stream)
+    const states = await Promise.all(nodes.map(async (node) => ({ node, replication: await node.replication() })))
+    const behind = states.filter(({ replication }) => replication.state !== 'failed' && replication.position !== last)
+    if (behind.length > 0) throw new Error(`stream at ${last}, nodes at ${states.map(({ replication }) => `${replication.position} (${replication.state})`).join(', ')}`)
+    if ((await streamLastSequence(natsUrls, stream)) !== last) return undefined
+    return {
+      following: states.filter(({ replication }) => replication.state !== 'failed').map(({ node }) => node),
+      failed: states.filter(({ replication }) => replication.state === 'failed').map(({ node, replication }) => ({
+        node, code: replication.error?.code ?? '', message: replication.error?.message ?? '', position: replication.position,
+      })),
+    }
+  }, context, deadlineMs)
+}
+
+/**
+ * The acknowledged batches the stream no longer holds at the position it acknowledged them with: the message
+ * there is gone, or carries other records. Read from JetStream itself, independently of any node.
+ */
+export async function batchesLostByStream(natsUrls: readonly string[], stream: string, writer: ClusterWriter): Promise<Set<number>> {
+  const nc = await connect({ servers: [...natsUrls], timeout: 5_000, maxReconnectAttempts: 0 })
+  const lost = new Set<number>()
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 5_000 })
+    for (const outcome of writer.acked()) {
+      const message = await jsm.streams.getMessage(stream, { seq: outcome.position! }).catch(() => null)
+      const decoded = message === null ? undefined : decodeCommit(message.data)
+      // The writer's batches are small enough to go inline: a commit of parts is another batch than this one.
+      const batches = decoded?.kind === 'inline' ? new Set(decodeEntry(decoded.entry, TEST_PROVIDER, 'check').map((record) => writer.batchOf(record))) : undefined
+      if (batches?.size !== 1 || !batches.has(outcome.n)) lost.add(outcome.n)
+    }
+  } finally {
+    await nc.close()
+  }
+  return lost
+}
+
 /** The parsed lines of an NDJSON export. */
 function parseExport(text: string): Record<string, unknown>[] {
   return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -55,8 +110,9 @@ function parseExport(text: string): Record<string, unknown>[] {
  * Checks the nodes hold the same records, byte for byte, and that these are what `writer` was told:
  * every acknowledged batch whole and exact, every failed batch whole or absent, no other record.
  * Returns the number of records each holds.
+ * @param lostByStream acknowledged batches the stream itself lost ({@link batchesLostByStream}): they must be absent
  */
-export async function checkNodesAgree(nodes: readonly NodeProcess[], writer: ClusterWriter): Promise<number> {
+export async function checkNodesAgree(nodes: readonly NodeProcess[], writer: ClusterWriter, lostByStream: ReadonlySet<number> = new Set()): Promise<number> {
   const exports = await Promise.all(nodes.map(async (node) => {
     const { status, body } = await node.get('/prices/export')
     expect(status, `node ${node.name}'s export: ${body.slice(0, 300)}`).toBe(200)
@@ -90,6 +146,10 @@ export async function checkNodesAgree(nodes: readonly NodeProcess[], writer: Clu
   const sortKey = (record: Record<string, unknown>): string => `${String(record.symbol)}\0${String(record.timestamp).padStart(16, '0')}`
   for (const outcome of writer.acked()) {
     const stored = byBatch.get(outcome.n)
+    if (lostByStream.has(outcome.n)) {
+      expect(stored, `acknowledged batch ${outcome.n}, which the stream lost, is held by nodes that go on following the stream`).toBeUndefined()
+      continue
+    }
     expect(stored?.length ?? 0, `acknowledged batch ${outcome.n} (position ${outcome.position}) is missing`).toBe(writer.batchSize)
     const want = writer.records(outcome.n).map((record) => expected(record)).sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
     const got = [...stored!].sort((a, b) => sortKey(a).localeCompare(sortKey(b)))

@@ -12,10 +12,12 @@
  * before the position asked), the connection switched off and on, an
  * acknowledgement lost after the message was taken; and on the log: parts
  * trimmed, the front trimmed (retention), message ids forgotten (the
- * duplicate window passed). Nothing waits on a timer: an iteration waiting
+ * duplicate window passed), the newest messages lost with their positions
+ * given again to the next appends (a stream that came back without what it
+ * had acknowledged). Nothing waits on a timer: an iteration waiting
  * for commits is woken by an append, a fault, a state change or its abort.
  */
-import type { Appended, CommitMessage, LogBounds, ReplicationLog } from '../../../src/cluster/replication-log.js'
+import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from '../../../src/cluster/replication-log.js'
 
 /** One message of the log. */
 interface Message {
@@ -142,6 +144,21 @@ export class MemoryLog {
     this.notify()
   }
 
+  /**
+   * Loses every message after `position` and gives their positions again to the next appends, as a stream that
+   * restarted without the messages it had acknowledged last (their ids are forgotten with them).
+   */
+  loseAfter(position: number): void {
+    for (const held of [...this.#messages.keys()]) {
+      if (held <= position) continue
+      this.#ids.delete(this.#messages.get(held)!.id)
+      this.#messages.delete(held)
+    }
+    this.#commits = this.#commits.filter((each) => each <= position)
+    this.#next = Math.max(this.#first, position + 1)
+    this.notify()
+  }
+
   /** Forgets every message id (the duplicate window passed): a retried append is written again. */
   forgetIds(): void {
     this.#ids.clear()
@@ -196,6 +213,8 @@ export class MemoryLogConnection implements ReplicationLog {
   #newest = 0
   /** Iterations started (the first follow, and every follow again after a loss). */
   iterations = 0
+  /** Times {@link MemoryLogConnection.setConnected} switched the connection on again. */
+  reconnects = 0
 
   constructor(log: MemoryLog) {
     this.log = log
@@ -215,8 +234,17 @@ export class MemoryLogConnection implements ReplicationLog {
 
   /** Switches the connection off (reads and appends fail, a running iteration throws) or on again. */
   setConnected(up: boolean): void {
+    if (up && !this.#up) this.reconnects++
     this.#up = up
     this.log.notify()
+  }
+
+  /**
+   * Counts a reconnect that the running commits iteration does not notice, as JetStream's ordered consumer, which
+   * the client recreates after a reconnect and which goes on delivering.
+   */
+  reconnectQuietly(): void {
+    this.reconnects++
   }
 
   /** The running commits iteration (or the next one) throws after `deliveries` more commits: a lost connection. */
@@ -254,6 +282,12 @@ export class MemoryLogConnection implements ReplicationLog {
     return message?.kind === 'part' ? message.data : undefined
   }
 
+  async messageAt(position: number): Promise<LogMessageAt | undefined> {
+    this.#assertUp()
+    const message = this.log.message(position)
+    return message === undefined ? undefined : { kind: message.kind, id: message.id }
+  }
+
   async bounds(): Promise<LogBounds> {
     this.#assertUp()
     return this.log.bounds()
@@ -287,7 +321,7 @@ export class MemoryLogConnection implements ReplicationLog {
         if (next.position <= this.#newest) this.redelivered++
         this.#newest = Math.max(this.#newest, next.position)
         if (this.#lossAfter !== undefined) this.#lossAfter--
-        yield { position: next.position, provider: next.provider, data: next.data }
+        yield { position: next.position, provider: next.provider, data: next.data, id: next.id }
       }
     }
   }

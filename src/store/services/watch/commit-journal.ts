@@ -30,6 +30,13 @@ import type { BytesSublevel } from '../../db/sublevels.js'
 /** The meta key of the journal's floor (UTF-8 key and decimal text value, like every meta key). */
 export const JOURNAL_FLOOR_KEY = 'journal-floor'
 const FLOOR_KEY_BYTES = Buffer.from(JOURNAL_FLOOR_KEY, 'utf8')
+/**
+ * The meta key naming the newest commit a replication log gave an id: `<position> <id>` (UTF-8). Written in
+ * that commit's own atomic write; a later commit without an id leaves it naming an older position, which then
+ * says nothing about the head.
+ */
+export const COMMIT_ID_KEY = 'commit-id'
+const COMMIT_ID_KEY_BYTES = Buffer.from(COMMIT_ID_KEY, 'utf8')
 const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
@@ -64,6 +71,10 @@ export class CommitJournal {
   readonly #window: JournalWindow
   /** The newest commit taken into memory. */
   #head = 0
+  /** The replication log's id of the commit at `#head`, when it was given one. */
+  #headId: string | undefined
+  /** Ids of staged commits not yet taken into memory, by position. */
+  readonly #stagedIds = new Map<number, string>()
   /** The position the next batch gets. */
   #next = 1
   /** The oldest position that may still have an entry on disk. */
@@ -88,6 +99,11 @@ export class CommitJournal {
     return this.#head
   }
 
+  /** The replication log's id of the commit at {@link CommitJournal.head}, when `stage` was given one. */
+  get headId(): string | undefined {
+    return this.#headId
+  }
+
   /**
    * Reads where the journal stands when the store opens: its first and last
    * entries only.
@@ -99,6 +115,9 @@ export class CommitJournal {
     const [first] = await this.#level.iterator({ limit: 1 }).all()
     const [last] = await this.#level.iterator({ limit: 1, reverse: true }).all()
     const floor = (await this.#meta.get(JOURNAL_FLOOR_KEY as never, TEXT as never)) as unknown as string | undefined
+    const commitId = (await this.#meta.get(COMMIT_ID_KEY as never, TEXT as never)) as unknown as string | undefined
+    this.#stagedIds.clear()
+    this.#headId = undefined
     if (floor === undefined) {
       const oldest = first === undefined ? Math.max(1, logNext) : readEdge(first)[0]
       await this.#meta.put(JOURNAL_FLOOR_KEY as never, String(oldest - 1) as never, TEXT as never)
@@ -114,6 +133,7 @@ export class CommitJournal {
     const [firstPosition, firstEnd] = readEdge(first)
     const [lastPosition, lastEnd] = readEdge(last)
     this.#head = lastPosition
+    this.#headId = idAt(commitId, lastPosition)
     this.#oldest = firstPosition
     this.#end = lastEnd
     this.#kept = lastEnd - firstEnd + first[1].length
@@ -126,10 +146,15 @@ export class CommitJournal {
    * up even if the write fails.
    * @param at the position to commit at, given by a replication log (checked by the caller to be above the
    *   head); the next batch without one gets the position after it
+   * @param id the replication log's id of this commit, kept in the same write (see {@link COMMIT_ID_KEY})
    */
-  stage(batch: RootBatch, records: readonly JournalRecord[], at?: number): number {
+  stage(batch: RootBatch, records: readonly JournalRecord[], at?: number, id?: string): number {
     const position = at ?? this.#next
     this.#next = Math.max(this.#next, position) + 1
+    if (id !== undefined) {
+      batch.put(this.#metaPrefix, COMMIT_ID_KEY_BYTES, Buffer.from(`${position} ${id}`, 'utf8'))
+      this.#stagedIds.set(position, id)
+    }
     const entry = encodeJournalEntry(records, this.#end)
     this.#end += entry.length
     batch.put(this.#prefix, journalKey(position), entry)
@@ -151,6 +176,8 @@ export class CommitJournal {
   /** Marks a staged commit as taken into memory (in the store's synchronous step after the write). */
   committed(position: number): void {
     this.#head = position
+    this.#headId = this.#stagedIds.get(position)
+    this.#stagedIds.delete(position)
   }
 
   /** An entry's size: known when written since the store opened, otherwise read (0 for a number a failed write left unused). */
@@ -159,6 +186,13 @@ export class CommitJournal {
     if (known !== undefined) return known
     return (this.#level.getSync(journalKey(position)) as Uint8Array | undefined)?.length ?? 0
   }
+}
+
+/** The id in a `commit-id` meta value when it names `position`. */
+function idAt(value: string | undefined, position: number): string | undefined {
+  if (value === undefined) return undefined
+  const space = value.indexOf(' ')
+  return space > 0 && Number(value.slice(0, space)) === position ? value.slice(space + 1) : undefined
 }
 
 /** The position and `end` of a journal entry read on open. */
