@@ -44,8 +44,6 @@ export class Applier {
   #done: Promise<void> | undefined
   /** Ends the current following of the log (it starts again from the store's position). */
   #iteration: AbortController | undefined
-  /** The log's reconnect count when the store's position was last checked against it (see history-check.ts). */
-  #checkedAt: number | undefined
 
   readonly #onError: (err: unknown) => void
 
@@ -102,7 +100,6 @@ export class Applier {
       const stop = (): void => iteration.abort()
       signal.addEventListener('abort', stop, { once: true })
       try {
-        await this.#checkHistory()
         for await (const commit of this.#log.commits(this.#store.position, iteration.signal)) {
           await this.#apply(commit)
           wait = RETRY_FIRST_MS
@@ -133,8 +130,6 @@ export class Applier {
     const store = this.#store
     // Delivered again (a redelivery after a reconnect): the store already holds it.
     if (commit.position <= store.position) return
-    // The connection came back since the last check: the log may have restarted without its newest messages.
-    if (this.#log.reconnects !== this.#checkedAt) await this.#checkHistory()
     // A commit past the next position: the messages between were parts, or the log dropped them (retention)
     // while this node was away, and a consumer asked for them starts at the log's first message instead. The log's
     // start only moves forward, so if it still holds the next position now, nothing was skipped.
@@ -147,17 +142,14 @@ export class Applier {
     if (commit.provider !== store.provider.id) {
       throw diverged(`the commit at position ${commit.position} of ${this.#log.name} carries records of provider ${JSON.stringify(commit.provider)}, and this store serves ${JSON.stringify(store.provider.id)}`, store.position)
     }
-    const records = await this.#recordsOf(commit, decoded)
+    // Before a commit goes on top of the store's newest one, the log must still hold that one where the store has
+    // it: a log that lost acknowledged messages and reused their positions may show it only now (history-check.ts).
+    // Asked while the commit's parts are read.
+    const [records] = await Promise.all([this.#recordsOf(commit, decoded), checkHistory(store, this.#log)])
     await store.putBatch(records, commit.id === undefined ? { position: commit.position } : { position: commit.position, commitId: commit.id })
     this.counters.batches++
     this.counters.records += records.length
     this.#waiters.reached(commit.position)
-  }
-
-  /** Checks the log still names the store's newest commit (throws `PRICE_REPLICA_DIVERGED` when it does not). */
-  async #checkHistory(): Promise<void> {
-    this.#checkedAt = this.#log.reconnects
-    await checkHistory(this.#store, this.#log)
   }
 
   #decode(commit: CommitMessage): DecodedCommit {

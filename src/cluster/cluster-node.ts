@@ -186,15 +186,21 @@ export class ClusterNode {
     }
   }
 
-  /** Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind). */
+  /**
+   * Learns the stream's newest commit, so the lag shows while nothing is delivered (a node that fell behind), and
+   * checks the stream still holds this node's newest commit: an idle node learns within a probe that the stream
+   * lost it, rather than at the next commit.
+   */
   async #probeStream(): Promise<void> {
     if (!this.#log.connected || this.#applier.stopped) return
     try {
       const last = await this.#log.lastCommit()
       this.#streamPosition = Math.max(this.#streamPosition ?? 0, last)
       this.#checkProgress(Date.now())
-    } catch {
-      // The connection is down or the leader is moving: the status says `connecting`, and the next probe retries.
+      await checkHistory(this.#store, this.#log)
+    } catch (err) {
+      if (isPriceStoreError(err, 'PRICE_REPLICA_DIVERGED')) this.#applier.fail(err)
+      // Otherwise the connection is down or the leader is moving: the status says `connecting`, and the next probe retries.
     }
   }
 }

@@ -11,8 +11,10 @@
  * nodes that had not: silently different answers to the same query. So each
  * applied commit's id is kept with its position (`putBatch`'s `commitId`, in
  * the same atomic write), and a node compares it with the log's message at its
- * position whenever the log may have changed under it: on every (re)follow and
- * before the first commit it applies after its connection came back.
+ * position before it applies each commit on top (and when it starts, and at
+ * each probe while idle). Not only after a reconnect: a JetStream server may
+ * deliver a message from its own copy and lose it afterwards, when a leader
+ * without it is elected, with no reconnect at all.
  */
 import { PriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'

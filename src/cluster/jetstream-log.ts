@@ -46,7 +46,6 @@ export class JetStreamLog implements ReplicationLog {
   readonly #commitSubject: string
   readonly #partSubject: string
   #connected = true
-  #reconnects = 0
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, options: JetStreamLogOptions) {
     this.name = options.stream
@@ -83,10 +82,6 @@ export class JetStreamLog implements ReplicationLog {
 
   get connected(): boolean {
     return this.#connected && !this.#nc.isClosed()
-  }
-
-  get reconnects(): number {
-    return this.#reconnects
   }
 
   async appendPart(data: Uint8Array, id: string): Promise<Appended> {
@@ -197,10 +192,7 @@ export class JetStreamLog implements ReplicationLog {
   async #watchStatus(): Promise<void> {
     for await (const status of this.#nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') this.#connected = false
-      else if (status.type === 'reconnect') {
-        this.#reconnects++
-        this.#connected = true
-      }
+      else if (status.type === 'reconnect') this.#connected = true
     }
   }
 }

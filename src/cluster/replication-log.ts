@@ -47,12 +47,7 @@ export interface ReplicationLog {
   readonly maxMessageBytes: number
   /** Whether the connection to the log is up now. */
   readonly connected: boolean
-  /**
-   * How many times the connection came back after it was lost, for a log whose messages a node can check
-   * ({@link ReplicationLog.messageAt}): the log may have restarted meanwhile, and a node checks again before it
-   * applies more.
-   */
-  readonly reconnects?: number
+
   /**
    * Appends a part of a batch.
    * @param id a deterministic id of this part: a retried append of the same id is not written twice

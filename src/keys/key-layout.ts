@@ -13,7 +13,8 @@
  * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads, record count and delta count (heads-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
  * | `j` journal | `commit position (u64 BE)` | the keys of one batch's records, in batch order (journal-codec) |
- * | `m` meta | `format`, `provider` (UTF-8) | `"3"`, the provider as JSON |
+ * | `m` meta | `format`, `provider`, `journal-floor`, `commit-id` (UTF-8) | `"3"`, the provider as JSON, decimal text, `<position> <id>` |
+ * | `v` verdicts | `symbol (UTF-8) · 0x00 · timestamp (u64 BE) · id (UTF-8)` | the record's signature verdict (verdict-codec) |
  *
  * Symbols never contain control characters, so the 0x00 after a symbol sorts
  * before any symbol byte: `BTC` never runs into `BTC-USD`.
@@ -122,6 +123,30 @@ export function readHeadsPeriod(key: Uint8Array): number {
 export function readHeadsSymbol(key: Uint8Array): string {
   if (key.length < 5) throw new MalformedBytes(`a heads key has at least 5 bytes, this one ${key.length}`)
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8', 0, key.length - 5)
+}
+
+/** The key of a record's signature verdict: its symbol, timestamp and id, so a symbol's verdicts sort as its records do. */
+export function verdictKey(symbol: string, timestamp: number, id: string): Buffer {
+  const symbolBytes = Buffer.byteLength(symbol, 'utf8')
+  const key = Buffer.allocUnsafe(symbolBytes + 1 + 8 + Buffer.byteLength(id, 'utf8'))
+  key.write(symbol, 0, 'utf8')
+  key[symbolBytes] = SEPARATOR
+  writeUint64(key, symbolBytes + 1, timestamp)
+  key.write(id, symbolBytes + 9, 'utf8')
+  return key
+}
+
+/** Bounds of the verdict keys of `symbol` with timestamps `from..to`, both inclusive. */
+export function verdictRange(symbol: string, from: number, to: number): { gte: Buffer; lt: Buffer } {
+  return { gte: verdictKey(symbol, from, ''), lt: verdictKey(symbol, to + 1, '') }
+}
+
+/** The timestamp and id of a verdict key whose symbol is `symbol`. */
+export function readVerdictKey(key: Uint8Array, symbol: string): { timestamp: number; id: string } {
+  const start = Buffer.byteLength(symbol, 'utf8') + 1
+  if (key.length < start + 8) throw new MalformedBytes(`a verdict key of ${JSON.stringify(symbol)} has at least ${start + 8} bytes, this one ${key.length}`)
+  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  return { timestamp: readUint64(bytes, start), id: bytes.toString('utf8', start + 8) }
 }
 
 /** A symbol as a key of the symbols sublevel. */

@@ -17,6 +17,8 @@ export const SUBLEVELS = {
   journal: 'j',
   /** The format version and the provider (UTF-8 keys and values). */
   meta: 'm',
+  /** Signature verdicts, one per record verified at ingest. */
+  verdicts: 'v',
 } as const
 
 /** The name of one of the store's sublevels. */

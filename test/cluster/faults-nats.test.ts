@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChildBundle } from '../reliability/child-process.js'
-import { batchesLostByStream, checkNodesAgree, waitConverged, waitSettled } from './support/cluster-checks.js'
+import { batchesLostByStream, checkNodesAgree, streamMessageId, waitConverged, waitSettled } from './support/cluster-checks.js'
 import { ClusterWriter, DEFAULT_ATTEMPTS, WRITER_SYMBOLS } from './support/cluster-writer.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
 import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
@@ -145,11 +145,16 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
     for (const refusal of refusals) expect(refusal, 'a write refused during the outage').toMatch(/503 PRICE_LOG_UNAVAILABLE$/)
     const { following, failed } = await waitSettled(nodes, nats.urls, STREAM)
     const lost = await batchesLostByStream(nats.urls, STREAM, writer)
-    if (lost.size > 0) console.warn(`NATS lost ${lost.size} acknowledged batch(es) in the restart: ${[...lost].join(', ')}; nodes stopped on it: ${failed.map(({ node, position }) => `${node.name} at ${position}`).join(', ') || 'none'}`)
-    // A node stops only when the stream rewrote a position it had applied, and then says so.
+    if (lost.size > 0 || failed.length > 0) {
+      console.warn(`NATS lost ${lost.size} acknowledged batch(es) in the restart (${[...lost].join(', ')}); nodes stopped on a rewritten position: ${failed.map(({ node, position }) => `${node.name} at ${position}`).join(', ') || 'none'}`)
+    }
+    // A node stops only when the stream rewrote a position it had applied (a lost batch, acknowledged or not), and
+    // says which: checked against the stream itself.
     for (const { node, code, message } of failed) {
       expect(code, `node ${node.name}: ${message}`).toBe('PRICE_REPLICA_DIVERGED')
-      expect(lost.size, `node ${node.name} stopped though the stream lost nothing: ${message}`).toBeGreaterThan(0)
+      const claim = /applied commit (\S+) at position (\d+)/.exec(message)
+      expect(claim, `node ${node.name}'s message names the commit it applied: ${message}`).not.toBeNull()
+      expect(await streamMessageId(nats.urls, STREAM, Number(claim![2])), `the stream's message at position ${claim![2]}`).not.toBe(claim![1])
     }
     for (const node of following) expect((await node.replication()).position).toBeGreaterThanOrEqual(writer.newestAckedPosition())
     if (following.length > 0) await checkNodesAgree(following, writer, lost)

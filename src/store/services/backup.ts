@@ -3,7 +3,12 @@
  * classic-level directory, while the store goes on serving and writing.
  *
  * The copy is made of the raw entries of every sublevel (meta, symbols,
- * heads, log, chunks) read from the view's one LevelDB snapshot. A snapshot
+ * heads, log, chunks, verdicts) read from the view's one LevelDB snapshot,
+ * and of the commit journal's newest entry, so the copy keeps the store's
+ * position (and the id of its commit, in meta): a cluster node seeded from
+ * it follows the stream from there. Older journal entries are not copied;
+ * the copy's journal floor says so (a watch resuming before the position is
+ * told `reset`). A snapshot
  * holds every committed batch and seal step or none of it, and the log of
  * every record not sealed yet, so it is a state the store could have been
  * killed in: opening the copy replays its log, as opening after a crash
@@ -23,6 +28,7 @@ import { ClassicLevel } from 'classic-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import { PriceStoreError, describeValue } from '../../errors.js'
 import { readPartRecordCount } from '../../keys/chunk-codec.js'
+import { readJournalKey } from '../../keys/key-layout.js'
 import { readLogEntry } from '../../keys/log-codec.js'
 import type { Provider } from '../../types.js'
 import { RootBatch, prefixOf } from '../db/root-batch.js'
@@ -30,6 +36,7 @@ import type { BytesSublevel, StoreSublevels } from '../db/sublevels.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
 import type { StoreReader } from '../read/store-reader.js'
+import { JOURNAL_FLOOR_KEY } from './watch/commit-journal.js'
 import { directoryBytes, readStats } from './stats.js'
 import type { StoreStats } from './stats.js'
 
@@ -70,14 +77,17 @@ export interface BackupSource {
   readonly view: ReadView
   /** The heads index, which the statistics the copy is checked against are counted from. */
   readonly heads: HeadsIndex
-  /** The sublevels copied (all but the journal), as bytes, in the order they are copied. */
+  /** The sublevels copied whole (all but the journal), as bytes, in the order they are copied. */
   readonly levels: {
     readonly meta: BytesSublevel
     readonly symbols: BytesSublevel
     readonly heads: BytesSublevel
     readonly log: BytesSublevel
     readonly chunks: BytesSublevel
+    readonly verdicts: BytesSublevel
   }
+  /** The commit journal, of which the newest entry is copied. */
+  readonly journal: BytesSublevel
   readonly provider: Provider
   /** Opens a copy as a store of the same provider, to check it. */
   openCopy(location: string): Promise<{ stats(): Promise<StoreStats>; close(): Promise<void> }>
@@ -93,9 +103,9 @@ export async function backupWith(
   openCopy: BackupSource['openCopy'], dir: string, options: BackupOptions, signal: AbortSignal | undefined,
 ): Promise<BackupResult> {
   const { reader, heads, options: { provider } } = store
-  const { meta, symbols, heads: headsLevel, log, chunks } = store.levels
+  const { meta, symbols, heads: headsLevel, log, chunks, verdicts, journal } = store.levels
   return reader.read('back up the store', (view) => backupStore({
-    view, heads, provider, levels: { meta, symbols, heads: headsLevel, log, chunks }, openCopy,
+    view, heads, provider, levels: { meta, symbols, heads: headsLevel, log, chunks, verdicts }, journal, openCopy,
   }, dir, { ...options, ...(signal === undefined ? {} : { signal }) }))
 }
 
@@ -193,9 +203,24 @@ async function copyEntries(
         await iterator.close()
       }
     }
+    await copyJournalHead(source, db)
   } finally {
     await db.close()
   }
+}
+
+/**
+ * Copies the journal's newest entry as of the view (it holds the store's position), with the journal floor just
+ * below it: the older entries are not copied. Written after meta, so this floor replaces the copied one.
+ */
+async function copyJournalHead(source: BackupSource, db: ClassicLevel<Uint8Array, Uint8Array>): Promise<void> {
+  const [newest] = await source.journal.iterator({ ...source.view.readOptions, reverse: true, limit: 1 }).all()
+  if (newest === undefined) return
+  const [key, value] = newest
+  const batch = new RootBatch()
+  batch.put(prefixOf(source.journal), key, value)
+  batch.put(prefixOf(source.levels.meta), Buffer.from(JOURNAL_FLOOR_KEY, 'utf8'), Buffer.from(String(readJournalKey(key) - 1), 'utf8'))
+  await batch.write(db, false)
 }
 
 /** The records an entry holds, for progress: a chunk part's count, or a log entry's. */

@@ -10,7 +10,7 @@
  *   to its end or stopped with `PRICE_REPLICA_DIVERGED`, and the acknowledged batches the stream no
  *   longer holds at their positions are known, read from the stream itself.
  */
-import { jetstreamManager } from '@nats-io/jetstream'
+import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import { expect } from 'vitest'
 import { decodeCommit, decodeEntry } from '../../../src/cluster/batch-codec.js'
@@ -89,7 +89,7 @@ export async function batchesLostByStream(natsUrls: readonly string[], stream: s
   try {
     const jsm = await jetstreamManager(nc, { timeout: 5_000 })
     for (const outcome of writer.acked()) {
-      const message = await jsm.streams.getMessage(stream, { seq: outcome.position! }).catch(() => null)
+      const message = await messageAt(jsm, stream, outcome.position!)
       const decoded = message === null ? undefined : decodeCommit(message.data)
       // The writer's batches are small enough to go inline: a commit of parts is another batch than this one.
       const batches = decoded?.kind === 'inline' ? new Set(decodeEntry(decoded.entry, TEST_PROVIDER, 'check').map((record) => writer.batchOf(record))) : undefined
@@ -99,6 +99,27 @@ export async function batchesLostByStream(natsUrls: readonly string[], stream: s
     await nc.close()
   }
   return lost
+}
+
+/** The message id (`Nats-Msg-Id`) of the stream's message at `position`, or undefined when it holds none there. */
+export async function streamMessageId(natsUrls: readonly string[], stream: string, position: number): Promise<string | undefined> {
+  const nc = await connect({ servers: [...natsUrls], timeout: 5_000, maxReconnectAttempts: 0 })
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 5_000 })
+    return (await messageAt(jsm, stream, position))?.header?.get('Nats-Msg-Id') || undefined
+  } finally {
+    await nc.close()
+  }
+}
+
+/** The stream's message at `position`, or null when it holds none there (any other failure throws). */
+async function messageAt(jsm: JetStreamManager, stream: string, position: number): Promise<StoredMsg | null> {
+  try {
+    return await jsm.streams.getMessage(stream, { seq: position })
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null
+    throw err
+  }
 }
 
 /** The parsed lines of an NDJSON export. */

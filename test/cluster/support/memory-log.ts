@@ -213,8 +213,6 @@ export class MemoryLogConnection implements ReplicationLog {
   #newest = 0
   /** Iterations started (the first follow, and every follow again after a loss). */
   iterations = 0
-  /** Times {@link MemoryLogConnection.setConnected} switched the connection on again. */
-  reconnects = 0
 
   constructor(log: MemoryLog) {
     this.log = log
@@ -234,17 +232,8 @@ export class MemoryLogConnection implements ReplicationLog {
 
   /** Switches the connection off (reads and appends fail, a running iteration throws) or on again. */
   setConnected(up: boolean): void {
-    if (up && !this.#up) this.reconnects++
     this.#up = up
     this.log.notify()
-  }
-
-  /**
-   * Counts a reconnect that the running commits iteration does not notice, as JetStream's ordered consumer, which
-   * the client recreates after a reconnect and which goes on delivering.
-   */
-  reconnectQuietly(): void {
-    this.reconnects++
   }
 
   /** The running commits iteration (or the next one) throws after `deliveries` more commits: a lost connection. */

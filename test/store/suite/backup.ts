@@ -55,6 +55,27 @@ export const backupTests: FeatureTests = (suite) => {
       await rejectsCode(PriceStore.open(target, { provider: { ...TEST_PROVIDER, id: 'other' } }), 'PRICE_PROVIDER_MISMATCH')
     })
 
+    it('keeps the position of the moment it began and the id of its commit, so a cluster node seeded from it follows on from there', async () => {
+      const store = await context.openStore()
+      await store.putBatch([makeRecord({ symbol: 'BTC', timestamp: T0 })], { position: 7, commitId: 'commit-7' })
+      await store.putBatch([makeRecord({ symbol: 'ETH', timestamp: T0 })], { position: 9, commitId: 'commit-9' })
+      const target = join(context.dir, 'positioned')
+      const backup = store.backup(target)
+      await store.putBatch([makeRecord({ symbol: 'BTC', timestamp: T0 + HOUR })], { position: 12, commitId: 'commit-12' })
+      await backup
+      const copy = await PriceStore.open(target, { provider: TEST_PROVIDER })
+      try {
+        expect([copy.position, copy.positionId]).toEqual([9, 'commit-9'])
+        // Its journal holds that commit alone: a watch from before it is told so; from it, it waits for the next.
+        const watch = copy.watch({ after: 7 })[Symbol.asyncIterator]()
+        expect((await watch.next()).value).toMatchObject({ type: 'reset', reason: 'trimmed', requested: 7 })
+        await watch.return?.()
+        expect((await copy.putBatch([makeRecord({ symbol: 'ETH', timestamp: T0 + HOUR })], { position: 10 })).position).toBe(10)
+      } finally {
+        await copy.close()
+      }
+    })
+
     it('refuses a target that is a file or a directory holding anything, and changes nothing; accepts an empty directory', async () => {
       const { store } = await layered()
       const full = join(context.dir, 'full')
