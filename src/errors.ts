@@ -7,6 +7,8 @@ export type PriceStoreErrorCode =
   | 'PRICE_INVALID_SYMBOL'
   /** A record given to `put`/`putMany` breaks the record rules. */
   | 'PRICE_INVALID_RECORD'
+  /** A record of a batch given to a store that verifies signatures (`signatures.policy` `reject`) has a signature that is not valid. */
+  | 'PRICE_INVALID_SIGNATURE'
   /** A malformed, repeated or conflicting query parameter (`limit`, `offset`, `symbols`, `provider`, ...). */
   | 'PRICE_INVALID_QUERY'
   /** A bad `fromTimestamp`/`toTimestamp`, `from > to`, or `interval` without both timestamps. */
@@ -89,6 +91,14 @@ export function isPriceStoreError(err: unknown, code?: PriceStoreErrorCode): err
   const actual = (err as { code?: unknown }).code
   if (typeof actual !== 'string' || !actual.startsWith('PRICE_')) return false
   return code === undefined || actual === code
+}
+
+/**
+ * Whether `err` refuses a batch for one of its records (`PRICE_INVALID_RECORD`, or `PRICE_INVALID_SIGNATURE` from a
+ * store that rejects bad signatures): `details.index` then names the record, when the batch is iterable.
+ */
+export function isRecordRefusal(err: unknown): err is PriceStoreError {
+  return isPriceStoreError(err, 'PRICE_INVALID_RECORD') || isPriceStoreError(err, 'PRICE_INVALID_SIGNATURE')
 }
 
 /** Renders a received value for an error message: strings quoted, long ones cut. */

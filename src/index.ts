@@ -7,7 +7,7 @@
  * types, and the pure engine for other data sources. The HTTP adapter is
  * `price-store/http` (src/http.ts), the test helpers `price-store/testing`.
  * Everything else is internal. test/architecture/public-surface.test.ts
- * counts these names (at most 70, types included).
+ * counts these names (at most 90, types included).
  * @packageDocumentation
  */
 // The store.
@@ -22,6 +22,8 @@ export type {
 export type { StreamOptions } from './store/read/query-arguments.js'
 export type { StoreStats, SymbolStats, DiskUsage } from './store/services/stats.js'
 export type { BackupOptions, BackupProgress, BackupResult } from './store/services/backup.js'
+export type { SignatureOptions, SignaturePolicy } from './store/signatures/signature-options.js'
+export type { VerifyOptions, VerifyReport } from './store/services/verify-report.js'
 export type { WatchOptions, WatchIterator, WatchItem, WatchRecords, WatchProgress, WatchReset, WatchOverflow } from './store/services/watch/watch-options.js'
 
 // Errors.
@@ -46,3 +48,11 @@ export type { DataCounts } from './engine/data-counts.js'
 export { formOf } from './engine/answer-form.js'
 export { sampleByInterval } from './engine/kernels/sample.js'
 export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
+
+// Signature verification (issue 22): the verdict of a record, checked in the calling thread or in worker threads.
+export { verifyRecord } from './trust/verify-record.js'
+export { SignatureVerifier } from './trust/signature-verifier.js'
+export type { SignatureVerifierOptions } from './trust/signature-verifier.js'
+export { fieldCoverage } from './trust/verdict.js'
+export type { RecordVerdict, SignatureCheck, SignatureKind } from './trust/verdict.js'
+export type { AllowedSigners } from './trust/allowed-signers.js'

@@ -1,4 +1,4 @@
-import { isPriceStoreError } from '../errors.js'
+import { isPriceStoreError, isRecordRefusal } from '../errors.js'
 import type { PriceStoreError } from '../errors.js'
 import type { NewPriceRecord, Provider } from '../types.js'
 import { validateRecord } from '../records/validate-record.js'
@@ -120,7 +120,7 @@ export class BatchWriter {
         await this.#store.putMany(this.#records as NewPriceRecord[])
         return
       } catch (err) {
-        const index = isPriceStoreError(err, 'PRICE_INVALID_RECORD') ? err.details.index : undefined
+        const index = isRecordRefusal(err) ? err.details.index : undefined
         if (!this.#skipBad || index === undefined || index >= this.#records.length) throw err
         this.#skip(badRecord(err as PriceStoreError, this.#positions[index]))
         this.#records.splice(index, 1)
@@ -134,7 +134,7 @@ export class BatchWriter {
   failure(err: unknown): unknown {
     this.#progress.finish()
     if (err instanceof InputSyntaxError) return new CliError(`${err.message}\n${this.#stopped()}`, 2, { cause: err })
-    if (isPriceStoreError(err, 'PRICE_INVALID_RECORD')) {
+    if (isRecordRefusal(err)) {
       const { index } = err.details
       return new CliError(`${badRecord(err, index === undefined ? undefined : this.#positions[index])}\n${this.#stopped()}`, 2, { cause: err })
     }

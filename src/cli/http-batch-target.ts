@@ -78,8 +78,8 @@ export class HttpBatchTarget implements BatchTarget {
     const message = (error?.message ?? '').replace(/; nothing was written$/, '')
     switch (status) {
       case 400:
-        if (code === 'PRICE_INVALID_RECORD' && error?.index !== undefined) {
-          return new PriceStoreError('PRICE_INVALID_RECORD', message, { details: { index: error.index, ...(error.field === undefined ? {} : { field: error.field }) } })
+        if ((code === 'PRICE_INVALID_RECORD' || code === 'PRICE_INVALID_SIGNATURE') && error?.index !== undefined) {
+          return new PriceStoreError(code, message, { details: { index: error.index, ...(error.field === undefined ? {} : { field: error.field }) } })
         }
         return new CliError(`${this.url} refused the batch: ${message} [${code}]`, 2)
       case 401:

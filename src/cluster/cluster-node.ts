@@ -105,14 +105,19 @@ export class ClusterNode {
    * not at all. A retried batch (the same records in the same order) within the stream's duplicate window is
    * recognised and answered with its first position; a later one writes the same records again, which replaces
    * them with themselves.
-   * @throws PriceStoreError `PRICE_INVALID_RECORD` (nothing reaches the stream), `PRICE_NOT_OPEN`,
+   * @throws PriceStoreError `PRICE_INVALID_RECORD`, `PRICE_INVALID_SIGNATURE` (the store rejects bad signatures;
+   *   nothing reaches the stream), `PRICE_NOT_OPEN`,
    *   `PRICE_LOG_UNAVAILABLE` (not acknowledged in time: the batch may or may not be in the stream; retrying
    *   the same batch is safe)
    */
   async putBatch(records: Iterable<NewPriceRecord>): Promise<BatchCommit> {
     if (this.#stopped || this.#store.status !== 'open') throw new PriceStoreError('PRICE_NOT_OPEN', 'the cluster node is stopped or its store is not open')
-    const stored = validateBatch(records, this.#store.provider)
+    // An array, so that a store that verifies signatures can read the batch a second time.
+    const given = Symbol.iterator in Object(records) && !Array.isArray(records) ? [...records] : records
+    const stored = validateBatch(given, this.#store.provider)
     if (stored.length === 0) return { stored: 0, position: this.#store.position }
+    // Nothing the store would refuse on apply reaches the stream.
+    await this.#store.checkSignatures(given)
     const failure = this.#applier.failure
     if (failure !== undefined) throw unavailable(`this node stopped applying the stream (${failure.code}); writes go to another node`, failure)
     // Refused at once rather than buffered by the client until it reconnects (and then perhaps sent after a timeout).

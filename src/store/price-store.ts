@@ -16,6 +16,7 @@ import { isPlanShaped, streamOptions, type StreamOptions } from './read/query-ar
 import { backupWith, type BackupOptions, type BackupResult } from './services/backup.js'
 import { exportRecords } from './services/export.js'
 import { storeStats, type StoreStats } from './services/stats.js'
+import { verifyWith, type VerifyOptions, type VerifyReport } from './services/verify-report.js'
 import { startWatch } from './services/watch/watch.js'
 import type { WatchIterator, WatchOptions } from './services/watch/watch-options.js'
 import type { PruneOptions, PruneResult } from './upkeep/prune-request.js'
@@ -135,6 +136,16 @@ export class PriceStore {
    */
   async putBatch(records: Iterable<NewPriceRecord>, options: PutBatchOptions = {}): Promise<BatchCommit> {
     return this.#parts.writer.putBatch(records, options)
+  }
+
+  /**
+   * When the store rejects bad signatures (`signatures.policy` `reject`), refuses a batch as
+   * {@link PriceStore.putBatch} would, writing nothing; otherwise does nothing. For a writer that sends a batch
+   * elsewhere first (a cluster node, so that nothing refused reaches the stream).
+   * @throws PriceStoreError `PRICE_INVALID_SIGNATURE`, `PRICE_INVALID_RECORD`, `PRICE_NOT_OPEN`
+   */
+  async checkSignatures(records: Iterable<NewPriceRecord>): Promise<void> {
+    await this.#parts.writer.checkSignatures(records)
   }
 
   /**
@@ -379,6 +390,16 @@ export class PriceStore {
    */
   async stats(options: QueryOptions = {}): Promise<StoreStats> {
     return storeStats(this.#parts, signalOf(options))
+  }
+
+  /**
+   * A report on the signatures of the records `options` selects (as {@link PriceStore.export}'s): counts by the
+   * verdict kept at ingest, the failing records and, with `recheck`, every record verified again from what the
+   * store returns (docs/semantics.md, "Signature verdicts"). Reads one consistent view.
+   * @throws PriceStoreError as `export`, `PRICE_INVALID_QUERY` (`recheck`, `limit`), `PRICE_NOT_OPEN`, `PRICE_ABORTED`
+   */
+  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+    return verifyWith(this.#parts, options)
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * The public surface (issue 19): `price-store` holds what a host of the
- * store needs, at most 70 names, types included; the HTTP adapter is
+ * store needs, at most 90 names, types included (70 until issue 22 added
+ * signature verification and feed quality); the HTTP adapter is
  * `price-store/http`; the machinery behind both stays internal. The names
  * are read from the entry files' export lists (TypeScript's parser, so type
  * exports count too) and checked against what the modules really export.
@@ -43,9 +44,9 @@ const INTERNAL = [
 ]
 
 describe('the public surface', () => {
-  it('price-store exports at most 70 names, types included', () => {
+  it('price-store exports at most 90 names, types included', () => {
     expect(rootNames.length).toBeGreaterThan(40)
-    expect(rootNames.length).toBeLessThanOrEqual(70)
+    expect(rootNames.length).toBeLessThanOrEqual(90)
   })
 
   it('counts what the modules really export (the values; types leave no trace at run time)', () => {

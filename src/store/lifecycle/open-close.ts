@@ -27,7 +27,7 @@ export function databaseAt(location: string | AbstractLevel<any, any, any>, maxO
  * Opening an open store does nothing.
  */
 export async function openStore(parts: StoreParts): Promise<void> {
-  const { life, db, levels, options, symbols, sealer, journal, state, step, upkeep } = parts
+  const { life, db, levels, options, symbols, sealer, journal, state, step, upkeep, verdicts } = parts
   if (life.status === 'open') return
   if (life.status !== 'closed') throw new PriceStoreError('PRICE_NOT_OPEN', `cannot open a store that is ${life.status}`)
   life.become('opening')
@@ -41,6 +41,7 @@ export async function openStore(parts: StoreParts): Promise<void> {
     await symbols.load()
     const { area, nextSequence, horizon } = await replayLog(levels.log, options.provider)
     await journal.load(nextSequence)
+    await verdicts.load()
     const sealed = await sealedHours(levels.chunks)
     // The newest record is in the log or in the newest sealed hour: hours before that one count as past (late when written again).
     sealer.resetHorizon(Math.max(horizon, sealed.last >= sealed.first ? (sealed.last + 1) * PERIOD_MS - 1 : 0))
@@ -64,13 +65,14 @@ export async function openStore(parts: StoreParts): Promise<void> {
  * database. Closing a closed store does nothing.
  */
 export async function closeStore(parts: StoreParts): Promise<void> {
-  const { life, queue, hub, upkeep, db } = parts
+  const { life, queue, hub, upkeep, db, ingest } = parts
   if (life.status === 'closed' || life.status === 'closing') return
   life.become('closing')
   try {
     await queue.idle()
     hub.end()
     await upkeep.sealAll()
+    await ingest.close()
     await db.close()
   } finally {
     life.become('closed')

@@ -4,6 +4,7 @@ import type { Limits } from '../../types.js'
 import type { ProviderNames } from '../../engine/parse-query.js'
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_COMMITS } from '../services/watch/commit-journal.js'
 import type { JournalWindow } from '../services/watch/commit-journal.js'
+import { resolveSignatureOptions, type ResolvedSignatureOptions, type SignatureOptions } from '../signatures/signature-options.js'
 
 /** Newest records per symbol kept in memory unless configured otherwise. */
 export const DEFAULT_RECORDS_PER_SYMBOL = 128
@@ -90,6 +91,11 @@ export interface PriceStoreOptions {
    * future-dated record cannot empty the store. Off by default.
    */
   readonly retention?: { readonly days: number }
+  /**
+   * Verify the signatures of the records the store takes (default: off). See {@link SignatureOptions} and
+   * docs/semantics.md, "Signature verdicts".
+   */
+  readonly signatures?: SignatureOptions
 }
 
 /** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
@@ -108,6 +114,7 @@ export interface ResolvedOptions {
   readonly journal: JournalWindow
   /** Days of records kept, or `undefined` to keep everything. */
   readonly retentionDays: number | undefined
+  readonly signatures: ResolvedSignatureOptions
 }
 
 /**
@@ -169,6 +176,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     maxOpenFiles,
     journal: Object.freeze({ commits, bytes }),
     retentionDays,
+    signatures: resolveSignatureOptions((options as Partial<PriceStoreOptions>).signatures),
   })
 }
 

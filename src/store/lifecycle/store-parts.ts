@@ -15,6 +15,8 @@ import { SymbolSet } from '../symbols/symbol-set.js'
 import { Pruner } from '../upkeep/pruner.js'
 import { Sealer } from '../upkeep/sealer.js'
 import { Upkeep } from '../upkeep/upkeep.js'
+import { IngestVerifier } from '../signatures/ingest-verifier.js'
+import { VerdictIndex } from '../signatures/verdict-index.js'
 import { BatchWriter } from '../write/batch-writer.js'
 import { CommitStep } from '../write/commit-step.js'
 import { WriteQueue } from '../write/write-queue.js'
@@ -43,6 +45,10 @@ export interface StoreParts {
   readonly upkeep: Upkeep
   readonly step: CommitStep
   readonly writer: BatchWriter
+  /** Verifies the signatures of the batches the store takes, per its `signatures` option. */
+  readonly ingest: IngestVerifier
+  /** The signature verdicts kept with records. */
+  readonly verdicts: VerdictIndex
 }
 
 /**
@@ -79,10 +85,12 @@ export function assembleStore(db: AbstractLevel<any, any, any>, options: Resolve
   const hub = new WatchHub()
   const targets = { chunksPrefix: prefixes.chunks, heads }
   const sealer = new Sealer({ db, state, targets, logPrefix: prefixes.log, sync, openBytes: options.openBytes })
-  const pruner = new Pruner({ db, state, sealer, chunks: levels.chunks, heads, targets, symbols, sync })
+  const verdicts = new VerdictIndex(levels.verdicts, prefixes.verdicts, provider)
+  const ingest = new IngestVerifier(options.signatures, provider)
+  const pruner = new Pruner({ db, state, sealer, chunks: levels.chunks, heads, targets, symbols, verdicts, sync })
   const upkeep = new Upkeep({ life, queue, sealer, pruner })
   const step = new CommitStep({ state, journal, hub, sealer, upkeep })
-  const writer = new BatchWriter({ db, sync, provider, life, queue, logPrefix: prefixes.log, journal, symbols, sealer, upkeep, step })
+  const writer = new BatchWriter({ db, sync, provider, life, queue, logPrefix: prefixes.log, journal, symbols, sealer, upkeep, step, ingest, verdicts })
   const reader = new StoreReader(state, () => life.assertOpen(), options.limits)
-  return { db, options, life, levels, heads, symbols, state, reader, queue, journal, hub, sealer, upkeep, step, writer }
+  return { db, options, life, levels, heads, symbols, state, reader, queue, journal, hub, sealer, upkeep, step, writer, ingest, verdicts }
 }

@@ -18,6 +18,8 @@ import type { Provider } from '../../types.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
 import type { StoreReader } from '../read/store-reader.js'
+import type { IngestCounts, IngestVerifier } from '../signatures/ingest-verifier.js'
+import type { SignaturePolicy } from '../signatures/signature-options.js'
 
 /** One symbol's part of {@link StoreStats}. */
 export interface SymbolStats {
@@ -58,6 +60,11 @@ export interface StoreStats {
   readonly formatVersion: number
   /** The provider the store serves, as recorded in it. */
   readonly provider: Provider
+  /**
+   * Signature verification (`store.stats()` only; a backup's statistics leave it out): the store's policy, the
+   * verdicts taken at ingest since the store opened (by overall verdict), and the batches refused for one.
+   */
+  readonly signatures?: { readonly policy: SignaturePolicy } & IngestCounts
 }
 
 /** What `store.stats()` reads. */
@@ -66,6 +73,7 @@ export interface StatsSource {
   readonly heads: HeadsIndex
   readonly db: AbstractLevel<any, any, any>
   readonly options: { readonly provider: Provider }
+  readonly ingest: IngestVerifier
 }
 
 /**
@@ -73,9 +81,9 @@ export interface StatsSource {
  * @throws PriceStoreError `PRICE_NOT_OPEN`, `PRICE_ABORTED`, `PRICE_CORRUPT_VALUE`
  */
 export async function storeStats(source: StatsSource, signal: AbortSignal | undefined): Promise<StoreStats> {
-  const { reader, heads, db, options: { provider } } = source
+  const { reader, heads, db, options: { provider }, ingest } = source
   const stats = await reader.read('read the statistics', (view) => readStats(view, heads, provider, signal))
-  return Object.freeze({ ...stats, disk: await diskUsage(db) })
+  return Object.freeze({ ...stats, disk: await diskUsage(db), signatures: { policy: ingest.policy, ...ingest.counts() } })
 }
 
 /** Reads the statistics of `view` (everything but the disk usage, which is not part of a snapshot). */

@@ -22,6 +22,7 @@ import type { HeadsIndex } from '../heads/heads-index.js'
 import type { PrunedChunk, ReadState } from '../read/read-state.js'
 import type { ReadView } from '../read/read-view.js'
 import type { Row } from '../read/row.js'
+import type { VerdictIndex } from '../signatures/verdict-index.js'
 import type { SymbolSet } from '../symbols/symbol-set.js'
 import { putChunk, type ChunkTargets } from './chunk-writer.js'
 import type { PruneRun } from './prune-request.js'
@@ -44,6 +45,8 @@ export interface PrunerContext {
   readonly targets: ChunkTargets
   /** The symbol set: a symbol left empty is taken out of it. */
   readonly symbols: SymbolSet
+  /** The signature verdicts, deleted with their records. */
+  readonly verdicts: VerdictIndex
   readonly sync: boolean
 }
 
@@ -134,7 +137,7 @@ export class Pruner {
 
   /** Deletes or rewrites the group's chunks, and drops the symbols it leaves empty, in one atomic write. */
   async #prune(run: PruneRun, { period, parts }: StepGroup): Promise<void> {
-    const { db, state, heads, targets, symbols, sync } = this.#context
+    const { db, state, heads, targets, symbols, verdicts, sync } = this.#context
     const { before } = run.request
     const to = Math.min((period + 1) * PERIOD_MS, before)
     const batch = new RootBatch()
@@ -170,6 +173,7 @@ export class Pruner {
     const emptied = (await Promise.all(gone.map(async (symbol) => ((await this.#leftEmpty(run, symbol, period)) ? symbol : undefined))))
       .filter((symbol): symbol is string => symbol !== undefined)
     symbols.stageRemoval(batch, emptied)
+    for (const chunk of pruned) await verdicts.stageDeletes(batch, chunk.symbol, chunk.from, chunk.to - 1)
     state.beginPrune(pruned)
     try {
       await batch.write(db, sync)

@@ -19,6 +19,9 @@ import type { CommitJournal } from '../services/watch/commit-journal.js'
 import type { SymbolSet } from '../symbols/symbol-set.js'
 import type { Sealer } from '../upkeep/sealer.js'
 import type { Upkeep } from '../upkeep/upkeep.js'
+import type { RecordVerdict } from '../../trust/verdict.js'
+import type { IngestVerifier } from '../signatures/ingest-verifier.js'
+import type { VerdictIndex } from '../signatures/verdict-index.js'
 import type { CommitStep } from './commit-step.js'
 import { openWrite } from './open-write.js'
 import type { WriteQueue } from './write-queue.js'
@@ -63,6 +66,10 @@ export interface BatchWriterContext {
   readonly sealer: Sealer
   readonly upkeep: Upkeep
   readonly step: CommitStep
+  /** Verifies a batch's signatures before it is queued (per the store's `signatures` option). */
+  readonly ingest: IngestVerifier
+  /** Where the verdicts go, in the batch's write. */
+  readonly verdicts: VerdictIndex
 }
 
 /** Writes batches of records, one after another in the write queue. */
@@ -84,17 +91,26 @@ export class BatchWriter {
     if (commitId !== undefined) checkCommitId(commitId)
     const stored = validateBatch(records, provider)
     if (stored.length === 0) return { stored: 0, position: journal.head }
+    // Verified before it is queued: the workers check this batch while the one before it is written.
+    const verdicts = await this.#context.ingest.check(stored)
     const write = queue.run(() => {
       // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
       if (at !== undefined) checkCommitPosition(at, journal.head)
-      return this.#write(stored, at, commitId)
+      return this.#write(stored, at, commitId, verdicts)
     })
     upkeep.enqueueSeal()
     return write
   }
 
+  /** `PriceStore.checkSignatures`: under `reject`, the checks of {@link BatchWriter.putBatch}, writing nothing. */
+  async checkSignatures(records: Iterable<NewPriceRecord>): Promise<void> {
+    const { life, provider, ingest } = this.#context
+    life.assertOpen()
+    if (ingest.policy === 'reject') await ingest.check(validateBatch(records, provider), false)
+  }
+
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
-  async #write(records: readonly StoredRecord[], at: number | undefined, commitId: string | undefined): Promise<BatchCommit> {
+  async #write(records: readonly StoredRecord[], at: number | undefined, commitId: string | undefined, verdicts: readonly RecordVerdict[] | undefined): Promise<BatchCommit> {
     const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
     const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
@@ -118,6 +134,7 @@ export class BatchWriter {
       writes.push(openWrite(period, position, key, bytes, provider, places))
     }
     symbols.stageNew(batch, newSymbols)
+    this.#context.verdicts.stage(batch, records, verdicts)
     try {
       await batch.write(db, sync)
     } catch (err) {

@@ -20,6 +20,7 @@ export function statusForError(code: PriceStoreErrorCode): 400 | 500 | 503 {
     case 'PRICE_INVALID_RANGE':
     case 'PRICE_INVALID_INTERVAL':
     case 'PRICE_INVALID_RECORD':
+    case 'PRICE_INVALID_SIGNATURE':
     case 'PRICE_UNSUPPORTED_PROVIDER':
     case 'PRICE_RANGE_TOO_LARGE':
       return 400

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { isPriceStoreError } from '../../../errors.js'
+import { isRecordRefusal } from '../../../errors.js'
 import type { PriceStoreError } from '../../../errors.js'
 import type { BatchCommit } from '../../../store/price-store.js'
 import type { NewPriceRecord } from '../../../types.js'
@@ -118,7 +118,7 @@ export function createWriteEndpoint(
         (err: unknown) => err as Error,
       )
       if (committed instanceof Error) {
-        sendAnswer(res, isPriceStoreError(committed, 'PRICE_INVALID_RECORD') ? recordErrorAnswer(committed, batch) : failedAnswer(options, committed))
+        sendAnswer(res, isRecordRefusal(committed) ? recordErrorAnswer(committed, batch) : failedAnswer(options, committed))
         return
       }
       sendAnswer(res, okAnswer(committed))

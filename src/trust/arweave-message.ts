@@ -1,0 +1,65 @@
+/**
+ * The bytes a RedStone provider signed with its Arweave key, rebuilt from a
+ * record as RedStone's own verifier did (redstone-api
+ * src/signature-verifier.ts before it was disabled, 9c67dbd^):
+ * `lodash.pick(record, [id, source, symbol, timestamp, version, value,
+ * permawebTx, provider])`, then for version "3" and every version with a dot
+ * ("0.4", …) `deep-sort-object` over it, then `JSON.stringify`, UTF-8.
+ * (redstone-node signed `JSON.stringify(deepSortObject(price))` of exactly
+ * those eight fields, so both agree for the versions it produced.)
+ */
+
+/** The fields picked, in lodash.pick's order (the order they appear in JSON when not sorted). */
+const SIGNED_FIELDS = ['id', 'source', 'symbol', 'timestamp', 'version', 'value', 'permawebTx', 'provider'] as const
+
+// deep-sort-object 1.0.2 sorts keys with `a.localeCompare(b)` in the signer's default locale.
+// RedStone's nodes ran with the default ICU locale (en-US); a fixed `en` collator gives that
+// order on every host whatever its LANG, where `localeCompare` without a locale would not.
+const collator = new Intl.Collator('en')
+
+/** The JSON text RedStone signed for `record` (see the file comment). */
+export function arweaveSignedText(record: Readonly<Record<string, unknown>>): string {
+  const picked: Record<string, unknown> = {}
+  // lodash.pick keeps a key when `key in object` (even if its value is undefined: JSON drops it then).
+  for (const field of SIGNED_FIELDS) if (field in record) picked[field] = record[field]
+  const version = record['version']
+  const sorted = version === '3' || (typeof version === 'string' && version.includes('.'))
+  return JSON.stringify(sorted ? deepSort(picked) : picked)
+}
+
+/**
+ * deep-sort-object 1.0.2: arrays mapped, plain objects rebuilt with their
+ * keys sorted (so integer-like keys still come first, as JS orders them),
+ * anything else kept as is.
+ */
+function deepSort(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(deepSort)
+  if (!isPlainObject(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value).sort(collator.compare)) {
+    // A plain assignment, as deep-sort-object does: an own `__proto__` key (JSON.parse makes one)
+    // then sets the prototype and drops out of the JSON, in RedStone's signer and here alike.
+    out[key] = deepSort(value[key])
+  }
+  return out
+}
+
+/**
+ * is-plain-object 2.0.4, which deep-sort-object uses: an object whose
+ * `toString` tag is Object, whose `constructor` is a function with an
+ * Object-like prototype owning `isPrototypeOf`. So an object with its own
+ * `constructor` field (a hostile or odd `source`) is not sorted, exactly as
+ * RedStone would not have sorted it.
+ */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isObjectObject(value)) return false
+  const ctor: unknown = (value as { constructor?: unknown }).constructor
+  if (typeof ctor !== 'function') return false
+  const prototype: unknown = (ctor as { prototype?: unknown }).prototype
+  if (!isObjectObject(prototype)) return false
+  return Object.prototype.hasOwnProperty.call(prototype, 'isPrototypeOf')
+}
+
+function isObjectObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.prototype.toString.call(value) === '[object Object]'
+}

@@ -1,0 +1,41 @@
+/**
+ * A bounded memory of cryptographic outcomes, so each distinct signature is
+ * verified once: keyed by the signature and the digest of what it signs (so
+ * a tampered record, whose digest differs, never reuses an outcome), it
+ * holds what the cryptography alone said: the recovered EVM address, or
+ * whether an RSA signature holds under a key. Whether that signer is
+ * allowed is decided afresh each time, from the verifier's signers.
+ * Eviction is first-in first-out: a store sees a signature in one ingest and
+ * in re-checks of the same range, so recency buys little over insertion order.
+ */
+
+/** What the cryptography said: an EVM address, `''` when none recovered; for RSA, true or false. */
+export type CachedOutcome = string | boolean
+
+/** The bounded cache; `size` 0 keeps nothing. */
+export class VerificationCache {
+  readonly #entries = new Map<string, CachedOutcome>()
+  #hits = 0
+  #misses = 0
+
+  constructor(readonly capacity: number) {}
+
+  /** The outcome kept for `key`, or undefined (counted as a miss). */
+  get(key: string): CachedOutcome | undefined {
+    const outcome = this.#entries.get(key)
+    if (outcome === undefined) this.#misses++
+    else this.#hits++
+    return outcome
+  }
+
+  set(key: string, outcome: CachedOutcome): void {
+    if (this.capacity <= 0) return
+    if (this.#entries.size >= this.capacity && !this.#entries.has(key)) this.#entries.delete(this.#entries.keys().next().value as string)
+    this.#entries.set(key, outcome)
+  }
+
+  /** Hits and misses so far, and the entries kept. */
+  stats(): { readonly hits: number; readonly misses: number; readonly size: number } {
+    return { hits: this.#hits, misses: this.#misses, size: this.#entries.size }
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The worker thread of SignatureVerifier: verifies chunks of records with
+ * verifyRecord, keeping its own bounded cache of outcomes (the pool sends a
+ * signature always to the same worker, so the caches do not overlap).
+ * Built as dist/trust-worker.js (tsup.config.ts); from sources the verifier
+ * bundles it on first use (worker-script.ts).
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { signerTable } from '../allowed-signers.js'
+import { VerificationCache } from '../verification-cache.js'
+import { verifyRecord } from '../verify-record.js'
+import { decodeJson, encodeJson, type VerifyReply, type VerifyRequest, type WorkerSetup } from '../worker-protocol.js'
+
+const setup = workerData as WorkerSetup
+const table = signerTable(setup.signers)
+const cache = new VerificationCache(setup.cacheSize)
+const options = { evmChainId: setup.evmChainId, secp256k1: setup.secp256k1, cache }
+const port = parentPort
+if (port === null) throw new Error('verify-worker.ts runs as a worker thread of SignatureVerifier')
+
+port.on('message', (request: VerifyRequest) => {
+  let reply: VerifyReply
+  try {
+    const before = cache.stats()
+    const records = decodeJson<unknown[]>(request.bytes)
+    // Anything in the array that is not an object is verified as an empty record: unsigned.
+    const verdicts = records.map((record) => verifyRecord(isObject(record) ? record : {}, table, options))
+    const after = cache.stats()
+    reply = { id: request.id, bytes: encodeJson(verdicts), cacheHits: after.hits - before.hits, cacheMisses: after.misses - before.misses }
+  } catch (error) {
+    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) }
+  }
+  port.postMessage(reply, 'bytes' in reply ? [reply.bytes.buffer as ArrayBuffer] : [])
+})
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
