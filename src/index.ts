@@ -24,6 +24,7 @@ export type { StoreStats, SymbolStats, DiskUsage } from './store/services/stats.
 export type { BackupOptions, BackupProgress, BackupResult } from './store/services/backup.js'
 export type { SignatureOptions, SignaturePolicy } from './store/signatures/signature-options.js'
 export type { VerifyOptions, VerifyReport } from './store/services/verify-report.js'
+export type { QualityOptions, QualityReport, SymbolQuality } from './store/services/quality.js'
 export type { WatchOptions, WatchIterator, WatchItem, WatchRecords, WatchProgress, WatchReset, WatchOverflow } from './store/services/watch/watch-options.js'
 
 // Errors.

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { ProviderNames } from '../engine/parse-query.js'
+import type { SignatureOptions } from '../store/signatures/signature-options.js'
 import type { Limits, Provider } from '../types.js'
 import { CliError } from './args.js'
 
@@ -35,7 +36,8 @@ export const STORE_OPTIONS = {
 export const STORE_OPTIONS_HELP = `Store options:
   --db PATH                   database directory (default ${DEFAULT_DB})
   --config FILE               JSON file: {"provider": {"name", "id", "publicKey", "aliases"}, "limits": {...},
-                              "retention": {"days": N}} (retention is applied by serve)
+                              "retention": {"days": N}, "signatures": {"policy", "evmSigners"}}
+                              (retention is applied by serve)
   --provider-name NAME        provider short name (default ${DEFAULT_PROVIDER.name})
   --provider-id ID            provider id, the "provider" field of every record
                               (default ${DEFAULT_PROVIDER.id})
@@ -53,6 +55,8 @@ export interface StoreConfig {
   readonly limits?: Partial<Limits>
   /** Keep only the last `days` days (the store's `retention` option): from `--config`, or `serve --retention-days`. */
   readonly retention?: { readonly days: number }
+  /** The store's `signatures` option: from `--config`, or the signature flags (signature-flags.ts). */
+  readonly signatures?: SignatureOptions
 }
 
 /** The values {@link STORE_OPTIONS} parse into. */
@@ -85,6 +89,7 @@ export async function resolveStoreConfig(values: StoreOptionValues): Promise<Sto
     location, provider,
     ...(file.limits === undefined ? {} : { limits: file.limits }),
     ...(file.retention === undefined ? {} : { retention: file.retention }),
+    ...(file.signatures === undefined ? {} : { signatures: file.signatures }),
   }
 }
 
@@ -92,6 +97,7 @@ interface ConfigFile {
   provider?: Partial<ProviderNames>
   limits?: Partial<Limits>
   retention?: { days: number }
+  signatures?: SignatureOptions
 }
 
 async function readConfigFile(path: string): Promise<ConfigFile> {
@@ -106,8 +112,8 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
   const bad = (what: string): CliError => new CliError(`config file ${path}: ${what}`, 2)
   if (!isPlainObject(parsed)) throw bad('must hold a JSON object')
   for (const key of Object.keys(parsed)) {
-    if (key !== 'provider' && key !== 'limits' && key !== 'retention') {
-      throw bad(`unknown key ${JSON.stringify(key)} (expected "provider", "limits", "retention")`)
+    if (key !== 'provider' && key !== 'limits' && key !== 'retention' && key !== 'signatures') {
+      throw bad(`unknown key ${JSON.stringify(key)} (expected "provider", "limits", "retention", "signatures")`)
     }
   }
   const config: ConfigFile = {}
@@ -137,6 +143,11 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
     if (!isPlainObject(parsed.retention)) throw bad('"retention" must be an object {"days": N}')
     // The store validates the days (PRICE_INVALID_OPTIONS).
     config.retention = parsed.retention as { days: number }
+  }
+  if (parsed.signatures !== undefined) {
+    if (!isPlainObject(parsed.signatures)) throw bad('"signatures" must be an object {"policy": "off" | "flag" | "reject", "evmSigners": [...]}')
+    // The store validates the values themselves (PRICE_INVALID_OPTIONS).
+    config.signatures = parsed.signatures as SignatureOptions
   }
   return config
 }

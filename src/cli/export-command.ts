@@ -1,4 +1,4 @@
-import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
+import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import { EXPORT_FORMATS, type ExportFormat, exportHeader, formatRecord } from './export-format.js'
 import { Interrupt } from './interrupt.js'
@@ -6,6 +6,7 @@ import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
 import { fileOutput, streamOutput, type Output } from './output-file.js'
 import { Progress, formatCount } from './progress.js'
+import { SELECTION_OPTIONS, SELECTION_OPTIONS_HELP, selectionOf } from './selection-flags.js'
 
 const HELP = `Usage: price-store export [options]
 
@@ -20,9 +21,7 @@ export that is stopped or killed never leaves a FILE that looks complete.
 Ctrl+C stops it: the partial file is removed (exit 130).
 
 Options:
-  --symbol S                  only this symbol (repeatable, or comma-separated: --symbol BTC,ETH)
-  --from TIME                 only records at or after TIME (ms since 1970, an ISO date, or "now")
-  --to TIME                   only records at or before TIME
+${SELECTION_OPTIONS_HELP}
   --format ndjson|csv         the output format (default ndjson). CSV: a header, then the stored
                               fields; source as JSON text, other fields as one JSON object in "extra"
   -o, --output FILE           write to FILE instead of standard output ("-" = standard output)
@@ -38,9 +37,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     argv,
     {
       ...STORE_OPTIONS,
-      symbol: { type: 'string', multiple: true },
-      from: { type: 'string' },
-      to: { type: 'string' },
+      ...SELECTION_OPTIONS,
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
     },
@@ -52,11 +49,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
   }
   const format = (values.format ?? 'ndjson') as ExportFormat
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be ndjson or csv (got ${JSON.stringify(values.format)})`)
-  const symbols = values.symbol?.flatMap((list) => list.split(','))
-  if (symbols?.includes('') === true) throw new UsageError('--symbol needs a symbol (an empty name was given)')
-  const from = values.from === undefined ? undefined : parseTimeOption('from', values.from)
-  const to = values.to === undefined ? undefined : parseTimeOption('to', values.to)
-  if (from !== undefined && to !== undefined && from > to) throw new UsageError(`--from must not be after --to (got ${from} > ${to})`)
+  const { symbols, from, to } = selectionOf(values)
   const config = await resolveStoreConfig(values)
   const file = values.output === undefined || values.output === '-' ? undefined : values.output
 

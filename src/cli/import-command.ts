@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { BatchWriter } from './batch-writer.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig, type StoreConfig } from './config.js'
+import { SIGNATURE_OPTIONS, SIGNATURE_OPTIONS_HELP, withSignatureFlags } from './signature-flags.js'
 import { HttpBatchTarget } from './http-batch-target.js'
 import { readWriteToken } from './write-token-file.js'
 import { unmarkDemo } from './demo-marker.js'
@@ -30,6 +31,8 @@ Options:
                               request per batch, instead of opening the database (which the server holds)
   --token-file FILE           with --url: the server's write token (the file's content, as given to
                               serve --write-token-file)
+${SIGNATURE_OPTIONS_HELP}
+                              (with --url, the server's own options apply)
 ${STORE_OPTIONS_HELP}
 `
 
@@ -37,7 +40,7 @@ ${STORE_OPTIONS_HELP}
 export async function importCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { ...STORE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' }, url: { type: 'string' }, 'token-file': { type: 'string' } },
+    { ...STORE_OPTIONS, ...SIGNATURE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' }, url: { type: 'string' }, 'token-file': { type: 'string' } },
     true,
   )
   if (values.help === true) {
@@ -48,7 +51,7 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
   if (positionals.filter((name) => name === '-').length > 1) throw new UsageError('"-" (standard input) can be given once')
   const batchSize = parseIntegerOption('batch-size', values['batch-size'], 1, 1_000_000) ?? 10_000
   const remote = await remoteTarget(values, io)
-  const config = remote === undefined ? await resolveStoreConfig(values) : undefined
+  const config = remote === undefined ? withSignatureFlags(await resolveStoreConfig(values), values) : undefined
   const where = remote?.url ?? (config as StoreConfig).location
 
   // Open every file first: a typo in the last name should not cost a half import.

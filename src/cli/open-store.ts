@@ -35,9 +35,10 @@ export async function openStore(config: StoreConfig, { mustExist, retention = fa
     await mkdir(location, { recursive: true })
   }
   try {
-    const { provider, limits } = config
+    const { provider, limits, signatures } = config
     return await PriceStore.open(location, {
       provider, ...(limits === undefined ? {} : { limits }), ...(retention && config.retention !== undefined ? { retention: config.retention } : {}),
+      ...(signatures === undefined ? {} : { signatures }),
     })
   } catch (err) {
     throw explainOpenFailure(err, config, whileServed)

@@ -5,11 +5,13 @@ import { demoCommand } from './demo-command.js'
 import { exportCommand } from './export-command.js'
 import { importCommand } from './import-command.js'
 import { pruneCommand } from './prune-command.js'
+import { qualityCommand } from './quality-command.js'
 import type { CliIo } from './io.js'
 import { queryCommand } from './query-command.js'
 import { describeFailure } from './report-error.js'
 import { serveCommand } from './serve-command.js'
 import { statsCommand } from './stats-command.js'
+import { verifyCommand } from './verify-command.js'
 import { packageVersion } from './version.js'
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>
@@ -24,6 +26,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   backup: backupCommand,
   stats: statsCommand,
   prune: pruneCommand,
+  quality: qualityCommand,
+  verify: verifyCommand,
 }
 
 const HELP = `Usage: price-store COMMAND [options]
@@ -43,6 +47,8 @@ Commands:
   stats          print records, symbols, first and last timestamps, bytes on disk
   prune --before T
                  remove the records older than T (all symbols, or --symbol S)
+  quality        how healthy each feed is: gaps between updates, age, largest moves, duplicates
+  verify         report on the stored records' signatures (--recheck: verify them again)
 
 Options:
   -h, --help     this help

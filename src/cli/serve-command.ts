@@ -20,6 +20,7 @@ import type { PriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { DEFAULT_DB, STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
+import { SIGNATURE_OPTIONS, SIGNATURE_OPTIONS_HELP, withSignatureFlags } from './signature-flags.js'
 import type { StoreConfig } from './config.js'
 import { DEMO_MARKER, isDefaultLocation, isMarkedDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
@@ -83,6 +84,8 @@ ${CLUSTER_FLAGS_HELP}
 
 ${LIMIT_OPTIONS_HELP}
 
+${SIGNATURE_OPTIONS_HELP}
+
 ${STORE_OPTIONS_HELP}
 `
 
@@ -93,6 +96,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     {
       ...STORE_OPTIONS,
       ...LIMIT_OPTIONS,
+      ...SIGNATURE_OPTIONS,
       port: { type: 'string' },
       host: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
@@ -124,7 +128,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const limits = parseLimits(values)
   const writes = await writeOptions(values['write-token-file'], values['max-write-bytes'], io)
   const retentionDays = parseIntegerOption('retention-days', values['retention-days'], 1, 1_000_000)
-  const resolved = withLimitFlags(await resolveStoreConfig(values), values)
+  const resolved = withSignatureFlags(withLimitFlags(await resolveStoreConfig(values), values), values)
   const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
   const demoIfEmpty = values['demo-if-empty'] === true
   const cluster = parseClusterFlags(values)

@@ -170,7 +170,8 @@ function readKnownParameters(params: QueryParams): RawParameters {
   return raw
 }
 
-function valuesOf(params: QueryParams, name: string): readonly unknown[] {
+/** Every value `params` holds for `name` (a URLSearchParams' repeats, an array, one value, or none). */
+export function valuesOf(params: QueryParams, name: string): readonly unknown[] {
   if (params instanceof URLSearchParams) return params.getAll(name)
   if (!Object.prototype.hasOwnProperty.call(params, name)) return []
   const value = params[name]

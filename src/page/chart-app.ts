@@ -2,16 +2,21 @@
  * The chart page's script (bundled into dist/page/chart.js): a symbol and a
  * window are picked, then the page asks this server for the symbol's latest
  * price (`/prices?symbol=`) and the candles of the window that ends at it
- * (`/udf/history`), and draws them with lightweight-charts. Nothing is
+ * (`/udf/history`), and draws them with lightweight-charts, with the feed's
+ * health under them (`/prices/quality`: records per bar, bars with a gap
+ * over the feed's usual heartbeat marked, and how stale the feed is). Nothing is
  * fetched from another origin. Paths are asked below the prefix the page
  * is served under (a handler's `basePath`).
  */
-import { CandlestickSeries, ColorType, createChart, type CandlestickData, type UTCTimestamp } from 'lightweight-charts'
+import { CandlestickSeries, ColorType, HistogramSeries, createChart, type CandlestickData, type HistogramData, type UTCTimestamp } from 'lightweight-charts'
 import { servedBasePath } from './base-path.js'
 
 /** Candle colours; the browser test looks for these pixels. */
 const UP_COLOR = '#089981'
 const DOWN_COLOR = '#f23645'
+/** Feed-health bars: records per bar, and a bar holding a gap over the threshold (or no record at all). */
+const HEALTH_COLOR = '#9ca3af'
+const GAP_COLOR = '#d97706'
 
 /** The prefix this page is served under, `''` for none: read now, while `currentScript` is this script. */
 const BASE_PATH = servedBasePath(document.currentScript as HTMLScriptElement | null)
@@ -27,6 +32,30 @@ interface ChartState {
   data: CandlestickData<UTCTimestamp>[]
   latest?: { value: number; timestamp: number }
   message?: string
+  /** The feed's health over the window, when the server reports it (`/prices/quality`). */
+  health?: FeedHealth
+}
+
+/** What the page shows of `/prices/quality`. */
+interface FeedHealth {
+  /** Ms from the newest record to the server's now. */
+  age: number | null
+  medianGap: number | null
+  maxGap: number | null
+  threshold: number | null
+  /** Gaps over the threshold in the window. */
+  over: number
+  /** Bars drawn under the candles, and how many of them are marked (a gap over the threshold, or empty). */
+  bars: number
+  marked: number
+}
+
+interface QualityAnswer {
+  symbols: {
+    age: number | null
+    gaps: { median: number | null; max: number | null; threshold: number | null; over: number }
+    buckets?: { start: number; records: number; gaps: { over: number } }[]
+  }[]
 }
 
 declare global {
@@ -49,6 +78,11 @@ const symbolSelect = element<HTMLSelectElement>('symbol')
 const windowSelect = element<HTMLSelectElement>('window')
 const latestText = element<HTMLElement>('latest')
 const statusText = element<HTMLElement>('status')
+// Made here, not in the page's HTML, so a page without it (an older server's) still works.
+const healthText = document.createElement('p')
+healthText.id = 'health'
+healthText.setAttribute('aria-live', 'polite')
+statusText.insertAdjacentElement('afterend', healthText)
 const chartBox = element<HTMLElement>('chart')
 
 const chart = createChart(chartBox, {
@@ -64,6 +98,10 @@ const series = chart.addSeries(CandlestickSeries, {
   wickUpColor: UP_COLOR,
   wickDownColor: DOWN_COLOR,
 })
+// The candles keep the top of the chart; the feed-health bars take the bottom strip on a scale of their own.
+series.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0.2 } })
+const healthSeries = chart.addSeries(HistogramSeries, { priceScaleId: 'health', priceLineVisible: false, lastValueVisible: false })
+healthSeries.priceScale().applyOptions({ scaleMargins: { top: 0.85, bottom: 0 } })
 
 window.priceStoreChart = { state: 'loading', bars: 0, data: [] }
 /** Each load gets a number; an answer to an older load (the user picked again meanwhile) is dropped. */
@@ -108,6 +146,8 @@ async function load(): Promise<void> {
     if (load !== loads) return
     if (latest === undefined) {
       series.setData([])
+      healthSeries.setData([])
+      healthText.textContent = ''
       latestText.textContent = ''
       show({ state: 'empty', symbol, resolution, bars: 0, data: [], message: `${symbol} has no records.` })
       return
@@ -116,7 +156,10 @@ async function load(): Promise<void> {
     // The window ends at the latest record, so a store of old data still shows something.
     const to = Math.floor(latest.timestamp / 1000) + 1
     const query = new URLSearchParams({ symbol, resolution, from: String(to - seconds), to: String(to) })
-    const bars = (await getJson(`/udf/history?${query}`)) as UdfHistory
+    const interval = Number(resolution) * 60_000
+    const healthQuery = new URLSearchParams({ symbol, fromTimestamp: String((to - seconds) * 1000), toTimestamp: String(to * 1000), interval: String(interval), moves: 'false' })
+    // The health is a bonus: a server without /prices/quality still draws the candles.
+    const [bars, quality] = await Promise.all([getJson(`/udf/history?${query}`) as Promise<UdfHistory>, (getJson(`/prices/quality?${healthQuery}`) as Promise<QualityAnswer>).catch(() => undefined)])
     if (load !== loads) return
     const data = toCandles(bars)
     series.setData(data)
@@ -127,10 +170,46 @@ async function load(): Promise<void> {
     const message = first === undefined || last === undefined
       ? `No ${symbol} records in this window.`
       : `${data.length} bars of ${symbol} (${option.text}), from ${formatTime(first.time * 1000)} to ${formatTime(last.time * 1000)}.`
-    show({ state: data.length > 0 ? 'ready' : 'empty', symbol, resolution, bars: series.data().length, data, latest: latestPoint, message })
+    const health = drawHealth(quality)
+    show({ state: data.length > 0 ? 'ready' : 'empty', symbol, resolution, bars: series.data().length, data, latest: latestPoint, message, ...(health === undefined ? {} : { health }) })
   } catch (err) {
     if (load === loads) fail(err)
   }
+}
+
+/** Draws the feed-health bars and says how healthy the feed is; `undefined` when the server gave no report. */
+function drawHealth(quality: QualityAnswer | undefined): FeedHealth | undefined {
+  const report = quality?.symbols[0]
+  if (report?.buckets === undefined) {
+    healthSeries.setData([])
+    healthText.textContent = ''
+    return undefined
+  }
+  const most = Math.max(1, ...report.buckets.map((bucket) => bucket.records))
+  // An empty bar is drawn full height in the gap colour: an outage must show, not vanish.
+  const data: HistogramData<UTCTimestamp>[] = report.buckets.map((bucket) => {
+    const marked = bucket.records === 0 || bucket.gaps.over > 0
+    return { time: Math.floor(bucket.start / 1000) as UTCTimestamp, value: bucket.records === 0 ? most : bucket.records, color: marked ? GAP_COLOR : HEALTH_COLOR }
+  })
+  healthSeries.setData(data)
+  const { gaps, age } = report
+  const health: FeedHealth = {
+    age, medianGap: gaps.median, maxGap: gaps.max, threshold: gaps.threshold, over: gaps.over,
+    bars: data.length, marked: data.filter((bar) => bar.color === GAP_COLOR).length,
+  }
+  const heartbeat = gaps.median === null ? 'no gap between records' : `updates every ${formatDuration(gaps.median)} (median), longest gap ${formatDuration(gaps.max ?? 0)}`
+  const outages = gaps.over === 0 ? 'no gap over the usual heartbeat' : `${gaps.over} gap${gaps.over === 1 ? '' : 's'} over ${formatDuration(gaps.threshold ?? 0)} (marked bars)`
+  const empty = report.buckets.filter((bucket) => bucket.records === 0).length
+  const silent = empty === 0 ? '' : `; ${empty} bar${empty === 1 ? '' : 's'} without records (marked)`
+  healthText.textContent = `Feed health: ${heartbeat}; ${outages}${silent}; newest record ${age === null ? '—' : `${formatDuration(age)} old`}.`
+  return health
+}
+
+/** `9_600` -> `9.6 s`, `5_400_000` -> `1.5 h`. */
+function formatDuration(ms: number): string {
+  const units: [number, string][] = [[86_400_000, 'd'], [3_600_000, 'h'], [60_000, 'min'], [1000, 's']]
+  for (const [size, unit] of units) if (Math.abs(ms) >= size) return `${Math.round((ms / size) * 10) / 10} ${unit}`
+  return `${ms} ms`
 }
 
 function toCandles(bars: UdfHistory): CandlestickData<UTCTimestamp>[] {

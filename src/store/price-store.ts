@@ -15,8 +15,10 @@ import { assembleStore, type StoreParts } from './lifecycle/store-parts.js'
 import { isPlanShaped, streamOptions, type StreamOptions } from './read/query-arguments.js'
 import { backupWith, type BackupOptions, type BackupResult } from './services/backup.js'
 import { exportRecords } from './services/export.js'
+import { storeQuality, type QualityOptions, type QualityReport } from './services/quality.js'
 import { storeStats, type StoreStats } from './services/stats.js'
 import { verifyWith, type VerifyOptions, type VerifyReport } from './services/verify-report.js'
+import type { SignatureCounts } from './signatures/ingest-verifier.js'
 import { startWatch } from './services/watch/watch.js'
 import type { WatchIterator, WatchOptions } from './services/watch/watch-options.js'
 import type { PruneOptions, PruneResult } from './upkeep/prune-request.js'
@@ -139,10 +141,8 @@ export class PriceStore {
   }
 
   /**
-   * When the store rejects bad signatures (`signatures.policy` `reject`), refuses a batch as
-   * {@link PriceStore.putBatch} would, writing nothing; otherwise does nothing. For a writer that sends a batch
-   * elsewhere first (a cluster node, so that nothing refused reaches the stream).
-   * @throws PriceStoreError `PRICE_INVALID_SIGNATURE`, `PRICE_INVALID_RECORD`, `PRICE_NOT_OPEN`
+   * Under `signatures.policy` `reject`, refuses a batch as `putBatch` would, writing nothing (else does nothing): for a
+   * writer that sends it elsewhere first. @throws PriceStoreError `PRICE_INVALID_SIGNATURE`, `PRICE_INVALID_RECORD`
    */
   async checkSignatures(records: Iterable<NewPriceRecord>): Promise<void> {
     await this.#parts.writer.checkSignatures(records)
@@ -310,6 +310,11 @@ export class PriceStore {
     return this.#parts.journal.headId
   }
 
+  /** The `signatures` policy, the verdicts taken since the store opened and the batches refused for one (no I/O). */
+  get signatures(): SignatureCounts {
+    return { policy: this.#parts.ingest.policy, ...this.#parts.ingest.counts() }
+  }
+
   /**
    * Records committed since the store was opened, by every writer of this store (each `putMany`/`put` counts
    * its records once committed; a failed batch counts nothing). A counter for monitoring, read without I/O: it
@@ -391,6 +396,9 @@ export class PriceStore {
   async stats(options: QueryOptions = {}): Promise<StoreStats> {
     return storeStats(this.#parts, signalOf(options))
   }
+
+  /** Feed quality per symbol over `from..to` (docs/semantics.md, "Feed quality"). @throws PriceStoreError `PRICE_INVALID_*`, `PRICE_RANGE_TOO_LARGE`, `PRICE_NOT_OPEN`, `PRICE_ABORTED` */
+  quality(options: QualityOptions): Promise<QualityReport> { return storeQuality(this.#parts, options) }
 
   /**
    * A report on the signatures of the records `options` selects (as {@link PriceStore.export}'s): counts by the

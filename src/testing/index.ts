@@ -35,3 +35,7 @@ export {
   compareRecords, compareUtf8, isValidSymbol, NearNumber, ModelTooBig,
 } from './reference-model.js'
 export type { ModelConfig, ModelResult, ModelPruneResult } from './reference-model.js'
+
+// The reference model of the feed-quality report (store.quality()).
+export { referenceQuality } from './reference-forms/quality.js'
+export type { ReferenceQualityOptions } from './reference-forms/quality.js'

@@ -196,7 +196,7 @@ export class SignatureVerifier {
 }
 
 /** The worker of a record: by a hash of its first signature, so a signature always meets the same cache; unsigned ones spread by position. */
-function shardOf(record: Readonly<Record<string, unknown>>, position: number, threads: number): number {
+export function shardOf(record: Readonly<Record<string, unknown>>, position: number, threads: number): number {
   const signature = [record['signature'], record['liteEvmSignature'], record['evmSignature']].find((field) => typeof field === 'string' && field !== '')
   if (typeof signature !== 'string') return position % threads
   // FNV-1a over the last characters (the whole string costs more and adds nothing: signatures are random).

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, type NewPriceRecord, type PriceStoreOptions } from '../../src/index.js'
 import { ClusterNode } from '../../src/cluster.js'
 import { T0 } from '../../src/testing/records.js'
+import { shardOf } from '../../src/trust/signature-verifier.js'
 import { MemoryLog } from '../cluster/support/memory-log.js'
 import { arweaveSign, newArweaveWallet, type ArweaveWallet } from '../trust/support/redstone-signers.js'
 
@@ -71,6 +72,25 @@ describe('a store that flags signatures', () => {
     expect(report.recheck).toMatchObject({ verdicts: { valid: 3, invalid: 1 }, altered: [] })
     // A selection: one symbol, a window.
     expect((await store.verify({ symbols: ['BTC'], from: T0 + 1000 })).stored).toMatchObject({ valid: 1, invalid: 0, unchecked: 0 })
+  })
+
+  it('writes batches given together in the order given, though the later one is verified first', async () => {
+    const store = await PriceStore.open(new MemoryLevel(), { provider, signatures: { policy: 'flag', threads: 2 } })
+    open.push(store)
+    // Signed until each lands on the worker wanted (PSS signatures are salted: each signing is new): the large batch
+    // all on worker 0, the correction alone on idle worker 1, so the correction's verdicts come back first.
+    const on = async (worker: number, symbol: string, offset: number, value?: number): Promise<NewPriceRecord> => {
+      for (;;) {
+        const record = await signed(symbol, offset, value)
+        if (shardOf(record, 0, 2) === worker) return record
+      }
+    }
+    const large = [...(await Promise.all(Array.from({ length: 40 }, (_, i) => on(0, 'ETH', i * 1000)))), await on(0, 'BTC', 0, 1)]
+    const correction = [await on(1, 'BTC', 0, 2)]
+    const [first, second] = await Promise.all([store.putBatch(large), store.putBatch(correction)])
+    expect(first.position).toBeLessThan(second.position)
+    expect((await store.latest('BTC'))[0]?.value).toBe(2)
+    expect((await store.verify({ symbols: ['BTC'] })).stored).toMatchObject({ valid: 1, unchecked: 0 })
   })
 
   it('names a record the store altered after it passed: recheck finds its stored verdict valid and the record failing', async () => {

@@ -7,44 +7,20 @@
  */
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { TRICKY_SYMBOLS, inputRecordArb } from '../../src/testing/record-arbitraries.js'
 import type { AllowedSigners } from '../../src/trust/allowed-signers.js'
 import { verifyRecord } from '../../src/trust/verify-record.js'
-import { arweaveSign, evmWallet, liteEvmSign, newArweaveWallet, typedEvmSign, type ArweaveWallet } from './support/redstone-signers.js'
+import { signAll as signRecord, signingKeys, unsignedRecordArb, type SigningKeys } from './support/signed-records.js'
 
-const evm = evmWallet('8da4ef21b864d2cc526dbdb2a120bd2874c36c9d0a1fb7f8c63d7f7a8b41de8f')
-let wallet: ArweaveWallet
+let keys: SigningKeys
 let signers: AllowedSigners
 
 beforeAll(async () => {
-  wallet = await newArweaveWallet()
-  signers = { providers: [{ id: wallet.address, publicKey: wallet.publicKey, evmAddresses: [evm.address] }] }
+  keys = await signingKeys('8da4ef21b864d2cc526dbdb2a120bd2874c36c9d0a1fb7f8c63d7f7a8b41de8f')
+  signers = keys.signers
 }, 120_000)
 
-const unicodeSourceArb = fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 5 }), fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'grapheme', maxLength: 5 })), { maxKeys: 5, noNullPrototype: true })
-
-/** A record the store accepts, made this test's provider's, with or without a unicode `source`. */
-const recordArb = fc
-  .tuple(inputRecordArb([...TRICKY_SYMBOLS, 'ETH', 'Ωmega-ü', 'A'.repeat(40)], 60_000), fc.option(unicodeSourceArb, { nil: undefined }))
-  .map(([record, source]) => {
-    const { signature: _s, liteEvmSignature: _l, evmSignature: _e, providerPublicKey: _k, ...rest } = record as Record<string, unknown>
-    return { ...rest, ...(source === undefined ? {} : { source }), provider: '' } as Record<string, unknown>
-  })
-
-/** Signs with every kind RedStone's signers could make for this record (they threw on the others). */
-async function signAll(unsigned: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const record = { ...unsigned, provider: wallet.address }
-  const signed: Record<string, unknown> = { ...record, signature: await arweaveSign(record, wallet), providerPublicKey: wallet.publicKey }
-  const fields = record as unknown as { symbol: string; value: number; timestamp: number; version: string }
-  for (const [field, sign] of [['liteEvmSignature', () => liteEvmSign(fields, evm)], ['evmSignature', () => typedEvmSign(fields, evm)]] as const) {
-    try {
-      signed[field] = sign()
-    } catch {
-      // RedStone could not have signed this record with this kind.
-    }
-  }
-  return signed
-}
+const recordArb = unsignedRecordArb
+const signAll = (unsigned: Record<string, unknown>): Promise<Record<string, unknown>> => signRecord(unsigned, keys.wallet, keys.evm)
 
 describe('sign → export (JSON) → verify', () => {
   it('is valid for every kind RedStone could sign, for any record the store accepts', async () => {

@@ -28,6 +28,10 @@ export interface StoreSupports {
   readonly healthRead: boolean
   /** A numeric `recordsWritten`: the metrics count the records committed. */
   readonly writeCounts: boolean
+  /** `quality`: `GET /prices/quality` (feed quality, issue 22). */
+  readonly quality: boolean
+  /** `verify`: `GET /prices/verify` (signature reports, issue 22). */
+  readonly verify: boolean
 }
 
 /** The members {@link supportsOf} looks at. */
@@ -48,6 +52,8 @@ interface Members {
   readonly putMany?: unknown
   readonly putBatch?: unknown
   readonly recordsWritten?: unknown
+  readonly quality?: unknown
+  readonly verify?: unknown
 }
 
 /** The manifest of `store`: what it can do, from the members it has now. */
@@ -66,5 +72,7 @@ export function supportsOf(store: object): StoreSupports {
     putBatch: has.putBatch !== undefined,
     healthRead: method(has.symbols) && method(has.latest),
     writeCounts: typeof has.recordsWritten === 'number',
+    quality: method(has.quality),
+    verify: method(has.verify),
   }
 }

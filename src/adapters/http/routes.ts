@@ -12,7 +12,7 @@ const ALLOW_WRITES = 'GET, HEAD, POST'
  * `GET /prices/stream`, `export` is `GET /prices/export`, `stats` is
  * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`.
  */
-export type LiveEndpoint = 'write' | 'stream' | 'export' | 'stats' | 'health' | 'metrics'
+export type LiveEndpoint = 'write' | 'stream' | 'export' | 'stats' | 'health' | 'metrics' | 'quality' | 'verify'
 
 /** Where a request goes (see {@link routeRequest}). */
 export type Route =
@@ -38,6 +38,10 @@ export interface RouteTable {
   readonly stats?: boolean
   /** `/metrics` is served. */
   readonly metrics?: boolean
+  /** `/prices/quality` is served (issue 22: the store can report feed quality). */
+  readonly quality?: boolean
+  /** `/prices/verify` is served (issue 22: the store can report on its records' signatures). */
+  readonly verify?: boolean
 }
 
 /**
@@ -101,6 +105,10 @@ function liveEndpoint(path: string, table: RouteTable): LiveEndpoint | undefined
       return 'health'
     case '/metrics':
       return table.metrics === true ? 'metrics' : undefined
+    case '/prices/quality':
+      return table.quality === true ? 'quality' : undefined
+    case '/prices/verify':
+      return table.verify === true ? 'verify' : undefined
     default:
       return undefined
   }

@@ -18,8 +18,7 @@ import type { Provider } from '../../types.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
 import type { StoreReader } from '../read/store-reader.js'
-import type { IngestCounts, IngestVerifier } from '../signatures/ingest-verifier.js'
-import type { SignaturePolicy } from '../signatures/signature-options.js'
+import type { IngestVerifier, SignatureCounts } from '../signatures/ingest-verifier.js'
 
 /** One symbol's part of {@link StoreStats}. */
 export interface SymbolStats {
@@ -64,7 +63,7 @@ export interface StoreStats {
    * Signature verification (`store.stats()` only; a backup's statistics leave it out): the store's policy, the
    * verdicts taken at ingest since the store opened (by overall verdict), and the batches refused for one.
    */
-  readonly signatures?: { readonly policy: SignaturePolicy } & IngestCounts
+  readonly signatures?: SignatureCounts
 }
 
 /** What `store.stats()` reads. */

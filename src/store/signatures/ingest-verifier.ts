@@ -18,6 +18,11 @@ export interface IngestCounts {
   readonly rejectedBatches: number
 }
 
+/** {@link IngestCounts} with the policy they were taken under (`PriceStore.signatures`, `/stats`). */
+export interface SignatureCounts extends IngestCounts {
+  readonly policy: SignaturePolicy
+}
+
 /** Verifies the batches a store takes, per its `signatures` option. */
 export class IngestVerifier {
   readonly #options: ResolvedSignatureOptions

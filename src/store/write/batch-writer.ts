@@ -91,9 +91,12 @@ export class BatchWriter {
     if (commitId !== undefined) checkCommitId(commitId)
     const stored = validateBatch(records, provider)
     if (stored.length === 0) return { stored: 0, position: journal.head }
-    // Verified before it is queued: the workers check this batch while the one before it is written.
-    const verdicts = await this.#context.ingest.check(stored)
-    const write = queue.run(() => {
+    // Verified from now on, off the event loop, while the batch keeps its place in the queue: batches are written in
+    // the order they were given, and a writer with several in flight has one verified while another is written.
+    const verified = this.#context.ingest.check(stored)
+    verified.catch(() => {}) // awaited in the queue; a rejection is the write's
+    const write = queue.run(async () => {
+      const verdicts = await verified
       // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
       if (at !== undefined) checkCommitPosition(at, journal.head)
       return this.#write(stored, at, commitId, verdicts)

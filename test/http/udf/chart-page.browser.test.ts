@@ -20,6 +20,7 @@ import type { DemoRecord } from '../../../src/demo/demo-data.js'
 import type { PriceStore } from '../../../src/index.js'
 import { chartPageBuild } from '../../../tsup.config.js'
 import { openDemoStore } from '../../support/http/demo-server.js'
+import { referenceQuality } from '../../../src/testing/index.js'
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 const chromium = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path))
@@ -55,6 +56,7 @@ interface PageState {
   bars: number
   data: Bar[]
   latest?: { value: number; timestamp: number }
+  health?: { age: number | null; medianGap: number | null; maxGap: number | null; threshold: number | null; over: number; bars: number; marked: number }
 }
 
 /**
@@ -97,6 +99,7 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `chart page: SK
   let page: Page
   const requests: string[] = []
   const problems: string[] = []
+  const suiteStarted = Date.now()
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'price-store-chart-page-'))
@@ -191,6 +194,39 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `chart page: SK
     expect(pixels.canvases).toBeGreaterThan(0)
     expect(pixels.up).toBeGreaterThan(rising * 10)
     expect(pixels.down).toBeGreaterThan(falling * 10)
+  })
+
+  it('shows the feed health under the candles: records per bar from /prices/quality, gaps over the heartbeat marked, the age', async () => {
+    const state = await waitForChart('BTC', '5')
+    const health = state.health!
+    const btc = records.filter((record) => record.symbol === 'BTC')
+    const latest = Math.max(...btc.map((record) => record.timestamp))
+    const to = (Math.floor(latest / 1000) + 1) * 1000
+    // What the reference model says of that window, on the page's grid (5-minute bars).
+    const want = referenceQuality(records as never, { symbols: ['BTC'], from: to - 21_600_000, to, now: suiteStarted, interval: 300_000, moves: false }) as {
+      symbols: { gaps: { median: number; max: number; threshold: number; over: number }; buckets: { records: number; gaps: { over: number } }[] }[]
+    }
+    const [expected] = want.symbols
+    expect(health).toMatchObject({ bars: expected!.buckets.length, medianGap: expected!.gaps.median, maxGap: expected!.gaps.max, threshold: expected!.gaps.threshold, over: expected!.gaps.over })
+    expect(health.marked).toBe(expected!.buckets.filter((bucket) => bucket.records === 0 || bucket.gaps.over > 0).length)
+    expect(health.bars).toBeGreaterThan(60)
+    // Its newest record is long past (2024): the age is measured from the server's clock, while this suite ran.
+    expect(health.age).toBeGreaterThanOrEqual(suiteStarted - latest)
+    expect(health.age).toBeLessThanOrEqual(Date.now() - latest)
+    const text = await page.$eval('#health', (element) => element.textContent ?? '')
+    expect(text).toMatch(/^Feed health: updates every \S+ s \(median\), longest gap .*; (no gap over the usual heartbeat|\d+ gaps? over .* \(marked bars\))(; \d+ bars? without records \(marked\))?; newest record .* old\.$/)
+    // Drawn: the health bars' colour is on the canvas.
+    const grey = await page.evaluate(() => {
+      let count = 0
+      for (const canvas of document.querySelectorAll('#chart canvas')) {
+        if (canvas.width === 0 || canvas.height === 0) continue
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+        for (let i = 0; i < pixels.length; i += 4) if (pixels[i] === 0x9c && pixels[i + 1] === 0xa3 && pixels[i + 2] === 0xaf && pixels[i + 3] === 255) count++
+      }
+      return count
+    })
+    expect(grey).toBeGreaterThan(health.bars * 5)
+    expect(requests.some((url) => new URL(url).pathname === '/prices/quality')).toBe(true)
   })
 
   it('picking another symbol and window redraws from the server', async () => {

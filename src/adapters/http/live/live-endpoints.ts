@@ -7,9 +7,11 @@ import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.
 import { createExportEndpoint, type ExportEndpointOptions, type Exportable } from './export-endpoint.js'
 import { createHealthEndpoint } from './health-endpoint.js'
 import { createMetricsEndpoint } from './metrics-endpoint.js'
+import { createQualityEndpoint, type QualitySource } from './quality-endpoint.js'
 import type { CheckedReplicaOptions, ReplicaOptions } from './replica.js'
 import { createStatsEndpoint, type StatsSource } from './stats-endpoint.js'
 import { createStreamEndpoint, type StreamEndpointOptions, type WatchableStore } from './stream-endpoint.js'
+import { createVerifyEndpoint, type VerifySource } from './verify-endpoint.js'
 import { createWriteEndpoint, type WritableStore, type WriteEndpointOptions } from './write-endpoint.js'
 
 /**
@@ -31,7 +33,7 @@ export interface LiveShared {
 /** The live endpoints one handler serves. */
 export interface LiveEndpoints {
   /** Which of them the handler's routes lead to. */
-  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'exports' | 'stats' | 'metrics'>>
+  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'exports' | 'stats' | 'metrics' | 'quality' | 'verify'>>
   /** Answers a request routed to `endpoint` (one the table serves). */
   serve(endpoint: LiveEndpoint, request: LiveRequest): void
   /** Ends what outlives a request (live streams), so a server can close; resolves once done. */
@@ -59,6 +61,8 @@ export function createLiveEndpoints(store: object, supports: StoreSupports, opti
   }
   if (supports.export) handlers.export = createExportEndpoint(store as Exportable, pick(options, EXPORT_OPTIONS, onError), counters)
   if (supports.stats) handlers.stats = createStatsEndpoint(store as StatsSource, onError, replica)
+  if (supports.quality) handlers.quality = createQualityEndpoint(store as QualitySource, onError)
+  if (supports.verify) handlers.verify = createVerifyEndpoint(store as VerifySource, onError)
   handlers.health = createHealthEndpoint(store, supports, onError, replica === undefined ? undefined : { replica, maxLag: shared.replication?.maxLag ?? Number.POSITIVE_INFINITY })
   if (metrics !== undefined) handlers.metrics = createMetricsEndpoint(metrics, onError)
   return {
@@ -68,6 +72,8 @@ export function createLiveEndpoints(store: object, supports: StoreSupports, opti
       exports: handlers.export !== undefined,
       stats: handlers.stats !== undefined,
       metrics: handlers.metrics !== undefined,
+      quality: handlers.quality !== undefined,
+      verify: handlers.verify !== undefined,
     },
     serve(endpoint, request) {
       const handler = handlers[endpoint]

@@ -5,7 +5,9 @@ import type { QueryGate } from '../admission/query-gate.js'
 import type { StoreSupports } from '../capabilities.js'
 import type { LiveCounters } from '../live/endpoint.js'
 import type { ReplicaSource } from '../live/replica.js'
+import { registerFeedAgeMetrics } from './feed-age-metrics.js'
 import { registerReplicationMetrics } from './replication-metrics.js'
+import { registerSignatureMetrics } from './signature-metrics.js'
 
 /** What a handler's metrics read at scrape time. */
 export interface MetricSources {
@@ -88,6 +90,10 @@ function processMetrics(): Registry {
  *   `price_store_last_write_timestamp_seconds`, and
  *   `price_store_stream_subscribers` and `price_store_exports_running`, all
  *   read when scraped;
+ * - each feed's staleness, `price_store_feed_age_*` (see {@link registerFeedAgeMetrics}: at most
+ *   100 symbols labelled), read when scraped;
+ * - on a store that verifies signatures, `price_store_signature_*` (see {@link registerSignatureMetrics}), read when
+ *   scraped;
  * - on a replicated node, `price_store_replication_*` (see
  *   {@link registerReplicationMetrics}), read when scraped;
  * - prom-client's default process and Node.js metrics (`process_*`, `nodejs_*`),
@@ -121,6 +127,8 @@ export class HandlerMetrics {
         typeof store.lastCommitAt === 'number' ? store.lastCommitAt / 1000 : 0)
     }
     if (sources.replica !== undefined) registerReplicationMetrics(this.registry, sources.replica)
+    registerFeedAgeMetrics(this.registry, sources.store)
+    registerSignatureMetrics(this.registry, sources.store)
     this.registry.registerMetric(this.#requestsMetric() as never)
     this.registry.registerMetric(this.#latencyMetric() as never)
     const shared = processMetrics()
