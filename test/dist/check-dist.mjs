@@ -4,6 +4,7 @@
 // answer is streamed); the chart page finds its script; the bin starts. Run after `npm run build`.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { MemoryLevel } from 'memory-level'
 
@@ -99,6 +100,20 @@ for (const [name, cluster, api] of [['esm', clusterEsm, esm], ['cjs', clusterCjs
   await assert.rejects(cluster.ClusterNode.start(store, { servers: 'not-a-url' }), (err) => err.code === 'PRICE_INVALID_OPTIONS', `${name}: ClusterNode.start checks its options`)
   await store.close()
 }
+// Signature verification: SignatureVerifier starts its worker threads from dist/trust-worker.js in both formats,
+// and they verify records RedStone's API served (test/trust/fixtures) as valid, a changed one as invalid.
+const fixture = JSON.parse(readFileSync(new URL('../trust/fixtures/redstone-api-lite-records.json', import.meta.url), 'utf8'))
+const served = fixture.captures.flatMap((capture) => capture.records)
+const signers = { providers: [{ id: fixture.provider.id, publicKey: fixture.provider.publicKey, evmAddresses: [fixture.provider.evmAddress] }] }
+for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
+  const verifier = new api.SignatureVerifier({ signers, threads: 2 })
+  try {
+    const verdicts = await verifier.verifyMany([...served, { ...served[0], value: served[0].value + 1 }])
+    assert.deepEqual(verdicts.map((verdict) => verdict.overall), [...served.map(() => 'valid'), 'invalid'], `${name}: SignatureVerifier in worker threads`)
+  } finally {
+    await verifier.close()
+  }
+}
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/testing and bin OK')
+console.log('dist: esm, cjs, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/testing, the signature workers and bin OK')
