@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import type { AllowedSigners } from './allowed-signers.js'
+import { signerTable, type AllowedSigners, type SignerTable } from './allowed-signers.js'
 import { defaultBackend, type Secp256k1Backend } from './secp256k1-recover.js'
 import type { RecordVerdict } from './verdict.js'
 import { verifyRecord } from './verify-record.js'
@@ -62,6 +62,8 @@ const encoder = new TextEncoder()
 /** Verifies batches of records in worker threads; see the file comment. */
 export class SignatureVerifier {
   readonly #setup: WorkerSetup
+  /** The signers, for leaving out of what is sent a provider key the workers hold already. */
+  readonly #table: SignerTable
   readonly #threads: number
   #slots: (Slot | undefined)[]
   #nextId = 1
@@ -82,6 +84,7 @@ export class SignatureVerifier {
       secp256k1: options.secp256k1 ?? defaultBackend(),
       cacheSize: options.cacheSize ?? DEFAULT_CACHE_SIZE,
     }
+    this.#table = signerTable(this.#setup.signers)
   }
 
   /** The verdict of each record, in the order given. Rejects only when the verifier is closed or a worker died. */
@@ -105,7 +108,7 @@ export class SignatureVerifier {
     records.forEach((record, position) => {
       let json: string | undefined
       try {
-        json = JSON.stringify(record)
+        json = JSON.stringify(this.#sendable(record))
       } catch {
         json = undefined
       }
@@ -124,6 +127,17 @@ export class SignatureVerifier {
     await Promise.all(answers)
     this.#records += records.length
     return verdicts
+  }
+
+  /**
+   * The record as sent to a worker: without its `providerPublicKey` when that is the key configured for its provider,
+   * which the worker checks against anyway (a query's records carry it, and it is the largest field).
+   */
+  #sendable(record: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    const { providerPublicKey, provider } = record
+    if (typeof providerPublicKey !== 'string' || typeof provider !== 'string' || this.#table.arweaveKeyOf(provider) !== providerPublicKey) return record
+    const { providerPublicKey: _, ...rest } = record
+    return rest
   }
 
   /** Counts so far (see SignatureVerifierStats). */

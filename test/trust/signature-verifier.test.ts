@@ -34,6 +34,8 @@ beforeAll(async () => {
     batch.push(i % 5 === 3 ? { ...signed, value: 1 } : signed)
   }
   batch.push({ id: 'unsigned', symbol: 'X' }, { liteEvmSignature: '0x12' }, { signature: 'AAAA', provider: wallet.address })
+  // As a query returns it: with the provider's own key (the pool leaves it out of what it sends), and with another.
+  batch.push({ ...batch[0], providerPublicKey: wallet.publicKey }, { ...batch[0], providerPublicKey: 'AAAA' })
 }, 120_000)
 
 afterAll(async () => {
@@ -45,7 +47,7 @@ describe('SignatureVerifier', () => {
     const verifier = open()
     const verdicts = await verifier.verifyMany(batch)
     expect(verdicts).toEqual(batch.map((record) => verifyRecord(record, signers)))
-    expect(verdicts.filter((v) => v.overall === 'valid').length).toBe(32)
+    expect(verdicts.filter((v) => v.overall === 'valid').length).toBe(33)
     expect(verdicts.filter((v) => v.overall === 'invalid').length).toBe(8)
     expect(await verifier.verifyMany([])).toEqual([])
   })
@@ -57,8 +59,9 @@ describe('SignatureVerifier', () => {
     const again = await verifier.verifyMany(batch)
     const second = verifier.stats()
     expect(again).toEqual(batch.map((record) => verifyRecord(record, signers)))
-    // Every signature that reached the cryptography the first time is a hit now.
-    expect(second.cacheHits - first.cacheHits).toBe(first.cacheMisses)
+    // Every signature that reached the cryptography the first time (or its cache: the copies of record 0) is a hit now.
+    expect(first.cacheHits).toBeGreaterThan(0)
+    expect(second.cacheHits - first.cacheHits).toBe(first.cacheMisses + first.cacheHits)
     expect(second.cacheMisses).toBe(first.cacheMisses)
     expect(second.records).toBe(2 * batch.length)
   })
