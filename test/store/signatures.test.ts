@@ -174,6 +174,22 @@ describe('a cluster node on a store that rejects bad signatures', () => {
   })
 })
 
+describe('a store that verifies, closed and opened again', () => {
+  it('verifies again after a reopen, its counts starting from 0, and refuses a report asked while closing', async () => {
+    const store = await openStore('flag')
+    await store.putMany([await signed('BTC', 0)])
+    expect(store.signatures.verdicts.valid).toBe(1)
+    const report = store.verify({ recheck: true })
+    await store.close()
+    // Either the report finished before the workers stopped, or it is told the store closed: never a plain Error.
+    await report.then((done) => expect(done.records).toBe(1), (err: unknown) => expect(err).toMatchObject({ code: 'PRICE_NOT_OPEN' }))
+    await store.open()
+    expect(store.signatures).toMatchObject({ policy: 'flag', rejectedBatches: 0, verdicts: { valid: 0 } })
+    await store.putMany([await signed('ETH', 0)])
+    expect((await store.verify({ recheck: true })).recheck).toMatchObject({ verdicts: { valid: 2 }, altered: [] })
+  })
+})
+
 describe('a store that does not verify', () => {
   it('keeps no verdict and reports its records unchecked', async () => {
     const store = await openStore('off')

@@ -27,7 +27,7 @@ export function databaseAt(location: string | AbstractLevel<any, any, any>, maxO
  * Opening an open store does nothing.
  */
 export async function openStore(parts: StoreParts): Promise<void> {
-  const { life, db, levels, options, symbols, sealer, journal, state, step, upkeep, verdicts } = parts
+  const { life, db, levels, options, symbols, sealer, journal, state, step, upkeep, verdicts, ingest } = parts
   if (life.status === 'open') return
   if (life.status !== 'closed') throw new PriceStoreError('PRICE_NOT_OPEN', `cannot open a store that is ${life.status}`)
   life.become('opening')
@@ -37,6 +37,7 @@ export async function openStore(parts: StoreParts): Promise<void> {
     await openSublevels(levels)
     await checkFormat(levels.meta, db, options.provider)
     step.resetCounters()
+    ingest.opened()
     // The database may have changed while the store was closed: start from what it holds now.
     await symbols.load()
     const { area, nextSequence, horizon } = await replayLog(levels.log, options.provider)

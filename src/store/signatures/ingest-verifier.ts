@@ -30,6 +30,8 @@ export class IngestVerifier {
   #verifier: SignatureVerifier | undefined
   readonly #verdicts: Record<OverallVerdict, number> = { valid: 0, unsigned: 0, invalid: 0, malformed: 0, 'signer-not-allowed': 0 }
   #rejectedBatches = 0
+  /** Between `close()` and the store's next open. */
+  #closed = false
 
   constructor(options: ResolvedSignatureOptions, provider: Provider) {
     this.#options = options
@@ -64,18 +66,34 @@ export class IngestVerifier {
     return verdicts
   }
 
-  /** The verdicts of `records` (records as the store returns them), whatever the policy. */
+  /**
+   * The verdicts of `records` (records as the store returns them), whatever the policy.
+   * @throws PriceStoreError `PRICE_NOT_OPEN` when the store closed meanwhile (its workers are stopped)
+   */
   async verify(records: readonly Readonly<Record<string, unknown>>[]): Promise<RecordVerdict[]> {
+    if (this.#closed) throw closedError()
     this.#verifier ??= new SignatureVerifier({
       signers: { providers: [{ id: this.#provider.id, publicKey: this.#provider.publicKey, evmAddresses: this.#options.evmSigners }] },
       evmChainId: this.#options.evmChainId,
       ...(this.#options.threads === undefined ? {} : { threads: this.#options.threads }),
     })
-    return this.#verifier.verifyMany(records)
+    try {
+      return await this.#verifier.verifyMany(records)
+    } catch (err) {
+      throw this.#closed ? closedError() : err
+    }
   }
 
-  /** Stops the worker threads, if any were started. */
+  /** The store opened (again): counts start from 0, and verifying may start workers. */
+  opened(): void {
+    this.#closed = false
+    this.#rejectedBatches = 0
+    for (const verdict of Object.keys(this.#verdicts) as OverallVerdict[]) this.#verdicts[verdict] = 0
+  }
+
+  /** Stops the worker threads, if any were started; the store opening again starts new ones. */
   async close(): Promise<void> {
+    this.#closed = true
     const verifier = this.#verifier
     this.#verifier = undefined
     await verifier?.close()
@@ -86,6 +104,10 @@ export class IngestVerifier {
 export function signedRecord(record: StoredRecord, provider: Provider): Record<string, unknown> {
   const { extras, ...known } = record
   return { ...extras, ...known, provider: provider.id, providerPublicKey: provider.publicKey }
+}
+
+function closedError(): PriceStoreError {
+  return new PriceStoreError('PRICE_NOT_OPEN', 'the store closed while signatures were being verified')
 }
 
 function refused(record: StoredRecord, verdict: RecordVerdict, index: number): PriceStoreError {
