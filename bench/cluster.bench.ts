@@ -32,6 +32,7 @@ import { caseName, runWriteCase, type BatchSet, type WriteCaseResult, type Write
 import { DEFAULT_SEED, generateBatches, type GeneratedRecord } from './generate.js'
 import { BENCH_DIR } from './load.js'
 import { streamShape } from './write-workloads.js'
+import { sourceRevision } from './source-revision.js'
 
 const BATCH_SIZES = [1_000, 10_000] as const
 
@@ -58,15 +59,6 @@ function batchSets(records: number, sizes: readonly number[]): BatchSet[] {
   })
 }
 
-function sourceRevision(): string {
-  const git = (...args: string[]): string => execFileSync('git', args, { cwd: join(BENCH_DIR, '..'), encoding: 'utf8' }).trim()
-  try {
-    const head = git('rev-parse', '--short', 'HEAD')
-    return git('status', '--porcelain', '--', 'src').length > 0 ? `${head} + uncommitted changes in src/` : head
-  } catch {
-    return 'unknown (not a git checkout)'
-  }
-}
 
 function natsVersion(binary: string): string {
   try {

@@ -24,7 +24,6 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { cpus, release, totalmem, type } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { compareFiles } from './compare.js'
 import { BENCH_DIR, DATA_DIR, daysTag, ensureDataset } from './load.js'
@@ -44,6 +43,7 @@ import type { LiveCaseResult, StreamLatencyInput } from './stream-latency.bench.
 import { FULL_RECORDS, QUICK_RECORDS, runWrites } from './writes.bench.js'
 import type { WritesResults } from './writes.bench.js'
 import { WORKLOADS } from './write-workloads.js'
+import { sourceRevision } from './source-revision.js'
 
 const QUERY_FAMILIES: readonly QueryFamily[] = ['memory', 'latest', 'several', 'range', 'candles', 'fill', 'stream', 'http']
 const ALL_FAMILIES = [...QUERY_FAMILIES, 'ingest', 'ingest-http', 'stream-latency', 'writes'] as const
@@ -52,16 +52,6 @@ const DATASET_FREE_FAMILIES: readonly string[] = ['writes']
 /** Families that need SQLite, left out of a store-only run. */
 const SQLITE_ONLY_FAMILIES: readonly string[] = ['http']
 
-/** The commit the store code came from, marked when the work tree had changes under src/. */
-function sourceRevision(): string {
-  const git = (...args: string[]): string => execFileSync('git', args, { cwd: join(BENCH_DIR, '..'), encoding: 'utf8' }).trim()
-  try {
-    const head = git('rev-parse', '--short', 'HEAD')
-    return git('status', '--porcelain', '--', 'src').length > 0 ? `${head} + uncommitted changes in src/` : head
-  } catch {
-    return 'unknown (not a git checkout)'
-  }
-}
 
 /** The installed version of a package, found from the folder of `from` upwards. */
 function versionOf(name: string, from: string): string {

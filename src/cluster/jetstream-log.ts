@@ -9,7 +9,7 @@
  * by the client at the next sequence after a server or connection failure).
  */
 import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream'
-import type { JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream'
+import type { JetStreamClient, JetStreamManager, StoredMsg, StreamConfig } from '@nats-io/jetstream'
 import { connect, headers, nanos } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from './replication-log.js'
@@ -97,24 +97,14 @@ export class JetStreamLog implements ReplicationLog {
   }
 
   async readPart(position: number): Promise<Uint8Array | undefined> {
-    try {
-      const message = await this.#jsm.streams.getMessage(this.name, { seq: position })
-      return message === null || message.subject !== this.#partSubject ? undefined : message.data
-    } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return undefined
-      throw err
-    }
+    const message = await this.#message({ seq: position })
+    return message === null || message.subject !== this.#partSubject ? undefined : message.data
   }
 
   async messageAt(position: number): Promise<LogMessageAt | undefined> {
-    try {
-      const message = await this.#jsm.streams.getMessage(this.name, { seq: position })
-      if (message === null) return undefined
-      return { kind: message.subject === this.#commitSubject ? 'commit' : 'part', id: message.header?.get(MSG_ID_HEADER) || undefined }
-    } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return undefined
-      throw err
-    }
+    const message = await this.#message({ seq: position })
+    if (message === null) return undefined
+    return { kind: message.subject === this.#commitSubject ? 'commit' : 'part', id: message.header?.get(MSG_ID_HEADER) || undefined }
   }
 
   async bounds(): Promise<LogBounds> {
@@ -123,13 +113,7 @@ export class JetStreamLog implements ReplicationLog {
   }
 
   async lastCommit(): Promise<number> {
-    try {
-      const message = await this.#jsm.streams.getMessage(this.name, { last_by_subj: this.#commitSubject })
-      return message?.seq ?? 0
-    } catch (err) {
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return 0
-      throw err
-    }
+    return (await this.#message({ last_by_subj: this.#commitSubject }))?.seq ?? 0
   }
 
   async *commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
@@ -161,6 +145,16 @@ export class JetStreamLog implements ReplicationLog {
 
   async close(): Promise<void> {
     if (!this.#nc.isClosed()) await this.#nc.close()
+  }
+
+  /** The stream's message the query names, or null when it holds none (any other failure throws). */
+  async #message(query: { seq: number } | { last_by_subj: string }): Promise<StoredMsg | null> {
+    try {
+      return await this.#jsm.streams.getMessage(this.name, query)
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.NoMessageFound) return null
+      throw err
+    }
   }
 
   async #ensureStream(): Promise<void> {

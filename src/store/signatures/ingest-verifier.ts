@@ -100,10 +100,13 @@ export class IngestVerifier {
   }
 }
 
-/** A stored record as it is returned (and was signed): its extra fields, the known ones, and the provider's. */
+/**
+ * A stored record as it was signed: its extra fields, the known ones, and the provider's id. No `providerPublicKey`:
+ * the verifier checks the Arweave signature against the provider's configured key, the one a query would join.
+ */
 export function signedRecord(record: StoredRecord, provider: Provider): Record<string, unknown> {
   const { extras, ...known } = record
-  return { ...extras, ...known, provider: provider.id, providerPublicKey: provider.publicKey }
+  return { ...extras, ...known, provider: provider.id }
 }
 
 function closedError(): PriceStoreError {
