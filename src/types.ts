@@ -73,8 +73,25 @@ export interface AsOf {
   readonly tolerance?: number
 }
 
+/**
+ * A `fields` selection (docs/semantics.md, "Field selection"): every record
+ * (and record reference) in an answer keeps only the fields named (`keep`),
+ * or all but the fields named (`drop`).
+ */
+export interface FieldSelection {
+  readonly mode: 'keep' | 'drop'
+  /** Distinct record field names (see `RECORD_FIELDS`), in the order given. */
+  readonly names: readonly string[]
+}
+
+/** What every query may carry besides its form: a `fields` selection, absent for the whole records. */
+export interface SelectableQuery {
+  /** Present only when `fields` was given: the answer's records hold only the selected fields. */
+  readonly fields?: FieldSelection
+}
+
 /** The latest-N form and its as-of/history variant: newest first. */
-export interface LatestQuery {
+export interface LatestQuery extends SelectableQuery {
   readonly kind: 'latest'
   readonly symbol: string
   readonly limit: number
@@ -86,7 +103,7 @@ export interface LatestQuery {
 }
 
 /** The several-tokens form: the latest record of each symbol in the window, keyed by symbol. */
-export interface SeveralQuery {
+export interface SeveralQuery extends SelectableQuery {
   readonly kind: 'several'
   /** Distinct symbols in request order, or `'all'` for every symbol in the store. */
   readonly symbols: readonly string[] | 'all'
@@ -118,7 +135,7 @@ export interface Fill {
 }
 
 /** The range form: one record per bucket of `interval` ms, oldest first. */
-export interface RangeQuery extends BucketGrid {
+export interface RangeQuery extends BucketGrid, SelectableQuery {
   readonly kind: 'range'
   readonly symbol: string
   readonly offset: number
@@ -128,7 +145,7 @@ export interface RangeQuery extends BucketGrid {
 }
 
 /** Candles: open, high, low, close and count per bucket of `interval` ms, oldest first. */
-export interface CandlesQuery extends BucketGrid {
+export interface CandlesQuery extends BucketGrid, SelectableQuery {
   readonly kind: 'candles'
   readonly symbol: string
   readonly offset: number
@@ -137,7 +154,7 @@ export interface CandlesQuery extends BucketGrid {
 }
 
 /** The time-weighted average of each symbol's value over `from..to`. */
-export interface TwapQuery {
+export interface TwapQuery extends SelectableQuery {
   readonly kind: 'twap'
   /** Distinct symbols in request order, or `'all'` for every symbol in the store. */
   readonly symbols: readonly string[] | 'all'

@@ -1,11 +1,12 @@
 import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
-import { EXPORT_FORMATS, type ExportFormat, exportHeader, formatRecord } from './export-format.js'
+import { EXPORT_FORMATS, type ExportFormat, exportHeader, recordFormatter } from './export-format.js'
+import { parseFieldSelection } from '../rules/fields.js'
 import { Interrupt } from './interrupt.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
 import { fileOutput, streamOutput, type Output } from './output-file.js'
-import { Progress, formatCount } from './progress.js'
+import { Progress, countOf, formatCount } from './progress.js'
 import { SELECTION_OPTIONS, SELECTION_OPTIONS_HELP, selectionOf } from './selection-flags.js'
 
 const HELP = `Usage: price-store export [options]
@@ -24,6 +25,9 @@ Options:
 ${SELECTION_OPTIONS_HELP}
   --format ndjson|csv         the output format (default ndjson). CSV: a header, then the stored
                               fields; source as JSON text, other fields as one JSON object in "extra"
+  --fields LIST               keep only these record fields (--fields symbol,value,timestamp), or
+                              leave out those named with "-" (--fields=-signature,-providerPublicKey);
+                              a line with fields left out is no longer one "price-store import" takes
   -o, --output FILE           write to FILE instead of standard output ("-" = standard output)
 ${STORE_OPTIONS_HELP}
 `
@@ -39,6 +43,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
       ...STORE_OPTIONS,
       ...SELECTION_OPTIONS,
       format: { type: 'string' },
+      fields: { type: 'string' },
       output: { type: 'string', short: 'o' },
     },
     false,
@@ -50,6 +55,8 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
   const format = (values.format ?? 'ndjson') as ExportFormat
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be ndjson or csv (got ${JSON.stringify(values.format)})`)
   const { symbols, from, to } = selectionOf(values)
+  // Checked before the store opens: a bad list is a usage error (exit 2), not a half-written file.
+  const fields = values.fields === undefined ? undefined : parseFieldSelection('--fields', values.fields)
   const config = await resolveStoreConfig(values)
   const file = values.output === undefined || values.output === '-' ? undefined : values.output
 
@@ -63,10 +70,11 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     const total = from === undefined && to === undefined ? await selectedCount(store, symbols) : undefined
     output = stdout ?? (await fileOutput(file as string))
     const progress = new Progress(io, 'exporting', total === undefined ? {} : { total })
-    let pending = exportHeader(format)
+    let pending = exportHeader(format, fields)
+    const formatRecord = recordFormatter(format, fields)
     let count = 0
     for await (const record of interrupt.until(records)) {
-      pending += formatRecord(format, record)
+      pending += formatRecord(record)
       count++
       if (pending.length >= FLUSH_CHARS) {
         await output.write(pending)
@@ -78,7 +86,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
       progress.finish()
       await output.discard()
       const where = file === undefined
-        ? `the output is incomplete (${formatCount(progress.count)} records written before the stop)`
+        ? `the output is incomplete (${countOf(progress.count, 'record')} written before the stop)`
         : `nothing was written to ${file} (the partial file was removed)`
       io.stderr.write(`price-store export: interrupted by ${interrupt.signal}: ${where}\n`)
       return interrupt.exitCode

@@ -1,5 +1,6 @@
+import { fieldSelector } from '../engine/field-selection.js'
 import { toExactJson } from '../rules/exact-json.js'
-import type { PriceRecord } from '../types.js'
+import type { FieldSelection, PriceRecord } from '../types.js'
 
 /** The formats `price-store export` writes. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
@@ -10,9 +11,38 @@ const CSV_FIELDS = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebT
 /** Fields a record carries that are not stored per record: the store's provider key (see `stats`). */
 const NOT_STORED = new Set(['providerPublicKey'])
 
-/** The text before the first record: CSV's header line, nothing for NDJSON. */
-export function exportHeader(format: ExportFormat): string {
-  return format === 'csv' ? `${[...CSV_FIELDS, 'extra'].join(',')}\r\n` : ''
+/** The text before the first record: CSV's header line (its columns chosen by `selection`, see {@link recordFormatter}), nothing for NDJSON. */
+export function exportHeader(format: ExportFormat, selection?: FieldSelection): string {
+  return format === 'csv' ? `${csvColumns(selection).join(',')}\r\n` : ''
+}
+
+/**
+ * {@link formatRecord} with a `--fields` selection (as `/prices`'s
+ * `fields`): NDJSON lines keep the selected fields; CSV keeps the columns
+ * of the selected stored fields, and `extra` when the selection keeps
+ * extra fields (a drop list does, a keep list does not). Without a
+ * selection, {@link formatRecord} itself.
+ */
+export function recordFormatter(format: ExportFormat, selection: FieldSelection | undefined): (record: PriceRecord) => string {
+  if (selection === undefined) return (record) => formatRecord(format, record)
+  const select = fieldSelector(selection)
+  if (format === 'ndjson') return (record) => `${toExactJson(select(record))}\n`
+  const kept = csvColumns(selection).map((column) => CSV_COLUMNS.indexOf(column))
+  return (record) => {
+    const cells = csvCells(record)
+    return `${kept.map((index) => csvCell(cells[index] as string)).join(',')}\r\n`
+  }
+}
+
+/** Every CSV column, in order: the stored fields, then `extra`. */
+const CSV_COLUMNS: readonly string[] = [...CSV_FIELDS, 'extra']
+
+/** The CSV columns a selection keeps. */
+function csvColumns(selection: FieldSelection | undefined): readonly string[] {
+  if (selection === undefined) return CSV_COLUMNS
+  const named = new Set(selection.names)
+  const keep = selection.mode === 'keep'
+  return CSV_COLUMNS.filter((column) => (column === 'extra' ? !keep : named.has(column) === keep))
 }
 
 /**
@@ -24,6 +54,11 @@ export function exportHeader(format: ExportFormat): string {
  */
 export function formatRecord(format: ExportFormat, record: PriceRecord): string {
   if (format === 'ndjson') return `${toExactJson(record)}\n`
+  return `${csvCells(record).map(csvCell).join(',')}\r\n`
+}
+
+/** A record's CSV cells, one per {@link CSV_COLUMNS} column, before escaping. */
+function csvCells(record: PriceRecord): string[] {
   const cells = CSV_FIELDS.map((field) => {
     const value = record[field]
     return typeof value === 'string' ? value : toExactJson(value)
@@ -37,7 +72,7 @@ export function formatRecord(format: ExportFormat, record: PriceRecord): string 
     extras++
   }
   cells.push(extras === 0 ? '' : toExactJson(extra))
-  return `${cells.map(csvCell).join(',')}\r\n`
+  return cells
 }
 
 /** A CSV cell: quoted, with quotes doubled, when it holds a comma, a quote or a line break. */

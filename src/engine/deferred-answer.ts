@@ -19,15 +19,28 @@ export class DeferredAnswer {
   readonly #rows: readonly ScanRow[]
   readonly #build: (row: ScanRow) => DeferredItem
   readonly #withMinutes: boolean
+  readonly #rowsWriteJson: boolean
 
   /**
    * @param build turns a chosen row into its answer item (may throw `PRICE_CORRUPT_VALUE`)
    * @param withMinutes whether the items are the range form's (with `minutes`), for rows that write their own JSON
+   * @param rowsWriteJson false when `build` changes what a row would write (a `fields` selection)
    */
-  constructor(rows: readonly ScanRow[], build: (row: ScanRow) => DeferredItem, withMinutes: boolean) {
+  constructor(rows: readonly ScanRow[], build: (row: ScanRow) => DeferredItem, withMinutes: boolean, rowsWriteJson = true) {
     this.#rows = rows
     this.#build = build
     this.#withMinutes = withMinutes
+    this.#rowsWriteJson = rowsWriteJson
+  }
+
+  /**
+   * The same rows, each item passed through `select` once decoded (a
+   * `fields` selection): its items are always built, never written straight
+   * from a row's bytes.
+   */
+  mapItems(select: (item: DeferredItem) => DeferredItem): DeferredAnswer {
+    const build = this.#build
+    return new DeferredAnswer(this.#rows, (row) => select(build(row)), this.#withMinutes, false)
   }
 
   /** How many records the answer holds. */
@@ -48,6 +61,7 @@ export class DeferredAnswer {
    * without decoding (see `ScanRow.json`); otherwise `undefined`.
    */
   json(index: number): string | undefined {
+    if (!this.#rowsWriteJson) return undefined
     return (this.#rows[index] as ScanRow).json?.(this.#withMinutes)
   }
 

@@ -2,7 +2,9 @@ import { PriceStoreError } from '../errors.js'
 import type { Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, SampledRecord } from '../types.js'
 import { throwIfAborted } from '../rules/abort.js'
 import { abortableSource } from './abortable-source.js'
+import { formOf } from './answer-form.js'
 import { DeferredAnswer } from './deferred-answer.js'
+import { selectAnswerFields } from './field-selection.js'
 import { formFor } from './forms/index.js'
 import { planQuery } from './plan.js'
 import type { QueryPlan } from './query-plan.js'
@@ -34,19 +36,24 @@ export async function executePlan(plan: QueryPlan, source: ScanSource, options: 
  * {@link executePlan}, except that the latest-N and range forms (without
  * gap fill) answer with a {@link DeferredAnswer}: their rows are chosen,
  * counted and checked against the cap, but decoded only as the caller reads
- * them. Errors and their timing are otherwise the same.
+ * them. Errors and their timing are otherwise the same. A query with
+ * `fields` has its records selected (field-selection.ts), deferred ones as
+ * they are read.
  * @throws PriceStoreError as {@link executePlan}; reading a deferred item may throw `PRICE_CORRUPT_VALUE`
  */
 export function executePlanDeferred(plan: QueryPlan, source: ScanSource, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
   const { signal } = options
+  const { query } = plan
   // The form's run is called directly (no wrapper): latest-1 gains no call, closure or await here.
-  if (signal === undefined) return formFor(plan.query).run(plan, source)
+  if (signal === undefined && query.fields === undefined) return formFor(query).run(plan, source)
   try {
-    throwIfAborted(signal)
+    if (signal !== undefined) throwIfAborted(signal)
   } catch (err) {
     return Promise.reject(err)
   }
-  return formFor(plan.query).run(plan, abortableSource(source, signal))
+  const answer = formFor(query).run(plan, signal === undefined ? source : abortableSource(source, signal))
+  const selection = query.fields
+  return selection === undefined ? answer : answer.then((whole) => selectAnswerFields(whole, formOf(query), selection))
 }
 
 /**

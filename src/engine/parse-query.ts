@@ -4,6 +4,7 @@ import type { Limits, PriceQuery, Provider, QueryParams } from '../types.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill } from './form-rules.js'
 import { toGrid } from './grid.js'
 import { fail } from '../rules/query-errors.js'
+import { parseFieldSelection } from '../rules/fields.js'
 import { symbolProblem } from '../rules/text-rules.js'
 
 /**
@@ -26,7 +27,7 @@ export interface QueryConfig {
 /** The known `GET /prices` parameters, in the order their errors take precedence. */
 export const KNOWN_PARAMETERS = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
-  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields',
 ] as const
 type KnownParameter = (typeof KNOWN_PARAMETERS)[number]
 /** The known parameters given, each once; a value may be a non-string when it came from a plain object. */
@@ -38,7 +39,8 @@ const NAMES = { from: 'fromTimestamp', to: 'toTimestamp' } as const
 
 /**
  * Turns raw `GET /prices` parameters into a validated, frozen query (SPEC §2,
- * and the forms of docs/semantics.md beyond it). Unknown parameters are
+ * and the forms of docs/semantics.md beyond it; `fields` selects the
+ * records' fields, see rules/fields.ts). Unknown parameters are
  * ignored. When several rules fail, the first in this order wins: a
  * repeated parameter; each parameter's own rules, in the order of
  * {@link KNOWN_PARAMETERS}; then the rules between parameters.
@@ -69,6 +71,8 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   const origin = 'origin' in raw ? parseInteger('origin', raw.origin, 'PRICE_INVALID_INTERVAL', SIGNED_INTEGER) : undefined
   const direction = 'direction' in raw ? checkChoice('direction', raw.direction, DIRECTIONS, 'PRICE_INVALID_QUERY') : undefined
   const tolerance = 'tolerance' in raw ? parseInteger('tolerance', raw.tolerance, 'PRICE_INVALID_QUERY') : undefined
+  // Spread into the query only when given: a query without `fields` is the same object as before it existed.
+  const selection = 'fields' in raw ? { fields: parseFieldSelection('fields', raw.fields) } : undefined
 
   if ('symbol' in raw && symbols !== undefined) {
     throw fail('PRICE_INVALID_QUERY', 'symbols', `give either symbol or symbols, not both (got symbol=${describeValue(raw.symbol)} and symbols=${describeValue(raw.symbols)})`)
@@ -103,11 +107,11 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   const window = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
   if (aggregate === 'twap') {
     const list = 'symbol' in raw ? Object.freeze([raw.symbol as string]) : symbols ?? 'all'
-    return Object.freeze({ kind: 'twap', symbols: list, from: from as number, to: to as number })
+    return Object.freeze({ kind: 'twap', symbols: list, from: from as number, to: to as number, ...selection })
   }
   const asOf = toAsOf(direction, tolerance, { from, to, limit, offset }, NAMES)
   if (!('symbol' in raw)) {
-    return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window, ...(asOf === undefined ? {} : { asOf }) })
+    return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window, ...(asOf === undefined ? {} : { asOf }), ...selection })
   }
   if (interval !== undefined) {
     return Object.freeze({
@@ -117,9 +121,10 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
       offset,
       ...(limit === undefined ? {} : { limit }),
       ...(fillMode === undefined ? {} : { fill: fillMode }),
+      ...selection,
     })
   }
-  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window, ...(asOf === undefined ? {} : { asOf }) })
+  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window, ...(asOf === undefined ? {} : { asOf }), ...selection })
 }
 
 const AGGREGATES = ['candles', 'twap'] as const

@@ -39,3 +39,6 @@ export type { ModelConfig, ModelResult, ModelPruneResult } from './reference-mod
 // The reference model of the feed-quality report (store.quality()).
 export { referenceQuality } from './reference-forms/quality.js'
 export type { ReferenceQualityOptions } from './reference-forms/quality.js'
+
+// Arbitraries of `fields` selections (docs/semantics.md, "Field selection").
+export { SELECTABLE_FIELDS, INVALID_FIELDS, fieldsValueArb, withFieldsArb } from './field-arbitraries.js'

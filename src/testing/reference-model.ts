@@ -5,7 +5,7 @@
  * src/store, so a bug there cannot hide here too.
  */
 import { isPriceStoreError, type PriceStoreErrorCode } from '../errors.js'
-import type { Limits, PriceAnswer, PriceRecord, Provider, QueryParams } from '../types.js'
+import type { Candle, FilledPoint, Limits, Twap, PriceAnswer, PriceRecord, Provider, QueryParams } from '../types.js'
 import { NearNumber } from './near-number.js'
 import { referenceAsOf } from './reference-forms/as-of.js'
 import { referenceCandles } from './reference-forms/candles.js'
@@ -28,7 +28,7 @@ export type ModelResult =
 
 const KNOWN = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
-  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields',
 ] as const
 type Known = (typeof KNOWN)[number]
 
@@ -198,6 +198,8 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   const direction = raw.get('direction')
   if (direction !== undefined && !['before', 'after', 'nearest'].includes(direction)) fail('PRICE_INVALID_QUERY', 'direction')
   const tolerance = number('tolerance', 'PRICE_INVALID_QUERY')
+  const fieldsText = raw.get('fields')
+  const fields = fieldsText === undefined ? undefined : referenceFieldSelection(fieldsText) ?? fail('PRICE_INVALID_QUERY', 'fields')
 
   if (symbol !== undefined && symbols !== undefined) fail('PRICE_INVALID_QUERY', 'symbol')
   if (aggregate === 'twap' && interval !== undefined) fail('PRICE_INVALID_INTERVAL', 'interval')
@@ -227,7 +229,7 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
     const out: Record<string, unknown> = {}
     for (const name of symbol !== undefined ? [symbol] : symbols ?? everyName()) {
       const twap = referenceTwap(all(name), from!, to!)
-      if (twap !== undefined) define(out, name, twap)
+      if (twap !== undefined) define(out, name, fields === undefined ? twap : selectTwap(twap as Twap, fields))
     }
     return out as PriceAnswer
   }
@@ -242,26 +244,59 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
     if (page.length > config.limits.maxRangePoints) {
       throw new ModelError('PRICE_RANGE_TOO_LARGE', [], { count: page.length, cap: config.limits.maxRangePoints })
     }
-    return page as PriceAnswer
+    if (fields === undefined) return page as PriceAnswer
+    if (aggregate === 'candles') {
+      return (page as Candle[]).map((c) => ({ ...c, open: fields(c.open), high: fields(c.high), low: fields(c.low), close: fields(c.close) })) as PriceAnswer
+    }
+    if (fill !== undefined) return (page as FilledPoint[]).map((point) => ({ ...point, record: fields(point.record) })) as PriceAnswer
+    return (page as object[]).map(fields) as PriceAnswer
   }
 
   const asOf = (name: string): PriceRecord | undefined => referenceAsOf(all(name), to!, direction ?? 'before', tolerance)
   if (symbol !== undefined) {
     if (directed) {
       const found = asOf(symbol)
-      return found === undefined ? [] : [found]
+      return found === undefined ? [] : [fields === undefined ? found : fields(found)]
     }
-    return ofSymbol(symbol)
+    const latest = ofSymbol(symbol)
       .reverse()
       .slice(offset, offset + (limit ?? 1))
+    return fields === undefined ? latest : (latest.map(fields) as PriceAnswer)
   }
 
   const several: Record<string, PriceRecord> = {}
   for (const name of symbols ?? everyName()) {
     const latest = directed ? asOf(name) : ofSymbol(name).at(-1)
-    if (latest !== undefined) define(several, name, latest)
+    if (latest !== undefined) define(several, name, fields === undefined ? latest : fields(latest))
   }
   return several
+}
+
+function selectTwap(twap: Twap, fields: <T extends object>(record: T) => T): Twap {
+  return { ...twap, first: fields(twap.first), last: fields(twap.last) }
+}
+
+/** The record fields `fields` may name (docs/semantics.md, "Field selection"), written here again: the model shares no code with the engine. */
+export const SELECTABLE_FIELDS: readonly string[] = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'providerPublicKey', 'minutes']
+
+/**
+ * A `fields` value as the function that takes the unselected keys out of a
+ * record (or record reference), or undefined when the value is malformed:
+ * empty, an empty or unknown entry, or bare and `-` entries mixed.
+ */
+function referenceFieldSelection(text: string): (<T extends object>(record: T) => T) | undefined {
+  const entries = text.split(',')
+  const drop = entries.every((entry) => entry.startsWith('-'))
+  if (!drop && entries.some((entry) => entry.startsWith('-'))) return undefined
+  const names = entries.map((entry) => (drop ? entry.slice(1) : entry))
+  if (!names.every((name) => SELECTABLE_FIELDS.includes(name))) return undefined
+  return <T extends object>(record: T): T => {
+    const out = {}
+    for (const key of Object.keys(record)) {
+      if (names.includes(key) !== drop) define(out, key, (record as Record<string, unknown>)[key])
+    }
+    return out as T
+  }
 }
 
 /** Sets an own enumerable property, so a symbol named "__proto__" is a key. */

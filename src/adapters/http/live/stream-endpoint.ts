@@ -1,4 +1,6 @@
 import type { WatchIterator, WatchOptions } from '../../../store/services/watch/watch-options.js'
+import { fieldSelector } from '../../../engine/field-selection.js'
+import type { FieldSelection } from '../../../types.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
@@ -129,13 +131,13 @@ export function createStreamEndpoint(
       // ready event says so: a client that reconnects with it misses nothing.
       const after = wanted.after ?? store.position
       const gone = new AbortController()
-      const watch = store.watch({
+      const watch = selectedWatch(wanted.fields, store.watch({
         ...(wanted.symbols === undefined ? {} : { symbols: wanted.symbols }),
         // A malformed `after` stays text: the watch's own check refuses it with its code.
         after: after as number,
         maxPending,
         signal: gone.signal,
-      })
+      }))
       if (head || subscribers.size >= maxSubscribers) {
         void watch.return().catch(() => {})
         if (head) return sendAnswer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)
@@ -162,4 +164,20 @@ export function createStreamEndpoint(
       await Promise.all(open.map((subscriber) => subscriber.closed))
     },
   }
+}
+
+/** The watch with each commit's records selected (a stream's `fields`); the watch itself without a selection. */
+function selectedWatch(selection: FieldSelection | undefined, watch: WatchIterator): WatchIterator {
+  if (selection === undefined) return watch
+  const select = fieldSelector(selection)
+  const selected: WatchIterator = {
+    next: async () => {
+      const step = await watch.next()
+      if (step.done === true || step.value.type !== 'records') return step
+      return { done: false, value: { ...step.value, records: step.value.records.map(select) } }
+    },
+    return: () => watch.return(),
+    [Symbol.asyncIterator]: () => selected,
+  }
+  return selected
 }

@@ -1,5 +1,7 @@
 import { describeValue } from '../../../errors.js'
+import { parseFieldSelection } from '../../../rules/fields.js'
 import { fail } from '../../../rules/query-errors.js'
+import type { FieldSelection } from '../../../types.js'
 
 /** The header an `EventSource` sends when it reconnects: the id of the last event it received. */
 export const LAST_EVENT_ID = 'last-event-id'
@@ -13,6 +15,8 @@ export interface StreamParams {
    * from now. A value that is not digits stays text so that `watch()` refuses it.
    */
   readonly after?: number | string
+  /** The record fields each event's records keep (as `/prices`'s `fields`); absent for whole records. */
+  readonly fields?: FieldSelection
 }
 
 /**
@@ -22,19 +26,21 @@ export interface StreamParams {
  * which is further on. An empty `Last-Event-ID` counts as absent, as it
  * does for `EventSource` (it then sends none). Unknown parameters are
  * ignored, as on `/prices`.
- * @throws PriceStoreError `PRICE_INVALID_QUERY` for a parameter given twice, `symbol` with `symbols`, or a malformed (or repeated) `Last-Event-ID`
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for a parameter given twice, `symbol` with `symbols`, a malformed `fields`, or a malformed (or repeated) `Last-Event-ID`
  */
 export function readStreamParams(params: URLSearchParams, lastEventId: string | string[] | undefined): StreamParams {
   const symbol = single(params, 'symbol')
   const symbols = single(params, 'symbols')
   const after = single(params, 'after')
+  const fields = single(params, 'fields')
+  const selection = fields === undefined ? undefined : parseFieldSelection('fields', fields)
   if (symbol !== undefined && symbols !== undefined) {
     throw fail('PRICE_INVALID_QUERY', 'symbols', `give symbol or symbols, not both (got symbol=${describeValue(symbol)} and symbols=${describeValue(symbols)})`)
   }
   const list = symbols?.split(',') ?? (symbol === undefined ? undefined : [symbol])
   const resume = resumePosition(lastEventId)
   const start = resume ?? (after === undefined ? undefined : position(after))
-  return { ...(list === undefined ? {} : { symbols: list }), ...(start === undefined ? {} : { after: start }) }
+  return { ...(list === undefined ? {} : { symbols: list }), ...(start === undefined ? {} : { after: start }), ...(selection === undefined ? {} : { fields: selection }) }
 }
 
 function single(params: URLSearchParams, name: string): string | undefined {
