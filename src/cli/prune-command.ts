@@ -21,7 +21,7 @@ step being written and says what was removed (exit 130).
 
 Options:
   --before T                  remove records with timestamp < T: ms since 1970, an ISO 8601 date
-                              or date-time (UTC unless it says otherwise), or "now"
+                              or date-time (UTC unless it says otherwise), "now", or now-30d
   --symbol S                  only this symbol's records
   --dry-run                   count what would be removed, remove nothing
 ${STORE_OPTIONS_HELP}

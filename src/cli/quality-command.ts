@@ -21,7 +21,7 @@ process (stop "price-store serve" first: it answers GET /prices/quality).
 
 Options:
   --symbol S                  only this symbol (repeatable, or comma-separated: --symbol BTC,ETH)
-  --from TIME                 window start (ms since 1970, an ISO date, or "now"; default: 24 h before --to)
+  --from TIME                 window start (ms since 1970, an ISO date, "now", now-1h; default: 24 h before --to)
   --to TIME                   window end (default now)
   --interval MS               also count per bucket of MS milliseconds (printed under each symbol)
   --gap-threshold MS          list gaps longer than MS (default: 3 × each symbol's median gap)

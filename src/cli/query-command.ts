@@ -1,6 +1,7 @@
 import { toExactJson } from '../rules/exact-json.js'
 import { KNOWN_PARAMETERS } from '../engine/parse-query.js'
-import { UsageError, parseCommandArgs } from './args.js'
+import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
+import { readClockOnce } from '../rules/time-text.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
@@ -22,6 +23,9 @@ arguments, each read like a URL query string ("symbol=BTC&limit=3" works,
   price-store query symbols=BTC,ETH toTimestamp=1717113600000 direction=nearest tolerance=60000
 
 Parameters: ${QUERY_PARAMETERS.join(', ')} (see docs/http.md).
+Here fromTimestamp and toTimestamp also take the CLI's other time forms (an
+ISO date, now, now-1d, -15m: see docs/semantics.md, "Times"), turned into
+milliseconds before the query; GET /prices takes milliseconds only.
 Exit code 2 when the query is invalid, 1 on other failures. The database
 must exist and must not be open in another process (query a running
 "price-store serve" with curl instead).
@@ -54,6 +58,7 @@ export async function queryCommand(argv: readonly string[], io: CliIo): Promise<
     // Repeats stay repeats, so "--limit 1 --limit 2" is refused just as in HTTP.
     for (const value of (flags[name] as string[] | undefined) ?? []) params.append(name, value)
   }
+  resolveTimes(params)
   const store = await openStore(await resolveStoreConfig(values), { mustExist: true, whileServed: 'ask it over HTTP: GET /prices takes the same parameters' })
   try {
     const answer = await store.query(params)
@@ -61,5 +66,21 @@ export async function queryCommand(argv: readonly string[], io: CliIo): Promise<
     return 0
   } finally {
     await store.close()
+  }
+}
+
+/**
+ * The CLI's one time syntax for the time parameters (issue 23): a value that is
+ * not digits is read as a time and replaced by its milliseconds, all relative ones
+ * from one reading of the clock. Digits stay as given, for the query's own checks.
+ * @throws UsageError naming the parameter, the value and the forms taken
+ */
+function resolveTimes(params: URLSearchParams): void {
+  const now = readClockOnce(Date.now)
+  for (const name of ['fromTimestamp', 'toTimestamp']) {
+    const values = params.getAll(name)
+    if (values.every((value) => /^[0-9]+$/.test(value))) continue
+    params.delete(name)
+    for (const value of values) params.append(name, /^[0-9]+$/.test(value) ? value : String(parseTimeOption(name, value, now)))
   }
 }

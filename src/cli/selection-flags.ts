@@ -14,7 +14,7 @@ export const SELECTION_OPTIONS = {
 
 /** The help lines of {@link SELECTION_OPTIONS}. */
 export const SELECTION_OPTIONS_HELP = `  --symbol S                  only this symbol (repeatable, or comma-separated: --symbol BTC,ETH)
-  --from TIME                 only records at or after TIME (ms since 1970, an ISO date, or "now")
+  --from TIME                 only records at or after TIME (ms since 1970, an ISO date, "now", now-1d)
   --to TIME                   only records at or before TIME`
 
 /** A selection as `store.export()` and `store.verify()` take it. */

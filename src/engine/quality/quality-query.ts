@@ -8,6 +8,7 @@
  */
 import { PriceStoreError, describeValue, type PriceStoreErrorCode } from '../../errors.js'
 import { fail } from '../../rules/query-errors.js'
+import { parseTimeText, readClockOnce, timeTextProblem } from '../../rules/time-text.js'
 import type { Limits, QueryParams } from '../../types.js'
 import { bucketCount, toGrid } from '../grid.js'
 import { checkOrder, checkSymbol, valuesOf } from '../parse-query.js'
@@ -102,11 +103,12 @@ const SIGNED_INTEGER = /^-?[0-9]+$/
 
 /**
  * `GET /prices/quality` parameters as the options of `store.quality()` (then checked by {@link toQualityQuery}):
- * `symbols` (comma-separated) or `symbol`, `fromTimestamp`, `toTimestamp`, `interval`, `origin`, `gapThreshold`,
- * `now` (integers in ms), `sources` and `moves` (`true` or `false`). Unknown parameters are ignored.
+ * `symbols` (comma-separated) or `symbol`, `fromTimestamp`, `toTimestamp` and `now` (times in the one time syntax
+ * of `parseTimeText`: ms, ISO 8601, `now`, `now-1d`; relative ones from one reading of `clock`), `interval`, `origin`,
+ * `gapThreshold` (integers in ms), `sources` and `moves` (`true` or `false`). Unknown parameters are ignored.
  * @throws PriceStoreError `PRICE_INVALID_QUERY` for a repeated parameter, or as {@link toQualityQuery} for a malformed one
  */
-export function qualityOptionsOf(params: QueryParams): QualityOptions {
+export function qualityOptionsOf(params: QueryParams, clock: () => number = Date.now): QualityOptions {
   const raw = new Map<string, string>()
   for (const name of QUALITY_PARAMETERS) {
     const values = valuesOf(params, name)
@@ -131,8 +133,16 @@ export function qualityOptionsOf(params: QueryParams): QualityOptions {
     if (!pattern.test(text) || !Number.isSafeInteger(Number(text))) throw fail(code, name, `${name} must be an integer in ms (got ${describeValue(text)})`)
     return Number(text)
   }
-  const from = number('fromTimestamp', 'PRICE_INVALID_RANGE')
-  const to = number('toTimestamp', 'PRICE_INVALID_RANGE')
+  const readNow = readClockOnce(clock)
+  const time = (name: string, code: PriceStoreErrorCode): number | undefined => {
+    const text = raw.get(name)
+    if (text === undefined) return undefined
+    const value = parseTimeText(text, readNow)
+    if (value === undefined) throw fail(code, name, timeTextProblem(name, text))
+    return value
+  }
+  const from = time('fromTimestamp', 'PRICE_INVALID_RANGE')
+  const to = time('toTimestamp', 'PRICE_INVALID_RANGE')
   if (from === undefined || to === undefined) {
     const name = from === undefined ? 'fromTimestamp' : 'toTimestamp'
     throw fail('PRICE_INVALID_RANGE', name, `a quality report needs both fromTimestamp and toTimestamp (${name} is missing)`)
@@ -143,7 +153,7 @@ export function qualityOptionsOf(params: QueryParams): QualityOptions {
   const origin = number('origin', 'PRICE_INVALID_INTERVAL', SIGNED_INTEGER)
   const gapThreshold = number('gapThreshold', 'PRICE_INVALID_QUERY')
   if (gapThreshold === 0) throw fail('PRICE_INVALID_QUERY', 'gapThreshold', 'gapThreshold must be at least 1 ms (got 0)')
-  const now = number('now', 'PRICE_INVALID_QUERY')
+  const now = time('now', 'PRICE_INVALID_QUERY')
   return {
     from, to,
     ...(symbol !== undefined ? { symbols: [symbol] } : list !== undefined ? { symbols: list.split(',') } : {}),

@@ -1,13 +1,16 @@
 import type { ServerResponse } from 'node:http'
 import { toExactJson } from '../../../rules/exact-json.js'
 import { fail } from '../../../rules/query-errors.js'
-import { TIME_TEXT_FORMS, parseTimeText } from '../../../rules/time-text.js'
+import { parseTimeText, readClockOnce, timeTextProblem } from '../../../rules/time-text.js'
 import type { ExportOptions } from '../../../engine/typed-queries.js'
-import type { PriceRecord } from '../../../types.js'
+import type { FieldSelection, PriceRecord } from '../../../types.js'
+import { fieldSelector } from '../../../engine/field-selection.js'
+import { parseFieldSelection } from '../../../rules/fields.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
-import { DEFAULT_SEND_STALL_MS, untilDrained } from '../core/streamed-body.js'
+import type { AnswerCompression } from '../core/compression.js'
+import { DEFAULT_SEND_STALL_MS, openStreamedBody, sendStreamedHead, untilDrained } from '../core/streamed-body.js'
 import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
 
 /** What `GET /prices/export` needs of a store: `PriceStore.export`. */
@@ -32,7 +35,7 @@ export interface ExportEndpointOptions {
 export const DEFAULT_MAX_EXPORTS = 4
 
 /** The parameters `GET /prices/export` takes; any other is refused (a `fromTimestamp` meant as `from` must not widen an export silently). */
-export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to'] as const
+export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to', 'fields'] as const
 
 const HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'application/x-ndjson',
@@ -48,7 +51,7 @@ const FLUSH_CHARS = 64 * 1024
  * of `price-store export`: `symbol` (repeatable, or comma-separated) and
  * `symbols` (comma-separated) together name the symbols (every symbol when
  * neither is given); `from` and `to` are times as {@link parseTimeText}
- * reads them. The store checks the rest (symbol rules, `from <= to`).
+ * reads them (relative ones from one reading of `now`). The store checks the rest (symbol rules, `from <= to`).
  * @throws PriceStoreError `PRICE_INVALID_QUERY` (an unknown or repeated parameter), `PRICE_INVALID_RANGE` (a bad time)
  */
 export function exportSelectionOf(params: URLSearchParams, now: () => number = Date.now): ExportOptions {
@@ -56,19 +59,21 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
   let from: number | undefined
   let to: number | undefined
   const seen = new Set<string>()
+  const readNow = readClockOnce(now)
   for (const [name, value] of params) {
     if (name === 'symbol' || name === 'symbols') {
       symbols.push(...value.split(','))
       continue
     }
+    if (name === 'fields') continue // read by exportFieldsOf
     if (name !== 'from' && name !== 'to') {
       const known = EXPORT_PARAMETERS.join(', ')
       throw fail('PRICE_INVALID_QUERY', name, `unknown parameter ${JSON.stringify(name)}: /prices/export takes ${known}`)
     }
     if (seen.has(name)) throw fail('PRICE_INVALID_QUERY', name, `parameter ${name} is given more than once`)
     seen.add(name)
-    const time = parseTimeText(value, now)
-    if (time === undefined) throw fail('PRICE_INVALID_RANGE', name, `${name} must be a time: ${TIME_TEXT_FORMS} (got ${JSON.stringify(value)})`)
+    const time = parseTimeText(value, readNow)
+    if (time === undefined) throw fail('PRICE_INVALID_RANGE', name, timeTextProblem(name, value))
     if (name === 'from') from = time
     else to = time
   }
@@ -96,19 +101,19 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
 export function createExportEndpoint(store: Exportable, options: ExportEndpointOptions & ErrorReportOptions, counters: LiveCounters): LiveEndpointHandler {
   const maxExports = checkIntegerOption('maxExports', options.maxExports, DEFAULT_MAX_EXPORTS, 0, 1_000_000)
   const stallMs = checkIntegerOption('exportStallMs', options.exportStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS)
-  return ({ req, res, params, head }) => {
+  return ({ req, res, params, head, compression }) => {
     req.resume() // a body means nothing here
     // Checked before the export is counted, so a bad request is its own 400 even at the limit.
     let exported: AsyncIterable<PriceRecord>
     const gone = new AbortController()
     try {
-      exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
+      exported = selectedRecords(store.export({ ...exportSelectionOf(params), signal: gone.signal }), exportFieldsOf(params))
     } catch (err) {
       sendAnswer(res, failedAnswer(options, err), head)
       return
     }
     // HEAD reads nothing: the iterable holds no snapshot until it is iterated.
-    if (head) return sendAnswer(res, { status: 200, headers: HEADERS, body: '' }, true)
+    if (head) return sendStreamedHead(res, 200, HEADERS, compression)
     if (counters.exports >= maxExports) {
       const message = maxExports === 0
         ? 'this server sends no export (maxExports is 0)'
@@ -116,7 +121,7 @@ export function createExportEndpoint(store: Exportable, options: ExportEndpointO
       return sendAnswer(res, busyAnswer(message), false)
     }
     counters.exports++
-    void sendExport(exported, gone, options, stallMs, res).finally(() => counters.exports--)
+    void sendExport(exported, gone, options, stallMs, res, compression).finally(() => counters.exports--)
   }
 }
 
@@ -125,7 +130,9 @@ export function createExportEndpoint(store: Exportable, options: ExportEndpointO
  * record is read (or a coded error), then pieces of about {@link FLUSH_CHARS}
  * with backpressure. Never throws; ends the export's iterator when done.
  */
-async function sendExport(exported: AsyncIterable<PriceRecord>, gone: AbortController, options: ErrorReportOptions, stallMs: number, res: ServerResponse): Promise<void> {
+async function sendExport(
+  exported: AsyncIterable<PriceRecord>, gone: AbortController, options: ErrorReportOptions, stallMs: number, res: ServerResponse, compression: AnswerCompression | undefined,
+): Promise<void> {
   const leave = (): void => gone.abort()
   res.once('close', leave)
   let records: AsyncIterator<PriceRecord> | undefined
@@ -140,19 +147,20 @@ async function sendExport(exported: AsyncIterable<PriceRecord>, gone: AbortContr
       return
     }
     if (res.destroyed) return // the client left during the first read
-    res.writeHead(200, HEADERS)
+    // The body goes into a compressor when the request accepts a coding (see openStreamedBody).
+    const body = openStreamedBody(res, 200, HEADERS, compression, (err) => reportError(options, err))
     let pending = ''
     for (; step.done !== true; step = await records.next()) {
       pending += `${toExactJson(step.value)}\n`
       if (pending.length < FLUSH_CHARS) continue
       if (res.destroyed) return // the client left while the records were read
-      const flowing = res.write(pending)
+      const flowing = body.write(pending)
       pending = ''
       // Waits for the client when its buffer is full; else lets other requests in between pieces.
-      await (flowing ? nextTurn() : untilDrained(res, stallMs, () => res.destroy()).done)
+      await (flowing ? nextTurn() : untilDrained(res, stallMs, () => res.destroy(), body).done)
       if (res.destroyed) return
     }
-    if (!res.destroyed) res.end(pending)
+    if (!res.destroyed) body.end(pending)
   } catch (err) {
     if (gone.signal.aborted) return
     reportError(options, err)
@@ -161,6 +169,29 @@ async function sendExport(exported: AsyncIterable<PriceRecord>, gone: AbortContr
     res.off('close', leave)
     await records?.return?.().catch(() => {})
   }
+}
+
+/**
+ * The `fields` selection of an export request (as on `/prices`, see
+ * rules/fields.ts), or `undefined` for whole records. An export with
+ * `fields` writes only those fields: its lines are then no longer records
+ * `price-store import` takes.
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for a malformed or repeated `fields`
+ */
+export function exportFieldsOf(params: URLSearchParams): FieldSelection | undefined {
+  const values = params.getAll('fields')
+  if (values.length > 1) throw fail('PRICE_INVALID_QUERY', 'fields', `parameter fields is given more than once (got ${values.map((value) => JSON.stringify(value)).join(', ')})`)
+  return values.length === 0 ? undefined : parseFieldSelection('fields', values[0])
+}
+
+/** The records with only the selected fields; the records themselves without a selection. */
+function selectedRecords(records: AsyncIterable<PriceRecord>, selection: FieldSelection | undefined): AsyncIterable<PriceRecord> {
+  if (selection === undefined) return records
+  const select = fieldSelector(selection)
+  return (async function* selected() {
+    // Leaving this loop (the client left, a failure) returns the export's own iterator, which releases its snapshot.
+    for await (const record of records) yield select(record)
+  })()
 }
 
 function nextTurn(): Promise<void> {

@@ -27,7 +27,7 @@ export interface ReportKind {
 /** A handler answering each request with one report of `kind`. */
 export function createReportEndpoint(kind: ReportKind, options: ErrorReportOptions): LiveEndpointHandler {
   let running = 0
-  return ({ req, res, params, head }: LiveRequest): void => {
+  return ({ req, res, params, head, compression }: LiveRequest): void => {
     req.resume() // a body means nothing here
     if (running >= kind.maxAtOnce) {
       sendAnswer(res, busyAnswer(`${kind.maxAtOnce} ${kind.name} are being made: try again shortly`), head)
@@ -48,7 +48,7 @@ export function createReportEndpoint(kind: ReportKind, options: ErrorReportOptio
         (err: unknown) => failedAnswer(options, err),
       )
       .then((answer) => {
-        if (!res.destroyed) sendAnswer(res, answer, head)
+        if (!res.destroyed) sendAnswer(res, answer, head, compression)
       })
       .catch((err: unknown) => {
         reportError(options, err)

@@ -9,7 +9,7 @@
  */
 import { describeValue } from '../../../errors.js'
 import { fail } from '../../../rules/query-errors.js'
-import { TIME_TEXT_FORMS, parseTimeText } from '../../../rules/time-text.js'
+import { parseTimeText, readClockOnce, timeTextProblem } from '../../../rules/time-text.js'
 import type { VerifyOptions, VerifyReport } from '../../../store/services/verify-report.js'
 import type { ErrorReportOptions } from '../core/answer.js'
 import type { LiveEndpointHandler } from './endpoint.js'
@@ -44,6 +44,7 @@ export function verifyOptionsOf(params: URLSearchParams, now: () => number = Dat
   const seen = new Set<string>()
   const symbols: string[] = []
   const options: { from?: number; to?: number; recheck?: boolean; limit?: number } = {}
+  const readNow = readClockOnce(now)
   for (const [name, value] of params) {
     if (!(VERIFY_PARAMETERS as readonly string[]).includes(name)) {
       throw fail('PRICE_INVALID_QUERY', name, `unknown parameter ${JSON.stringify(name)}: /prices/verify takes ${VERIFY_PARAMETERS.join(', ')}`)
@@ -54,8 +55,8 @@ export function verifyOptionsOf(params: URLSearchParams, now: () => number = Dat
       if (seen.has('symbol') && seen.has('symbols')) throw fail('PRICE_INVALID_QUERY', 'symbols', 'give symbol or symbols, not both')
       symbols.push(...value.split(','))
     } else if (name === 'fromTimestamp' || name === 'toTimestamp') {
-      const time = parseTimeText(value, now)
-      if (time === undefined) throw fail('PRICE_INVALID_RANGE', name, `${name} must be a time: ${TIME_TEXT_FORMS} (got ${describeValue(value)})`)
+      const time = parseTimeText(value, readNow)
+      if (time === undefined) throw fail('PRICE_INVALID_RANGE', name, timeTextProblem(name, value))
       options[name === 'fromTimestamp' ? 'from' : 'to'] = time
     } else if (name === 'recheck') {
       if (value !== 'true' && value !== 'false') throw fail('PRICE_INVALID_QUERY', name, `recheck must be true or false (got ${describeValue(value)})`)
