@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { toExactJson } from '../rules/exact-json.js'
 import { PriceStoreError } from '../errors.js'
 import type { NewPriceRecord } from '../types.js'
-import { CliError, UsageError } from './args.js'
+import { CliError } from './args.js'
 import type { BatchTarget } from './batch-writer.js'
+import { serverEndpoint } from './server-url.js'
 
 /** How many times a batch answered 503 (busy, or the store restarting) is sent again, each after the server's retry-after. */
 const BUSY_RETRIES = 5
@@ -26,16 +27,8 @@ export class HttpBatchTarget implements BatchTarget {
 
   /** @throws UsageError for a URL that is not http(s) */
   constructor(url: string, token: string, tokenFile: string) {
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      throw new UsageError(`--url must be the server's address, such as http://127.0.0.1:9000 (got ${JSON.stringify(url)})`)
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must start with http:// or https:// (got ${JSON.stringify(url)})`)
-    if (parsed.search !== '' || parsed.hash !== '') throw new UsageError(`--url must have no query or fragment (got ${JSON.stringify(url)})`)
     this.url = url
-    this.#endpoint = `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}/prices`
+    this.#endpoint = serverEndpoint(url, '/prices')
     this.#token = token
     this.#tokenFile = tokenFile
   }

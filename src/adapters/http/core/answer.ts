@@ -57,6 +57,10 @@ export type HttpErrorCode =
    * `retry-after` says when to retry.
    */
   | 'HTTP_POSITION_NOT_REACHED'
+  /** 409: `POST /admin/backup` named a backup that exists already in the server's backup directory. */
+  | 'HTTP_BACKUP_EXISTS'
+  /** 409: `POST /admin/backup` while another backup runs (one at a time). */
+  | 'HTTP_BACKUP_RUNNING'
 
 const INTERNAL_MESSAGE = 'internal error while answering the request'
 const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down); try again later'
