@@ -37,6 +37,8 @@ export type { StreamEndpointOptions } from './adapters/http/live/stream-endpoint
 export { DEFAULT_MAX_EXPORTS } from './adapters/http/live/export-endpoint.js'
 export type { ExportEndpointOptions } from './adapters/http/live/export-endpoint.js'
 export type { ChartPageOptions } from './adapters/http/udf/chart-page.js'
+export type { CompressionOptions } from './adapters/http/core/compression.js'
+export type { CorsOptions } from './adapters/http/core/cors.js'
 export type { AccessLogEntry, ObservationOptions } from './adapters/http/observe/access-log.js'
 export type { HealthReport } from './adapters/http/live/health-endpoint.js'
 

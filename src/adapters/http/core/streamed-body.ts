@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http'
+import type { Writable } from 'node:stream'
+import { varyOnEncoding, type AnswerCompression } from './compression.js'
 
 /**
  * The body of a large `/prices` answer, sent as it is serialised: JSON
@@ -75,11 +77,66 @@ export interface StreamSendOptions {
   readonly stallMs: number
   /** Called with an error that broke the answer once its status was sent (the connection is then cut). */
   readonly onError: (err: unknown) => void
+  /** Compresses the body as it streams, in the coding the request accepts (none: sent as it is). */
+  readonly compression?: AnswerCompression | undefined
+}
+
+/**
+ * Sends the status and headers of a streamed answer (no `content-length`)
+ * and gives where its body is to be written: the response itself, or, when
+ * `compression` is given and the request accepts a coding, a compressing
+ * stream piped into it (`content-encoding` set). With `compression`, the
+ * answer says `vary: Accept-Encoding` whatever the coding. A streamed body
+ * is compressed whatever its size (it is not known in advance). The
+ * compressor keeps the response's backpressure: it stops taking input
+ * while the response is full, so a writer waiting for the sink's `drain`
+ * waits for the client. It goes when the response closes; its failure
+ * (never expected) is reported and cuts the connection. For HEAD, the
+ * headers GET would send and no body: use {@link sendStreamedHead}.
+ */
+export function openStreamedBody(
+  res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, compression: AnswerCompression | undefined, onError: (err: unknown) => void,
+): Writable {
+  if (compression === undefined) {
+    res.writeHead(status, headers)
+    return res
+  }
+  const { coding } = compression.negotiate(res.req)
+  const negotiatedHeaders = varyOnEncoding(res, headers)
+  if (coding === 'identity') {
+    res.writeHead(status, negotiatedHeaders)
+    return res
+  }
+  negotiatedHeaders['content-encoding'] = coding
+  res.writeHead(status, negotiatedHeaders)
+  const compressor = compression.stream(coding)
+  compressor.on('error', (err) => {
+    onError(err)
+    res.destroy()
+  })
+  res.once('close', () => compressor.destroy())
+  compressor.pipe(res)
+  return compressor
+}
+
+/** The status and headers a streamed answer would be sent with (see {@link openStreamedBody}), and no body: a HEAD's answer. */
+export function sendStreamedHead(res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, compression: AnswerCompression | undefined): void {
+  if (res.destroyed || res.writableEnded) return
+  if (compression === undefined) {
+    res.writeHead(status, headers)
+  } else {
+    const { coding } = compression.negotiate(res.req)
+    const negotiatedHeaders = varyOnEncoding(res, headers)
+    if (coding !== 'identity') negotiatedHeaders['content-encoding'] = coding
+    res.writeHead(status, negotiatedHeaders)
+  }
+  res.end()
 }
 
 /**
  * Sends a streamed answer: the status and headers (no `content-length`, so
- * Node sends it chunked), then one piece per turn of the event loop, so other
+ * Node sends it chunked; compressed as it streams when `options.compression`
+ * and the request agree, see {@link openStreamedBody}), then one piece per turn of the event loop, so other
  * requests are answered in between. Once a few pieces are queued in the
  * response it waits for `drain` (the answer counts as waiting for its client
  * when that takes more than a moment); a client that reads nothing for
@@ -95,12 +152,12 @@ export function sendStreamed(
     body.end()
     return
   }
-  res.writeHead(status, headers)
   if (head) {
-    res.end()
+    sendStreamedHead(res, status, headers, options.compression)
     body.end()
     return
   }
+  const sink = openStreamedBody(res, status, headers, options.compression, options.onError)
   let stall: NodeJS.Timeout | undefined
   let waiting: NodeJS.Timeout | undefined
   const stopTimers = (): void => {
@@ -111,7 +168,7 @@ export function sendStreamed(
   const finish = (): void => {
     stopTimers()
     res.off('close', finish)
-    res.off('drain', resume)
+    sink.off('drain', resume)
     body.end()
   }
   const resume = (): void => {
@@ -129,15 +186,15 @@ export function sendStreamed(
       return finish()
     }
     if (piece === undefined) {
-      res.end()
+      sink.end()
       return finish()
     }
-    res.write(piece)
-    if (res.writableLength < MAX_QUEUED_CHARS) {
+    sink.write(piece)
+    if (sink.writableLength < MAX_QUEUED_CHARS) {
       setImmediate(step)
       return
     }
-    res.once('drain', resume)
+    sink.once('drain', resume)
     waiting = setTimeout(() => body.waiting(), WAITING_AFTER_MS)
     stall = setTimeout(() => res.destroy(), options.stallMs)
     waiting.unref()
@@ -157,17 +214,18 @@ export interface DrainWait {
 
 /**
  * Waits for a response whose client has a full buffer to read it: until
- * `drain` or `close`. A client that reads nothing for `stallMs` gets
+ * `drain` (of `sink`, where the body is written: the response, or the
+ * compressor piped into it) or the response's `close`. A client that reads nothing for `stallMs` gets
  * `onStall` first, which ends or cuts the response. For senders that take
  * their pieces from a source that must be awaited (exports, live streams).
  */
-export function untilDrained(res: ServerResponse, stallMs: number, onStall: () => void): DrainWait {
+export function untilDrained(res: ServerResponse, stallMs: number, onStall: () => void, sink: Writable = res): DrainWait {
   let wake = (): void => {}
   const done = new Promise<void>((resolve) => {
     if (res.destroyed) return resolve() // closed already: no event will come
     const finish = (): void => {
       clearTimeout(stall)
-      res.off('drain', finish)
+      sink.off('drain', finish)
       res.off('close', finish)
       resolve()
     }
@@ -176,7 +234,7 @@ export function untilDrained(res: ServerResponse, stallMs: number, onStall: () =
       finish()
     }, stallMs)
     stall.unref()
-    res.once('drain', finish)
+    sink.once('drain', finish)
     res.once('close', finish)
     wake = finish
   })

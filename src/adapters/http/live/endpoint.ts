@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AnswerCompression } from '../core/compression.js'
 
 /** One request for a live endpoint, as the handler routed it. */
 export interface LiveRequest {
@@ -10,6 +11,8 @@ export interface LiveRequest {
   readonly head: boolean
   /** When the request arrived (`performance.now()`). */
   readonly arrivedAt: number
+  /** How answers that can be large are compressed (the handler's `compression`; none when off). */
+  readonly compression?: AnswerCompression | undefined
 }
 
 /**

@@ -12,7 +12,7 @@ export function createMetricsEndpoint(metrics: HandlerMetrics, options: ErrorRep
   return (request) => serveMetrics(metrics, options, request)
 }
 
-function serveMetrics(metrics: HandlerMetrics, options: ErrorReportOptions, { req, res, head }: LiveRequest): void {
+function serveMetrics(metrics: HandlerMetrics, options: ErrorReportOptions, { req, res, head, compression }: LiveRequest): void {
   req.resume() // a body means nothing here
   metrics
     .text()
@@ -24,7 +24,7 @@ function serveMetrics(metrics: HandlerMetrics, options: ErrorReportOptions, { re
       }),
       (err: unknown) => failedAnswer(options, err),
     )
-    .then((answer) => sendAnswer(res, answer, head))
+    .then((answer) => sendAnswer(res, answer, head, compression))
     .catch((err: unknown) => {
       reportError(options, err)
       res.destroy()

@@ -26,7 +26,7 @@ export function createStatsEndpoint(store: StatsSource, options: ErrorReportOpti
   return (request) => serveStats(store, options, replica, request)
 }
 
-function serveStats(store: StatsSource, options: ErrorReportOptions, replica: ReplicaSource | undefined, { req, res, head }: LiveRequest): void {
+function serveStats(store: StatsSource, options: ErrorReportOptions, replica: ReplicaSource | undefined, { req, res, head, compression }: LiveRequest): void {
   req.resume() // a body means nothing here
   let stats: Promise<StoreStats>
   try {
@@ -39,7 +39,7 @@ function serveStats(store: StatsSource, options: ErrorReportOptions, replica: Re
       (value) => noStoreAnswer(200, replica === undefined ? value : { ...value, cluster: clusterStatsOf(replica.replication()) }),
       (err: unknown) => failedAnswer(options, err),
     )
-    .then((answer) => sendAnswer(res, answer, head))
+    .then((answer) => sendAnswer(res, answer, head, compression))
     .catch((err: unknown) => {
       reportError(options, err)
       res.destroy()
