@@ -153,6 +153,7 @@ try {
     machine: { ...machine(), loadAverage1mBeforeRun: +loadAverage.toFixed(2) },
     settings: { mix: MIX, seconds: SECONDS, clients: CLIENTS, days: DAYS, symbols: data.symbols.length, records: data.symbols.length * Math.floor((DAYS * DAY_MS) / STEP_MS), seed: Number(args.seed), maxRangePoints: MAX_RANGE_POINTS, serveFlags, cli: args.cli ?? 'bundled from src/' },
     forms: result.forms,
+    malformedByReason: result.reasons,
     total: result.total,
     lightForms: result.light,
     status503: result.status503,
@@ -215,7 +216,8 @@ async function bundleEntry(dir, entry, name) {
       {
         name: 'dependencies-by-absolute-path',
         setup(builder) {
-          builder.onResolve({ filter: /^(classic-level|abstract-level|msgpackr|memory-level|prom-client)(\/.*)?$/ }, (a) => ({ path: requireFromRoot.resolve(a.path), external: true }))
+          // Native modules, and packages whose CommonJS parts call require() (nats), which an ESM bundle cannot.
+          builder.onResolve({ filter: /^(classic-level|abstract-level|msgpackr|memory-level|prom-client|secp256k1|@nats-io\/[^/]+)(\/.*)?$/ }, (a) => ({ path: requireFromRoot.resolve(a.path), external: true }))
         },
       },
     ],
@@ -385,8 +387,17 @@ function makeIssue12Forms({ symbols, from, to }) {
       expect: { kind: 'array', min: Math.floor(buckets * 0.99), max: MAX_RANGE_POINTS, minutes: true },
       largest: true,
     },
-    { name: 'malformed (400 expected)', weight: 2, status: 400, path: (rnd) => malformed[Math.floor(rnd() * malformed.length)](rnd), expect: { kind: 'error' } },
+    { name: 'malformed (400 expected)', weight: 2, status: 400, path: (rnd) => malformed[Math.floor(rnd() * malformed.length)](rnd), expect: { kind: 'error' }, reason: malformedReason },
   ]
+}
+
+/** Which of the malformed requests a path is, for the breakdown of their latencies (issue 23: which ones wait). */
+function malformedReason(path) {
+  if (path.includes('limit=many')) return 'bad limit'
+  if (path.includes('interval=-')) return 'negative interval'
+  if (path.includes('toTimestamp=yesterday')) return 'bad toTimestamp'
+  if (path.includes('&symbols=')) return 'symbol with symbols'
+  return 'other'
 }
 
 /** Every malformed form must really be answered 400 with a JSON error (else the mix measures something else). */
@@ -429,6 +440,8 @@ async function checkLargestRange(url, forms) {
 async function runLoad(url, forms, { seconds, clients, seed }) {
   const totalWeight = forms.reduce((sum, form) => sum + form.weight, 0)
   const stats = new Map(forms.map((form) => [form.name, { latencies: [], errors: 0, bytes: 0, busy: 0 }]))
+  // Forms with a `reason` (the malformed ones) are also tallied per reason: `  form: reason` rows.
+  const reasons = new Map()
   const errorSamples = []
   const status503 = { documented: 0, undocumented: 0, codes: {} }
   const validator = startValidator()
@@ -468,10 +481,13 @@ async function runLoad(url, forms, { seconds, clients, seed }) {
               problem = `content-length ${outcome.length ?? 'absent'}${outcome.chunked ? ' (chunked)' : ''}, got ${outcome.body.length} bytes`
             }
           }
+          const reasonName = form.reason === undefined ? undefined : `${form.name}: ${form.reason(path)}`
+          if (reasonName !== undefined && !reasons.has(reasonName)) reasons.set(reasonName, { latencies: [], errors: 0, bytes: 0, busy: 0 })
           const record = (found) => {
             if (found === undefined) {
               stat.latencies.push(latency)
               stat.bytes += outcome.body.length
+              if (reasonName !== undefined) reasons.get(reasonName).latencies.push(latency)
             } else {
               stat.errors++
               if (errorSamples.length < 5) errorSamples.push({ form: form.name, path, problem: found })
@@ -498,7 +514,8 @@ async function runLoad(url, forms, { seconds, clients, seed }) {
   const all = combine([...stats.values()])
   const lightForms = forms.filter((form) => form.light)
   const light = lightForms.length === 0 ? undefined : summarise('light forms', combine(lightForms.map((form) => stats.get(form.name))), elapsed)
-  return { forms: rows, total: summarise('all forms', all, elapsed), light, status503, errorSamples, elapsed }
+  const reasonRows = [...reasons.keys()].sort().map((name) => summarise(`  ${name}`, reasons.get(name), elapsed))
+  return { forms: rows, reasons: reasonRows, total: summarise('all forms', all, elapsed), light, status503, errorSamples, elapsed }
 }
 
 /** A worker checking answers (validate-worker.mjs); `check` resolves with a problem or undefined. */
@@ -665,7 +682,7 @@ function formatReport(report) {
     '',
     '| form | requests | errors | 503 | req/s | MB/s | p50 ms | p90 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...[...report.forms, ...(report.lightForms === undefined ? [] : [report.lightForms]), report.total].map(
+    ...[...report.forms, ...(report.malformedByReason ?? []), ...(report.lightForms === undefined ? [] : [report.lightForms]), report.total].map(
       (row) => `| ${row.form === 'all forms' || row.form === 'light forms' ? `**${row.form}**` : row.form} | ${row.count} | ${row.errors} | ${row.status503} | ${row.perSecond} | ${row.mbPerSecond} | ${row.p50} | ${row.p90} | ${row.p99} | ${row.max} |`,
     ),
     '',

@@ -56,6 +56,9 @@ for (const [name, api, http] of [['esm', esm, httpEsm], ['cjs', cjs, httpCjs]]) 
       assert.equal(prices.status, 200, `${at}: /prices`)
       assert.equal(prices.headers.get('content-length'), null, `${at}: a long answer is streamed`)
       assert.equal((await prices.json()).length, 300, `${at}: the streamed answer holds every record`)
+      const api = await fetch(`${running.url}${basePath}/openapi.yaml`, { headers: { 'accept-encoding': 'identity' } })
+      assert.equal(api.status, 200, `${at}: /openapi.yaml`)
+      assert.equal(await api.text(), readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8'), `${at}: the package's OpenAPI document`)
     } finally {
       await running.close()
     }

@@ -15,7 +15,8 @@ export interface AccessLogEntry {
   /**
    * What answered it: `prices`, `udf_config`, `udf_symbols`, `udf_search`,
    * `udf_history`, `udf_time`, `page`, `write`, `stream`, `export`, `stats`,
-   * `health`, `metrics`, `not_found` or `method_not_allowed`.
+   * `health`, `metrics`, `quality`, `verify`, `openapi`, `not_found` or
+   * `method_not_allowed`.
    */
   readonly endpoint: string
   /** The query's form (`latest`, `latest-n`, `history`, `several`, `range`, `filled`, `candles`, `twap`), when it was planned. */

@@ -8,6 +8,7 @@ import type { ReplicaSource } from '../live/replica.js'
 import { registerFeedAgeMetrics } from './feed-age-metrics.js'
 import { registerReplicationMetrics } from './replication-metrics.js'
 import { registerSignatureMetrics } from './signature-metrics.js'
+import { registerStoreSizeMetrics } from './store-size-metrics.js'
 
 /** What a handler's metrics read at scrape time. */
 export interface MetricSources {
@@ -63,15 +64,25 @@ interface TallyMetric {
 let processRegistry: Registry | undefined
 
 /**
+ * prom-client's default gauges whose names end in `_total`, which Prometheus
+ * reserves for counters (`promtool check metrics` fails on them). Each is
+ * the sum of the labelled gauge of the same name without `_total`
+ * (`nodejs_active_handles{type}`, ...), which stays.
+ */
+export const DROPPED_DEFAULT_METRICS: readonly string[] = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']
+
+/**
  * prom-client's default process and Node.js metrics, collected once per
  * process and shared by every handler's registry: each collection starts an
  * event-loop delay monitor and a GC observer that run for the life of the
  * process, so one per handler would pile up in a host that makes many.
+ * Gauges named like counters are left out (see {@link DROPPED_DEFAULT_METRICS}).
  */
 function processMetrics(): Registry {
   if (processRegistry === undefined) {
     processRegistry = new Registry()
     collectDefaultMetrics({ register: processRegistry })
+    for (const name of DROPPED_DEFAULT_METRICS) processRegistry.removeSingleMetric(name)
   }
   return processRegistry
 }
@@ -92,12 +103,16 @@ function processMetrics(): Registry {
  *   read when scraped;
  * - each feed's staleness, `price_store_feed_age_*` (see {@link registerFeedAgeMetrics}: at most
  *   100 symbols labelled), read when scraped;
+ * - the store's size, `price_store_records`, `price_store_symbols` and
+ *   `price_store_disk_bytes` (see {@link registerStoreSizeMetrics}), read when
+ *   scraped at most every 10 s;
  * - on a store that verifies signatures, `price_store_signature_*` (see {@link registerSignatureMetrics}), read when
  *   scraped;
  * - on a replicated node, `price_store_replication_*` (see
  *   {@link registerReplicationMetrics}), read when scraped;
  * - prom-client's default process and Node.js metrics (`process_*`, `nodejs_*`),
- *   shared by every handler in the process.
+ *   shared by every handler in the process, but for the gauges named like
+ *   counters (see {@link DROPPED_DEFAULT_METRICS}).
  */
 export class HandlerMetrics {
   readonly registry = new Registry()
@@ -128,6 +143,7 @@ export class HandlerMetrics {
     }
     if (sources.replica !== undefined) registerReplicationMetrics(this.registry, sources.replica)
     registerFeedAgeMetrics(this.registry, sources.store)
+    registerStoreSizeMetrics(this.registry, sources.store)
     registerSignatureMetrics(this.registry, sources.store)
     this.registry.registerMetric(this.#requestsMetric() as never)
     this.registry.registerMetric(this.#latencyMetric() as never)
