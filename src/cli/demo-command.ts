@@ -16,7 +16,7 @@ write the same records, so running it twice does not duplicate data.
 
 Options:
   --days N                    length of the data set in days (default 2; decimals allowed)
-  --end TIME                  when the data ends: ms since 1970, an ISO date, or "now"
+  --end TIME                  when the data ends: ms since 1970, an ISO date, "now" or now-1d
                               (default ${new Date(DEMO_END).toISOString()})
   --seed TEXT                 another seed gives other prices, ids and signatures
 ${STORE_OPTIONS_HELP}

@@ -4,12 +4,18 @@
  * price (`/prices?symbol=`) and the candles of the window that ends at it
  * (`/udf/history`), and draws them with lightweight-charts, with the feed's
  * health under them (`/prices/quality`: records per bar, bars with a gap
- * over the feed's usual heartbeat marked, and how stale the feed is). Nothing is
- * fetched from another origin. Paths are asked below the prefix the page
- * is served under (a handler's `basePath`).
+ * over the feed's usual heartbeat marked, and how stale the feed is), its
+ * prices with the decimals of its `pricescale` (`/udf/symbols`). Then it
+ * follows `/prices/stream`: each new record moves the latest price and the
+ * last candle (or opens a new one). Nothing is fetched from another origin.
+ * Paths are asked below the prefix the page is served under (a handler's
+ * `basePath`).
  */
 import { CandlestickSeries, ColorType, HistogramSeries, createChart, type CandlestickData, type HistogramData, type UTCTimestamp } from 'lightweight-charts'
 import { servedBasePath } from './base-path.js'
+import { LastPriceLabel } from './last-price-label.js'
+import { LiveFeed, type LiveState, type StreamedPrice } from './live-feed.js'
+import { priceFormat, type PriceFormat } from './price-format.js'
 
 /** Candle colours; the browser test looks for these pixels. */
 const UP_COLOR = '#089981'
@@ -34,6 +40,13 @@ interface ChartState {
   message?: string
   /** The feed's health over the window, when the server reports it (`/prices/quality`). */
   health?: FeedHealth
+  /** How prices are written: the symbol's `pricescale`, or one from its price. */
+  priceFormat?: PriceFormat
+  /** The last-price label on the chart, as shown (`''` while hidden). */
+  lastPriceLabel?: string
+  /** Following `/prices/stream`: its state, and the records it brought since the load. */
+  live?: LiveState
+  updates: number
 }
 
 /** What the page shows of `/prices/quality`. */
@@ -84,6 +97,8 @@ healthText.id = 'health'
 healthText.setAttribute('aria-live', 'polite')
 statusText.insertAdjacentElement('afterend', healthText)
 const chartBox = element<HTMLElement>('chart')
+/** Time the page waits for the stream to open before it loads the chart anyway (ms): a server without one still gets a chart. */
+const STREAM_WAIT_MS = 5000
 
 const chart = createChart(chartBox, {
   autoSize: true,
@@ -97,15 +112,23 @@ const series = chart.addSeries(CandlestickSeries, {
   borderDownColor: DOWN_COLOR,
   wickUpColor: UP_COLOR,
   wickDownColor: DOWN_COLOR,
+  // The last price is written at the pane's edge (LastPriceLabel), not over the axis's labels.
+  lastValueVisible: false,
 })
+const lastPrice = new LastPriceLabel(chartBox, chart, series)
 // The candles keep the top of the chart; the feed-health bars take the bottom strip on a scale of their own.
 series.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0.2 } })
 const healthSeries = chart.addSeries(HistogramSeries, { priceScaleId: 'health', priceLineVisible: false, lastValueVisible: false })
 healthSeries.priceScale().applyOptions({ scaleMargins: { top: 0.85, bottom: 0 } })
 
-window.priceStoreChart = { state: 'loading', bars: 0, data: [] }
+window.priceStoreChart = { state: 'loading', bars: 0, data: [], updates: 0 }
 /** Each load gets a number; an answer to an older load (the user picked again meanwhile) is dropped. */
 let loads = 0
+/** The stream of the symbol shown, and what it brought before the load drew the chart. */
+let feed: LiveFeed | undefined
+let early: StreamedPrice[] | undefined = []
+/** The bar size of the chart shown (ms), for the records the stream brings. */
+let barMs = 300_000
 
 void start()
 
@@ -117,7 +140,7 @@ async function start(): Promise<void> {
     symbolSelect.replaceChildren(...symbols.map((symbol) => new Option(symbol, symbol)))
     symbolSelect.disabled = symbols.length === 0
     if (symbols.length === 0) {
-      show({ state: 'empty', bars: 0, data: [], message: 'This store holds no records yet.' })
+      show({ state: 'empty', bars: 0, data: [], updates: 0, message: 'This store holds no records yet.' })
       return
     }
     const wanted = asked.get('symbol')
@@ -142,21 +165,35 @@ async function load(): Promise<void> {
   statusText.className = ''
   statusText.textContent = `Loading ${symbol}…`
   try {
-    const [latest] = (await getJson(`/prices?${new URLSearchParams({ symbol })}`)) as { value: number; timestamp: number }[]
+    // The stream first, so no commit falls between what the load reads and what the stream brings;
+    // what it brings meanwhile waits in `early` and is drawn once the chart is.
+    const ready = follow(symbol)
+    await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, STREAM_WAIT_MS))])
+    if (load !== loads) return
+    const [answer, info] = await Promise.all([
+      getJson(`/prices?${new URLSearchParams({ symbol })}`) as Promise<{ value: number; timestamp: number }[]>,
+      (getJson(`/udf/symbols?${new URLSearchParams({ symbol })}`) as Promise<{ pricescale?: number }>).catch(() => undefined),
+    ])
+    const [latest] = answer
     if (load !== loads) return
     if (latest === undefined) {
       series.setData([])
       healthSeries.setData([])
       healthText.textContent = ''
       latestText.textContent = ''
-      show({ state: 'empty', symbol, resolution, bars: 0, data: [], message: `${symbol} has no records.` })
+      lastPrice.hide()
+      early = undefined
+      show({ state: 'empty', symbol, resolution, bars: 0, data: [], message: `${symbol} has no records.`, updates: 0 })
       return
     }
-    latestText.textContent = `Latest ${symbol} price: ${formatPrice(latest.value)} at ${formatTime(latest.timestamp, true)}`
+    const format = priceFormat(info?.pricescale, latest.value)
+    series.applyOptions({ priceFormat: { type: 'price', precision: format.precision, minMove: format.minMove } })
+    latestText.textContent = latestLine(symbol, latest)
     // The window ends at the latest record, so a store of old data still shows something.
     const to = Math.floor(latest.timestamp / 1000) + 1
     const query = new URLSearchParams({ symbol, resolution, from: String(to - seconds), to: String(to) })
     const interval = Number(resolution) * 60_000
+    barMs = interval
     const healthQuery = new URLSearchParams({ symbol, fromTimestamp: String((to - seconds) * 1000), toTimestamp: String(to * 1000), interval: String(interval), moves: 'false' })
     // The health is a bonus: a server without /prices/quality still draws the candles.
     const [bars, quality] = await Promise.all([getJson(`/udf/history?${query}`) as Promise<UdfHistory>, (getJson(`/prices/quality?${healthQuery}`) as Promise<QualityAnswer>).catch(() => undefined)])
@@ -165,16 +202,95 @@ async function load(): Promise<void> {
     series.setData(data)
     chart.timeScale().fitContent()
     const latestPoint = { value: latest.value, timestamp: latest.timestamp }
-    const first = data[0]
-    const last = data.at(-1)
-    const message = first === undefined || last === undefined
-      ? `No ${symbol} records in this window.`
-      : `${data.length} bars of ${symbol} (${option.text}), from ${formatTime(first.time * 1000)} to ${formatTime(last.time * 1000)}.`
+    const message = barsMessage(symbol, data)
     const health = drawHealth(quality)
-    show({ state: data.length > 0 ? 'ready' : 'empty', symbol, resolution, bars: series.data().length, data, latest: latestPoint, message, ...(health === undefined ? {} : { health }) })
+    lastPrice.show(symbol, latest.value)
+    show({
+      state: data.length > 0 ? 'ready' : 'empty', symbol, resolution, bars: series.data().length, data, latest: latestPoint, message,
+      priceFormat: format, lastPriceLabel: lastPrice.text, updates: 0, ...(health === undefined ? {} : { health }),
+      ...(window.priceStoreChart.live === undefined ? {} : { live: window.priceStoreChart.live }),
+    })
+    const waiting = early ?? []
+    early = undefined
+    addRecords(waiting)
   } catch (err) {
     if (load === loads) fail(err)
   }
+}
+
+/** Follows `symbol`'s stream in place of the last one; resolves once it is open (or failed to open). */
+function follow(symbol: string): Promise<boolean> {
+  feed?.close()
+  early = []
+  const url = `${BASE_PATH}/prices/stream?${new URLSearchParams({ symbol })}`
+  feed = new LiveFeed(url, {
+    onPrices: (records) => (early === undefined ? addRecords(records) : early.push(...records)),
+    // Commits were lost: the chart reads everything again.
+    onReset: () => void load(),
+    onState: (live) => {
+      window.priceStoreChart = { ...window.priceStoreChart, live }
+    },
+  })
+  return feed.ready
+}
+
+/**
+ * Draws what the stream brought: each record newer than the latest price
+ * shown moves it, and the last candle (or starts the next one); the feed
+ * health's last bar counts it. Older records (already in the chart) are skipped.
+ */
+function addRecords(records: readonly StreamedPrice[]): void {
+  const state = window.priceStoreChart
+  const symbol = state.symbol
+  let latest = state.latest
+  if (latest === undefined || symbol === undefined) return
+  const data = state.data
+  let added = 0
+  for (const record of records) {
+    if (record.symbol !== symbol || record.timestamp <= latest.timestamp) continue
+    latest = { value: record.value, timestamp: record.timestamp }
+    const time = ((Math.floor(record.timestamp / barMs) * barMs) / 1000) as UTCTimestamp
+    const last = data.at(-1)
+    if (last !== undefined && last.time === time) {
+      const bar = { ...last, high: Math.max(last.high, record.value), low: Math.min(last.low, record.value), close: record.value }
+      data[data.length - 1] = bar
+      series.update({ ...bar }) // a copy: the chart writes into what it is given
+    } else if (last === undefined || time > last.time) {
+      const bar = { time, open: record.value, high: record.value, low: record.value, close: record.value }
+      data.push(bar)
+      series.update({ ...bar })
+    } else {
+      continue
+    }
+    countInHealth(time)
+    added++
+  }
+  if (added === 0) return
+  latestText.textContent = latestLine(symbol, latest)
+  lastPrice.show(symbol, latest.value)
+  show({ ...state, state: 'ready', data, bars: data.length, latest, message: barsMessage(symbol, data), lastPriceLabel: lastPrice.text, updates: state.updates + added })
+}
+
+/** The line under the chart: how many bars of what, from when to when. */
+function barsMessage(symbol: string, data: readonly CandlestickData<UTCTimestamp>[]): string {
+  const first = data[0]
+  const last = data.at(-1)
+  const windowText = windowSelect.selectedOptions[0]?.text ?? ''
+  return first === undefined || last === undefined
+    ? `No ${symbol} records in this window.`
+    : `${data.length} bars of ${symbol} (${windowText}), from ${formatTime(first.time * 1000)} to ${formatTime(last.time * 1000)}.`
+}
+
+/** One more record in the feed-health bar at `time` (a new bar when it is past the last). */
+function countInHealth(time: UTCTimestamp): void {
+  const last = healthSeries.data().at(-1) as HistogramData<UTCTimestamp> | undefined
+  if (last === undefined) return
+  if (last.time === time) healthSeries.update({ ...last, value: last.value + 1 })
+  else if (time > last.time) healthSeries.update({ time, value: 1, color: HEALTH_COLOR })
+}
+
+function latestLine(symbol: string, latest: { value: number; timestamp: number }): string {
+  return `Latest ${symbol} price: ${formatPrice(latest.value)} at ${formatTime(latest.timestamp, true)}`
 }
 
 /** Draws the feed-health bars and says how healthy the feed is; `undefined` when the server gave no report. */
@@ -226,7 +342,7 @@ function show(state: ChartState): void {
 
 function fail(err: unknown): void {
   statusText.className = 'error'
-  show({ state: 'error', bars: 0, data: [], message: `Could not load the chart: ${err instanceof Error ? err.message : String(err)}` })
+  show({ state: 'error', bars: 0, data: [], updates: 0, message: `Could not load the chart: ${err instanceof Error ? err.message : String(err)}` })
 }
 
 /** GETs JSON from this server, below its base path; an error answer becomes an Error with the server's message. */

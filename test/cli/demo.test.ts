@@ -117,8 +117,10 @@ describe('price-store demo', () => {
 
   it('--end moves the data set; a custom provider id is written into the records', async () => {
     const db = join(dir, 'db')
-    const { code } = await run(['demo', '--db', db, '--days', '0.001', '--end', '2025-01-01T00:00:00Z', '--provider-id', 'my-node', '--provider-name', 'mine'])
-    expect(code).toBe(0)
+    // Another provider's id comes with its key (issue 23: never the default key under another id).
+    const provider = ['--provider-id', 'my-node', '--provider-name', 'mine', '--provider-public-key', DEFAULT_PROVIDER.publicKey]
+    const { code, stderr } = await run(['demo', '--db', db, '--days', '0.001', '--end', '2025-01-01T00:00:00Z', ...provider])
+    expect(code, stderr).toBe(0)
     const store = await PriceStore.open(db, { provider: { name: 'mine', id: 'my-node', publicKey: DEFAULT_PROVIDER.publicKey } })
     try {
       const [btc] = await store.latest('BTC')

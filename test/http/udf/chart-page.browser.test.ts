@@ -2,7 +2,10 @@
  * The chart page at `/` in a real browser: Debian's chromium, driven by
  * puppeteer-core, against a real server over a store of demo data. The
  * page's script is built here first with the build's own options
- * (tsup.config.ts), since tests run before `npm run build`.
+ * (tsup.config.ts), since tests run before `npm run build`. The second
+ * suite writes records while the page is open (it follows
+ * /prices/stream), and checks the decimals of a sub-dollar symbol and the
+ * layout at two viewport sizes.
  *
  * Skipped, saying why, when no chromium binary is installed (`.ci/run`
  * installs one; set CHROMIUM_PATH to use another).
@@ -19,7 +22,7 @@ import { startServer } from '../../../src/adapters/http/node.js'
 import type { DemoRecord } from '../../../src/demo/demo-data.js'
 import type { PriceStore } from '../../../src/index.js'
 import { chartPageBuild } from '../../../tsup.config.js'
-import { openDemoStore } from '../../support/http/demo-server.js'
+import { END, PROVIDER, openDemoStore } from '../../support/http/demo-server.js'
 import { referenceQuality } from '../../../src/testing/index.js'
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
@@ -41,13 +44,31 @@ interface Bar {
 }
 
 /** The browser globals the page-side callbacks use: the test's own tsconfig has no DOM types. */
-interface CanvasLike {
+interface RectLike {
+  readonly left: number
+  readonly top: number
+  readonly right: number
+  readonly bottom: number
+  readonly width: number
+  readonly height: number
+}
+interface ElementLike {
+  readonly hidden: boolean
+  readonly textContent: string | null
+  getBoundingClientRect(): RectLike
+  querySelectorAll(selector: string): Iterable<ElementLike>
+}
+interface CanvasLike extends ElementLike {
   readonly width: number
   readonly height: number
   getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray } } | null
 }
-declare const document: { querySelectorAll(selector: string): Iterable<CanvasLike> }
-declare const window: { priceStoreChart?: PageState }
+declare const document: {
+  querySelectorAll(selector: string): Iterable<CanvasLike>
+  getElementById(id: string): ElementLike | null
+  readonly documentElement: { readonly scrollHeight: number; readonly scrollWidth: number }
+}
+declare const window: { priceStoreChart?: PageState; readonly innerWidth: number; readonly innerHeight: number }
 
 interface PageState {
   state: string
@@ -57,6 +78,10 @@ interface PageState {
   data: Bar[]
   latest?: { value: number; timestamp: number }
   health?: { age: number | null; medianGap: number | null; maxGap: number | null; threshold: number | null; over: number; bars: number; marked: number }
+  priceFormat?: { pricescale: number; precision: number; minMove: number }
+  lastPriceLabel?: string
+  live?: string
+  updates: number
 }
 
 /**
@@ -293,5 +318,199 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `chart page: SK
       await basedPage.close()
       await based.close()
     }
+  })
+})
+
+/** Whether two boxes share any area. */
+function intersects(a: RectLike, b: RectLike): boolean {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom
+}
+
+/** A record of `symbol` as a writer would send it. */
+function priceRecord(symbol: string, timestamp: number, value: number): DemoRecord {
+  return { id: `live-${symbol}-${timestamp}`, symbol, provider: PROVIDER.id, value, signature: 'c2ln', permawebTx: 'tx', version: '0.4', source: { test: value }, timestamp }
+}
+
+/** The sub-dollar symbol: a price of about 0.0001234, a record every 5 minutes for an hour before END. */
+const TINY = Array.from({ length: 12 }, (_, i) => priceRecord('TINY', END - 3_600_000 + i * 300_000 + 1000, Number((0.0001234 + i * 0.0000001).toPrecision(8))))
+
+describe.skipIf(chromium === undefined)(chromium === undefined ? `chart page, live: SKIPPED, ${SKIP_REASON}` : 'the chart page follows the stream; decimals and layout', () => {
+  let dir: string
+  let store: PriceStore
+  let records: DemoRecord[]
+  let server: RunningServer
+  let browser: Browser
+  const problems: string[] = []
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'price-store-chart-live-'))
+    await build({ ...chartPageBuild, outDir: dir, config: false, silent: true })
+    ;({ store, records } = await openDemoStore())
+    await store.putMany(TINY)
+    // A short grace: a reconnecting page may hold a socket that sends nothing, which close() would otherwise wait for.
+    server = await startServer({ store, chartScript: join(dir, 'page', 'chart.js'), graceMs: 100 })
+    browser = await puppeteer.launch({
+      executablePath: chromium!,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--force-device-scale-factor=1'],
+    })
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    await store?.close()
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  /** A page of the given size showing `path`, once its chart is drawn and its stream open. */
+  async function open(path: string, width: number, height: number, { consoleErrors = true } = {}): Promise<Page> {
+    const page = await browser.newPage()
+    page.on('console', (message) => {
+      if (consoleErrors && message.type() === 'error') problems.push(`console error: ${message.text()}`)
+    })
+    page.on('pageerror', (err) => problems.push(`page error: ${err instanceof Error ? err.message : String(err)}`))
+    await page.setViewport({ width, height })
+    await page.goto(`${server.url}${path}`, { waitUntil: 'load' })
+    await page.waitForFunction(() => window.priceStoreChart?.state === 'ready' && window.priceStoreChart.live === 'open', { timeout: 15_000 })
+    return page
+  }
+
+  it('draws a record written while the page is open: a new candle, then the same candle moved, and the latest price with it', async () => {
+    const page = await open('/?symbol=BTC&window=3600', 1280, 900)
+    try {
+      const before = await page.evaluate(() => window.priceStoreChart!)
+      expect(before.resolution).toBe('1')
+      const latest = before.latest!
+      // 90 s after the latest record: past the last 1-minute bar, so a new one.
+      const first = priceRecord('BTC', latest.timestamp + 90_000, Math.round(latest.value * 101) / 100)
+      await store.putMany([first])
+      await page.waitForFunction((t) => window.priceStoreChart!.latest?.timestamp === t, { timeout: 15_000 }, first.timestamp)
+      const grown = await page.evaluate(() => window.priceStoreChart!)
+      const time = Math.floor(first.timestamp / 60_000) * 60
+      expect(grown.bars).toBe(before.bars + 1)
+      expect(grown.data.slice(0, -1)).toEqual(before.data)
+      expect(grown.data.at(-1)).toEqual({ time, open: first.value, high: first.value, low: first.value, close: first.value })
+      expect(grown.latest).toEqual({ value: first.value, timestamp: first.timestamp })
+      expect(grown.lastPriceLabel).toBe(`BTC ${first.value.toFixed(2)}`)
+      const text = await page.$eval('#latest', (element) => element.textContent ?? '')
+      expect(text).toContain(first.value.toLocaleString('en-US', { maximumSignificantDigits: 8 }))
+      expect(text).toContain(new Date(first.timestamp).toISOString().slice(0, 19).replace('T', ' '))
+
+      // A second record in the same minute, lower, and one of another symbol: the last candle moves, no new one.
+      const second = priceRecord('BTC', first.timestamp + 1000, first.value - 50)
+      await store.putMany([priceRecord('ETH', second.timestamp, 1), second])
+      await page.waitForFunction((t) => window.priceStoreChart!.latest?.timestamp === t, { timeout: 15_000 }, second.timestamp)
+      const moved = await page.evaluate(() => window.priceStoreChart!)
+      expect(moved.bars).toBe(grown.bars)
+      expect(moved.data.at(-1)).toEqual({ time, open: first.value, high: first.value, low: second.value, close: second.value })
+      expect(moved.updates).toBe(2)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('writes prices with the decimals of their pricescale: a sub-dollar symbol and a stablecoin keep their significant digits', async () => {
+    const tiny = await open('/?symbol=TINY&window=21600', 1280, 900)
+    try {
+      const state = await tiny.evaluate(() => window.priceStoreChart!)
+      const last = TINY.at(-1)!
+      expect(state.priceFormat).toEqual({ pricescale: 1e9, precision: 9, minMove: 1e-9 })
+      // The label uses the price axis's own formatter: the axis writes its prices the same way.
+      expect(state.lastPriceLabel).toBe(`TINY ${last.value.toFixed(9)}`)
+      expect(state.lastPriceLabel).toContain('0.000124')
+      expect(await tiny.$eval('#latest', (element) => element.textContent ?? '')).toContain(String(last.value))
+    } finally {
+      await tiny.close()
+    }
+    const stable = await open('/?symbol=USDC.e', 1280, 900)
+    try {
+      const state = await stable.evaluate(() => window.priceStoreChart!)
+      const usdc = records.filter((record) => record.symbol === 'USDC.e').sort((a, b) => b.timestamp - a.timestamp)[0]!
+      // About six significant digits (/udf/symbols' pricescale): 6 decimals below 1, 5 from 1 up.
+      const precision = usdc.value < 1 ? 6 : 5
+      expect(state.priceFormat?.precision).toBe(precision)
+      expect(state.lastPriceLabel).toBe(`USDC.e ${usdc.value.toFixed(precision)}`)
+      expect(state.lastPriceLabel).not.toBe('USDC.e 1.00')
+    } finally {
+      await stable.close()
+    }
+  })
+
+  it.each([
+    [1280, 900],
+    [390, 844],
+  ])('at %ix%i the chart fills the viewport, and the last-price label stays off both axes', async (width, height) => {
+    const page = await open('/?symbol=BTC', width, height)
+    try {
+      await page.waitForFunction(() => document.getElementById('last-price')?.hidden === false, { timeout: 15_000 })
+      const layout = await page.evaluate(() => {
+        const rect = (element: ElementLike): RectLike => {
+          const { left, top, right, bottom, width, height } = element.getBoundingClientRect()
+          return { left, top, right, bottom, width, height }
+        }
+        const chart = document.getElementById('chart')!
+        // lightweight-charts lays the chart out as a table: the pane and its axes, each a cell.
+        const cells = [...chart.querySelectorAll('tr')].map((row) => [...row.querySelectorAll('td')].map(rect))
+        const canvases = [...document.querySelectorAll('#chart canvas')].map(rect)
+        return {
+          viewport: { width: window.innerWidth, height: window.innerHeight },
+          page: { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight },
+          chart: rect(chart),
+          cells,
+          canvases,
+          label: rect(document.getElementById('last-price')!),
+        }
+      })
+      // Most of the viewport is chart, and nothing needs scrolling.
+      expect(layout.chart.width * layout.chart.height).toBeGreaterThan(0.65 * width * height)
+      expect(layout.page).toEqual({ width, height })
+      const drawn = {
+        left: Math.min(...layout.canvases.map((c) => c.left)),
+        top: Math.min(...layout.canvases.map((c) => c.top)),
+        right: Math.max(...layout.canvases.map((c) => c.right)),
+        bottom: Math.max(...layout.canvases.map((c) => c.bottom)),
+      }
+      expect((drawn.right - drawn.left) * (drawn.bottom - drawn.top)).toBeGreaterThan(0.95 * layout.chart.width * layout.chart.height)
+
+      const [[, pane, priceAxis], timeAxis] = layout.cells as [[RectLike, RectLike, RectLike], RectLike[]]
+      expect(priceAxis.width).toBeGreaterThan(0)
+      const axes = [priceAxis, ...timeAxis].filter((cell) => cell.width > 0 && cell.height > 0)
+      expect(axes.length).toBeGreaterThanOrEqual(2)
+      expect(layout.label.width).toBeGreaterThan(0)
+      for (const axis of axes) expect(intersects(layout.label, axis), JSON.stringify({ label: layout.label, axis })).toBe(false)
+      expect(layout.label.left).toBeGreaterThanOrEqual(pane.left)
+      expect(layout.label.right).toBeLessThanOrEqual(pane.right)
+      expect(layout.label.top).toBeGreaterThanOrEqual(pane.top)
+      expect(layout.label.bottom).toBeLessThanOrEqual(pane.bottom)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('reconnects after losing the stream (the server restarted) and draws what was written meanwhile', async () => {
+    // Chromium logs the refused reconnections as console errors: expected here.
+    const page = await open('/?symbol=ETH&window=3600', 1280, 900, { consoleErrors: false })
+    try {
+      const { port } = new URL(server.url)
+      await server.close()
+      // A record written while no server runs: the stream replays it on reconnecting (Last-Event-ID).
+      const latest = (await page.evaluate(() => window.priceStoreChart!)).latest!
+      const missed = priceRecord('ETH', latest.timestamp + 5_000, latest.value + 1)
+      await store.putMany([missed])
+      server = await startServer({ store, port: Number(port), chartScript: join(dir, 'page', 'chart.js'), graceMs: 100 })
+      await page.waitForFunction((t) => window.priceStoreChart!.latest?.timestamp === t, { timeout: 15_000 }, missed.timestamp)
+      await page.waitForFunction(() => window.priceStoreChart!.live === 'open', { timeout: 15_000 })
+      const after = priceRecord('ETH', missed.timestamp + 1000, missed.value + 1)
+      await store.putMany([after])
+      await page.waitForFunction((t) => window.priceStoreChart!.latest?.timestamp === t, { timeout: 15_000 }, after.timestamp)
+      expect((await page.evaluate(() => window.priceStoreChart!)).data.at(-1)!.close).toBe(after.value)
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('logged no error', () => {
+    expect(problems).toEqual([])
   })
 })

@@ -114,17 +114,22 @@ const pageHtml = (base: string): string => `<!doctype html>
 <title>price-store chart</title>
 <link rel="icon" href="data:,">
 <style>
-  body { font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #1f2937; background: #fff; }
-  header { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: center; padding: 0.75rem 1rem; border-bottom: 1px solid #e5e7eb; }
-  h1 { font-size: 1.1rem; margin: 0; }
-  form { display: flex; gap: 0.5rem 1rem; flex-wrap: wrap; align-items: center; }
+  /* The chart takes all the height the controls and the two lines under it leave. */
+  html, body { height: 100%; }
+  body { font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #1f2937; background: #fff; display: flex; flex-direction: column; height: 100vh; height: 100dvh; }
+  header { flex: none; display: flex; flex-wrap: wrap; gap: 0.4rem 1.25rem; align-items: center; padding: 0.4rem 0.75rem; border-bottom: 1px solid #e5e7eb; }
+  h1 { font-size: 1.05rem; margin: 0; }
+  form { display: flex; gap: 0.4rem 0.75rem; flex-wrap: wrap; align-items: center; }
   label { font-weight: 600; }
-  select { font: inherit; padding: 0.2rem 0.4rem; }
+  select { font: inherit; padding: 0.1rem 0.3rem; }
   #latest { margin: 0; font-variant-numeric: tabular-nums; }
-  main { padding: 0.5rem 1rem 1rem; }
-  #chart { height: min(70vh, 560px); min-height: 280px; }
-  #status { margin: 0.5rem 0 0; color: #4b5563; }
+  main { flex: 1; min-height: 0; display: flex; flex-direction: column; padding: 0.25rem 0.5rem 0.4rem; }
+  #chart { flex: 1; min-height: 200px; position: relative; }
+  #last-price { position: absolute; left: 6px; z-index: 5; padding: 0 6px; border-radius: 3px; background: #1f2937; color: #fff; font: 12px/18px system-ui, sans-serif; font-variant-numeric: tabular-nums; white-space: nowrap; pointer-events: none; }
+  #status, #health { flex: none; margin: 0.2rem 0 0; color: #4b5563; font-size: 0.8rem; }
   #status.error { color: #b91c1c; }
+  /* A phone's title bar names the page already: the chart gets the line. */
+  @media (max-width: 600px) { body { font-size: 14px; } header { gap: 0.3rem 0.75rem; } h1 { display: none; } }
 </style>
 <script src="${base}${CHART_SCRIPT_PATH}" defer></script>
 </head>
@@ -144,7 +149,8 @@ const pageHtml = (base: string): string => `<!doctype html>
       <option value="2592000" data-resolution="240">30 days, 4-hour bars</option>
     </select>
   </form>
-  <p id="latest" aria-live="polite"></p>
+  <!-- Not a live region: with the live stream it changes every second. -->
+  <p id="latest"></p>
 </header>
 <main>
   <div id="chart" role="img" aria-label="Candlestick chart (loading)"></div>
