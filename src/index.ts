@@ -15,6 +15,7 @@ export { PriceStore } from './store/price-store.js'
 export type { StoreStatus, BatchCommit, PutBatchOptions } from './store/price-store.js'
 export type { PriceStoreOptions } from './store/lifecycle/store-options.js'
 export { DEFAULT_MAX_OPEN_FILES } from './store/lifecycle/store-options.js'
+export { REDSTONE_PROVIDER } from './store/lifecycle/redstone-provider.js'
 export type { PruneOptions, PruneResult } from './store/upkeep/prune-request.js'
 export type {
   AsOfOptions, CandleOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions, ExportOptions,
@@ -36,6 +37,7 @@ export { DEFAULT_LIMITS } from './types.js'
 export type {
   PriceRecord, NewPriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
   CandlesQuery, TwapQuery, RecordRef, FilledPoint, Candle, Twap, PriceAnswer, QueryParams, TypedAnswer, AnswerForm,
+  FieldSelection, SelectableQuery,
 } from './types.js'
 
 // The pure engine, for hosts that answer queries over data of their own (a ScanSource).

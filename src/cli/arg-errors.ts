@@ -33,20 +33,38 @@ export function explainArgError(argv: readonly string[], options: Options, allow
 
 /** `unknown option --prot (did you mean --port?)`: a near miss of a known option is named. */
 function unknownOption(rawName: string, options: Options): string {
-  const given = rawName.replace(/^--?/, '')
-  const near = Object.keys(options).filter((name) => name.length > 1 && editDistance(given, name) <= Math.min(2, name.length >> 1))
-  return near.length === 1 ? `unknown option ${rawName} (did you mean --${near[0]}?)` : `unknown option ${rawName}`
+  const near = nearMiss(rawName.replace(/^--?/, ''), Object.keys(options).filter((name) => name.length > 1))
+  return near === undefined ? `unknown option ${rawName}` : `unknown option ${rawName} (did you mean --${near}?)`
 }
 
-/** Levenshtein distance: small option names, so the plain table is enough. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+/**
+ * The known name `given` is a likely typo of: the nearest one within 2 edits and half its length (a swap of
+ * two neighbouring letters is one edit), or `undefined` when none is that near or two are nearest.
+ */
+export function nearMiss(given: string, names: readonly string[]): string | undefined {
+  const near = names
+    .map((name) => ({ name, distance: editDistance(given, name) }))
+    .filter(({ name, distance }) => distance <= Math.min(2, name.length >> 1))
+  const nearest = Math.min(...near.map(({ distance }) => distance))
+  const best = near.filter(({ distance }) => distance === nearest)
+  return best.length === 1 ? best[0]?.name : undefined
+}
+
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): "sevre" is one edit from "serve".
+ * Names are short, so the plain table is enough.
+ */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)]
   for (let i = 1; i <= a.length; i++) {
-    const current = [i]
+    const row = [i]
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const up = rows[i - 1] as number[]
+      let best = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (rows[i - 2] as number[])[j - 2] as number + 1)
+      row[j] = best
     }
-    previous = current
+    rows.push(row)
   }
-  return previous[b.length] as number
+  return (rows[a.length] as number[])[b.length] as number
 }

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { explainArgError } from './arg-errors.js'
-import { TIME_TEXT_FORMS, parseTimeText } from '../rules/time-text.js'
+import { parseTimeText, timeTextProblem } from '../rules/time-text.js'
 
 /**
  * A failure the CLI reports in plain words, with the exit code to use.
@@ -56,11 +56,12 @@ export function parseIntegerOption(name: string, text: string | undefined, min: 
 }
 
 /**
- * Parses a point in time: milliseconds since the epoch, an ISO 8601 date
- * (`2024-06-01`, `2024-06-01T12:00:00Z`) or `now`.
+ * Parses the time flag `--name` in the one time syntax (`parseTimeText`):
+ * milliseconds since 1970, an ISO 8601 / RFC 3339 date or date-time, `now`,
+ * or a time relative to now (`now-1d`, `-15m`).
  */
 export function parseTimeOption(name: string, text: string, now: () => number = Date.now): number {
   const value = parseTimeText(text, now)
-  if (value === undefined) throw new UsageError(`--${name} must be a time: ${TIME_TEXT_FORMS} (got ${JSON.stringify(text)})`)
+  if (value === undefined) throw new UsageError(timeTextProblem(`--${name}`, text))
   return value
 }

@@ -3,13 +3,36 @@ import type { PriceStoreError } from '../errors.js'
 import type { NewPriceRecord, Provider } from '../types.js'
 import { validateRecord } from '../records/validate-record.js'
 import { CliError } from './args.js'
-import { type Progress, formatCount } from './progress.js'
+import { type Progress, countOf } from './progress.js'
 import { InputSyntaxError } from './record-reader.js'
 
 /** Where a record came from. */
 export interface Position {
   readonly file: string
   readonly line: number
+  /** The record's text as read, kept for `--errors-file` only. */
+  readonly text?: string | undefined
+}
+
+/** A record left out with `--skip-bad`, as `--errors-file` writes it (one JSON line each). */
+export interface SkippedRecord {
+  readonly file: string
+  readonly line: number
+  /** `INVALID_JSON`, or the library's code (`PRICE_INVALID_RECORD`, or what the server answered). */
+  readonly code: string
+  /** The record field at fault, when one is. */
+  readonly field?: string
+  readonly message: string
+  /** The record's text as read, when known. */
+  readonly raw?: string
+}
+
+/** What a {@link BatchWriter} does besides batching. */
+export interface BatchWriterOptions {
+  /** Leave bad records out (each reported) instead of stopping at the first. */
+  readonly skipBad?: boolean
+  /** Told of each record left out, in the order of the input (`--errors-file`). */
+  readonly onSkip?: (skipped: SkippedRecord) => void
 }
 
 /**
@@ -45,6 +68,7 @@ export class BatchWriter {
   readonly #batchSize: number
   readonly #progress: Progress
   readonly #skipBad: boolean
+  readonly #onSkip: ((skipped: SkippedRecord) => void) | undefined
   #records: unknown[] = []
   #positions: Position[] = []
   #read = 0
@@ -52,11 +76,12 @@ export class BatchWriter {
   #repeated = 0
   #lastWritten: Position | undefined
 
-  constructor(store: BatchTarget, batchSize: number, progress: Progress, { skipBad = false }: { skipBad?: boolean } = {}) {
+  constructor(store: BatchTarget, batchSize: number, progress: Progress, { skipBad = false, onSkip }: BatchWriterOptions = {}) {
     this.#store = store
     this.#batchSize = batchSize
     this.#progress = progress
     this.#skipBad = skipBad
+    this.#onSkip = onSkip
   }
 
   /** The counts so far. */
@@ -77,13 +102,11 @@ export class BatchWriter {
   /** Adds a record; writes the batch once it is full. */
   async add(record: unknown, position: Position): Promise<void> {
     this.#read++
-    const { provider } = this.#store
-    if (this.#skipBad && provider !== undefined) {
-      try {
-        validateRecord(record, 0, provider)
-      } catch (err) {
-        if (!isPriceStoreError(err, 'PRICE_INVALID_RECORD')) throw err
-        this.#skip(badRecord(err, position))
+    if (this.#skipBad) {
+      // Checked as it comes, so bad records are reported in line order with the lines that are not JSON.
+      const refusal = refusalOf(record, this.#store.provider)
+      if (refusal !== undefined) {
+        this.#skipRecord(refusal, position)
         return
       }
     }
@@ -95,7 +118,7 @@ export class BatchWriter {
   /** Reports a record that is not JSON (with `--skip-bad`, which reads on past it). */
   skipSyntaxError(err: InputSyntaxError): void {
     this.#read++
-    this.#skip(err.message)
+    this.#skip(err.message, { file: err.file, line: err.line, code: 'INVALID_JSON', message: err.message.slice(`${err.file}:${err.line}: `.length), ...(err.text === undefined ? {} : { raw: err.text }) })
   }
 
   /** Writes the records collected so far, if any. */
@@ -122,7 +145,7 @@ export class BatchWriter {
       } catch (err) {
         const index = isRecordRefusal(err) ? err.details.index : undefined
         if (!this.#skipBad || index === undefined || index >= this.#records.length) throw err
-        this.#skip(badRecord(err as PriceStoreError, this.#positions[index]))
+        this.#skipRecord(err as PriceStoreError, this.#positions[index])
         this.#records.splice(index, 1)
         this.#positions.splice(index, 1)
         if (this.#records.length === 0) return
@@ -133,7 +156,15 @@ export class BatchWriter {
   /** The error to report for `err`, thrown while reading or writing the current batch. */
   failure(err: unknown): unknown {
     this.#progress.finish()
-    if (err instanceof InputSyntaxError) return new CliError(`${err.message}\n${this.#stopped()}`, 2, { cause: err })
+    if (err instanceof InputSyntaxError) {
+      // A bad record read before the line that is not JSON comes first: problems are reported in line order.
+      const earlier = this.#records.findIndex((record) => refusalOf(record, this.#store.provider) !== undefined)
+      if (earlier >= 0) {
+        const refusal = refusalOf(this.#records[earlier], this.#store.provider) as PriceStoreError
+        return new CliError(`${badRecord(refusal, this.#positions[earlier])}\n${this.#stopped()}`, 2, { cause: refusal })
+      }
+      return new CliError(`${err.message}\n${this.#stopped()}`, 2, { cause: err })
+    }
     if (isRecordRefusal(err)) {
       const { index } = err.details
       return new CliError(`${badRecord(err, index === undefined ? undefined : this.#positions[index])}\n${this.#stopped()}`, 2, { cause: err })
@@ -141,16 +172,26 @@ export class BatchWriter {
     return err
   }
 
-  #skip(message: string): void {
+  #skip(message: string, skipped: SkippedRecord): void {
     this.#skipped++
     this.#progress.note(`price-store import: skipped ${message}`)
+    this.#onSkip?.(skipped)
+  }
+
+  #skipRecord(err: PriceStoreError, at: Position | undefined): void {
+    const { field } = err.details
+    this.#skip(badRecord(err, at), {
+      file: at?.file ?? '', line: at?.line ?? 0, code: err.code, ...(field === undefined ? {} : { field }),
+      message: err.message.replace(/^record \d+:? ?/, ''), ...(at?.text === undefined ? {} : { raw: at.text }),
+    })
   }
 
   #stopped(): string {
-    const written = `import stopped: ${formatCount(this.#progress.count)} records were written before this batch`
+    const done = this.#progress.count
+    const written = `import stopped: ${countOf(done, 'record')} ${done === 1 ? 'was' : 'were'} written before this batch`
     const { count, first, last } = this.pending
     if (first === undefined || last === undefined) return `${written}.`
-    return `${written}; this batch (${formatCount(count)} records, ${describeSpan(first, last)}) was not written.`
+    return `${written}; this batch (${countOf(count, 'record')}, ${describeSpan(first, last)}) was not written.`
   }
 }
 
@@ -166,6 +207,23 @@ function badRecord(err: PriceStoreError, at: Position | undefined): string {
   const what = field === undefined ? '' : ` (field "${field}")`
   // The library counts records within the batch; the file line says more here.
   return `${where}${what}: ${err.message.replace(/^record \d+:? ?/, '')}`
+}
+
+/**
+ * Why the target would refuse `record`, or `undefined`. Without the target's provider (`import --url`: the
+ * server knows it) every rule but the provider's is checked; the server names a wrong provider when the batch
+ * is sent.
+ */
+function refusalOf(record: unknown, provider: Provider | undefined): PriceStoreError | undefined {
+  const own = record as { provider?: unknown; providerPublicKey?: unknown } | null
+  const assumed = provider ?? { name: '', id: own?.provider as string, publicKey: own?.providerPublicKey as string }
+  try {
+    validateRecord(record, 0, assumed)
+    return undefined
+  } catch (err) {
+    if (!isPriceStoreError(err, 'PRICE_INVALID_RECORD')) throw err
+    return err
+  }
 }
 
 /** Records of a written (so valid) batch counted once per (symbol, timestamp, id). */

@@ -3,23 +3,19 @@ import { resolve } from 'node:path'
 import type { ProviderNames } from '../engine/parse-query.js'
 import type { SignatureOptions } from '../store/signatures/signature-options.js'
 import type { Limits, Provider } from '../types.js'
+import { REDSTONE_PROVIDER } from '../store/lifecycle/redstone-provider.js'
 import { CliError } from './args.js'
+import { ENV, readEnvironment, type CliEnvironment } from './environment.js'
 
 /** Where commands keep the database unless `--db` says otherwise (git-ignored). */
 export const DEFAULT_DB = './data/prices'
 
 /**
- * The provider a store serves unless configured otherwise: RedStone's main
- * provider, with the name, address and public key that RedStone's own client
- * (`redstone-api`, `config/providers.js`) publishes for it. It is only a
- * default: use `--provider-*` or `--config` for your own.
+ * The provider a new database is created for unless configured otherwise:
+ * RedStone's main provider ({@link REDSTONE_PROVIDER}, exported by the
+ * library). An existing database is opened as the provider it records.
  */
-export const DEFAULT_PROVIDER: Provider = Object.freeze({
-  name: 'redstone',
-  id: 'I-5rWUehEv-MjdK9gFw09RxfSLQX9DIHxG614Wf8qo0',
-  publicKey:
-    'xyTvKiCST8bAT6sxrgkLh8UCX2N1eKvawODuxwq4qOHIdDAZFU_3N2m59rkZ0E7m77GsJuf1I8u0oEJEbxAdT7uD2JTwoYEHauXSxyJYvF0RCcZOhl5P1PJwImd44SJYa_9My7L84D5KXB9SKs8_VThe7ZyOb5HSGLNvMIK6A8IJ4Hr_tg9GYm65CRmtcu18S9mhun8vgw2wi7Gw6oR6mc4vU1I-hrU66Fi7YlXwFieP6YSy01JqoLPhU84EunPQzXPouVSbXjgRU5kFVxtdRy4GK2fzEBFYsQwCQgFrySCrFKHV8AInu9jerfof_DxNKiXkBzlB8nc22CrYnvvio_BWyh-gN0hQHZT0gwMR-A7sbXNCQJfReaIZzX_jP6XoB82PnpzmL_j1mJ2lnv2Rn001flBAx9AYxtGXd9s07pA-FggTbEG3Y2UnlWW6l3EJ93E0IfxL0PqGEUlp217mxUHvmTw9fkGDWa8rT9RPmsTyji-kMFSefclw80cBm_iOsIEutGP4S3LDbP-ZVJWDeJOBQQpSgwbisl8qbjl2sMQLQihoG2TQyNbmLwfyq-XSULkXjUi1_6BH36wnDBLWBKF-bS2bLKcGtn3Vjet72lNHxJJilcj8vpauwJG0078S_lO5uGt6oicdGR6eh_NSn6_8za_tXg0G_fohz4Yb1z8',
-})
+export const DEFAULT_PROVIDER: Provider = REDSTONE_PROVIDER
 
 /** The `parseArgs` options every command that opens a store accepts. */
 export const STORE_OPTIONS = {
@@ -34,15 +30,18 @@ export const STORE_OPTIONS = {
 
 /** The help text for {@link STORE_OPTIONS}. */
 export const STORE_OPTIONS_HELP = `Store options:
-  --db PATH                   database directory (default ${DEFAULT_DB})
+  --db PATH                   database directory (default $${ENV.db}, else ${DEFAULT_DB})
   --config FILE               JSON file: {"provider": {"name", "id", "publicKey", "aliases"}, "limits": {...},
                               "retention": {"days": N}, "signatures": {"policy", "evmSigners"}}
                               (retention is applied by serve)
-  --provider-name NAME        provider short name (default ${DEFAULT_PROVIDER.name})
-  --provider-id ID            provider id, the "provider" field of every record
-                              (default ${DEFAULT_PROVIDER.id})
-  --provider-public-key KEY   provider public key, joined into every answer
-                              (default: RedStone's published key for "redstone")
+                              The provider flags and "provider" in --config may be left out: a database is
+                              opened as the provider it records, and a new one is created for RedStone's
+                              (name ${DEFAULT_PROVIDER.name}, id ${DEFAULT_PROVIDER.id})
+  --provider-name NAME        provider short name (default: the recorded one, RedStone's, or the id)
+  --provider-id ID            provider id, the "provider" field of every record (default: the recorded
+                              one, else RedStone's); another provider's id needs its --provider-public-key
+  --provider-public-key KEY   provider public key, joined into every answer (default: the recorded one,
+                              or RedStone's published key for RedStone's id)
   --provider-alias NAME       another name the provider parameter accepts for this provider
                               (repeatable; e.g. redstone-rapid, which redstone-api's query builder sends)
   -h, --help                  show this help`
@@ -51,7 +50,11 @@ export const STORE_OPTIONS_HELP = `Store options:
 export interface StoreConfig {
   /** Absolute database directory. */
   readonly location: string
-  readonly provider: ProviderNames
+  /**
+   * The provider as flags and `--config` give it; the fields left out come from the provider the database
+   * records, else from {@link DEFAULT_PROVIDER} ({@link chooseProvider}, when the store is opened).
+   */
+  readonly provider: ProviderChoice
   readonly limits?: Partial<Limits>
   /** Keep only the last `days` days (the store's `retention` option): from `--config`, or `serve --retention-days`. */
   readonly retention?: { readonly days: number }
@@ -69,28 +72,71 @@ export interface StoreOptionValues {
   readonly 'provider-alias'?: string[] | undefined
 }
 
+/** Provider fields given by flags or `--config`; see {@link StoreConfig.provider}. */
+export interface ProviderChoice {
+  readonly name?: string | undefined
+  readonly id?: string | undefined
+  readonly publicKey?: string | undefined
+  readonly aliases?: readonly string[] | undefined
+}
+
 /**
  * Resolves the store configuration. Each provider field comes from its flag,
- * else from `--config`, else from {@link DEFAULT_PROVIDER}.
+ * else from `--config`, else (when the store opens) from the provider the
+ * database records, else from {@link DEFAULT_PROVIDER}. The database is
+ * `--db`, else `PRICE_STORE_DB`, else {@link DEFAULT_DB}.
  *
+ * @param environment the environment variables (the process's unless a test injects them)
  * @throws CliError (exit code 2) when the config file is unreadable or malformed.
  */
-export async function resolveStoreConfig(values: StoreOptionValues): Promise<StoreConfig> {
+export async function resolveStoreConfig(values: StoreOptionValues, environment: CliEnvironment = readEnvironment()): Promise<StoreConfig> {
   const file = values.config === undefined ? {} : await readConfigFile(values.config)
-  const aliases = values['provider-alias'] ?? file.provider?.aliases
-  const provider: ProviderNames = {
-    name: values['provider-name'] ?? file.provider?.name ?? DEFAULT_PROVIDER.name,
-    id: values['provider-id'] ?? file.provider?.id ?? DEFAULT_PROVIDER.id,
-    publicKey: values['provider-public-key'] ?? file.provider?.publicKey ?? DEFAULT_PROVIDER.publicKey,
-    ...(aliases === undefined ? {} : { aliases }),
+  const given = {
+    name: values['provider-name'] ?? file.provider?.name,
+    id: values['provider-id'] ?? file.provider?.id,
+    publicKey: values['provider-public-key'] ?? file.provider?.publicKey,
+    aliases: values['provider-alias'] ?? file.provider?.aliases,
   }
-  const location = resolve(values.db ?? DEFAULT_DB)
+  const provider = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as ProviderChoice
+  const location = resolve(values.db ?? environment.db ?? DEFAULT_DB)
   return {
     location, provider,
     ...(file.limits === undefined ? {} : { limits: file.limits }),
     ...(file.retention === undefined ? {} : { retention: file.retention }),
     ...(file.signatures === undefined ? {} : { signatures: file.signatures }),
   }
+}
+
+/**
+ * The provider to open a store with: each field as given, else the one the
+ * database records (`stored`), else {@link DEFAULT_PROVIDER}'s. A public key
+ * is only ever taken with its own id: another id than the recorded and the
+ * default one needs its key given, never RedStone's (which would label every
+ * record and answer with the wrong key). The name of a provider known by
+ * neither defaults to its id.
+ * @throws CliError (exit code 2) for an id without its public key
+ */
+export function chooseProvider(choice: ProviderChoice, stored: Provider | undefined): ProviderNames {
+  const id = choice.id ?? stored?.id ?? DEFAULT_PROVIDER.id
+  const known = stored?.id === id ? stored : DEFAULT_PROVIDER.id === id ? DEFAULT_PROVIDER : undefined
+  const publicKey = choice.publicKey ?? known?.publicKey
+  if (publicKey === undefined) {
+    throw new CliError(
+      `--provider-id ${JSON.stringify(id)} needs its --provider-public-key (or "provider.publicKey" in --config): ` +
+        `the key is joined into every answer, and only ${stored === undefined ? "RedStone's provider" : "the database's own provider and RedStone's"} ` +
+        'have a key to default to',
+      2,
+    )
+  }
+  return {
+    name: choice.name ?? known?.name ?? id, id, publicKey,
+    ...(choice.aliases === undefined ? {} : { aliases: [...choice.aliases] }),
+  }
+}
+
+/** Whether {@link chooseProvider} needs the provider the database records: when a name, id or key is left out. */
+export function needsStoredProvider(choice: ProviderChoice): boolean {
+  return choice.name === undefined || choice.id === undefined || choice.publicKey === undefined
 }
 
 interface ConfigFile {

@@ -13,6 +13,7 @@ import { importSummary, interruptReport } from './import-report.js'
 import { inputBytes } from './input-bytes.js'
 import { Interrupt } from './interrupt.js'
 import { Progress } from './progress.js'
+import { ErrorsFile } from './errors-file.js'
 import { type InputSyntaxError, readRecords } from './record-reader.js'
 
 const HELP = `Usage: price-store import [options] FILE...
@@ -27,6 +28,8 @@ Ctrl+C stops after the batch being written and says what is stored (exit 130).
 Options:
   --batch-size N              records per atomic write (default 10000)
   --skip-bad                  write the good records; report each bad one (FILE:LINE and field) and go on
+  --errors-file FILE          write each record left out to FILE as one JSON line {"file", "line", "code",
+                              "field", "message", "raw"} (the record's text), in input order; implies --skip-bad
   --url URL                   send the records to a running "price-store serve" at URL (POST /prices), one
                               request per batch, instead of opening the database (which the server holds)
   --token-file FILE           with --url: the server's write token (the file's content, as given to
@@ -40,7 +43,7 @@ ${STORE_OPTIONS_HELP}
 export async function importCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { ...STORE_OPTIONS, ...SIGNATURE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' }, url: { type: 'string' }, 'token-file': { type: 'string' } },
+    { ...STORE_OPTIONS, ...SIGNATURE_OPTIONS, 'batch-size': { type: 'string' }, 'skip-bad': { type: 'boolean' }, 'errors-file': { type: 'string' }, url: { type: 'string' }, 'token-file': { type: 'string' } },
     true,
   )
   if (values.help === true) {
@@ -53,6 +56,9 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
   const remote = await remoteTarget(values, io)
   const config = remote === undefined ? withSignatureFlags(await resolveStoreConfig(values), values) : undefined
   const where = remote?.url ?? (config as StoreConfig).location
+  const errorsPath = values['errors-file']
+  // Asking where to put the records left out is asking to go on past them.
+  const skipBad = values['skip-bad'] === true || errorsPath !== undefined
 
   // Open every file first: a typo in the last name should not cost a half import.
   const handles: (FileHandle | undefined)[] = []
@@ -61,19 +67,22 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
     const bytes = await inputBytes(handles)
     const store = remote ?? (await openStore(config as StoreConfig, { mustExist: false }))
     const interrupt = new Interrupt(io)
+    let errorsFile: ErrorsFile | undefined
     try {
+      if (errorsPath !== undefined) errorsFile = await ErrorsFile.create(errorsPath)
       // The store holds the user's own records from now on: it is no longer a demo to rebuild at will.
       if (config !== undefined) await unmarkDemo(config.location)
       const progress = new Progress(io, 'importing', { fractionDone: bytes.fractionDone })
-      const importer = new BatchWriter(store, batchSize, progress, { skipBad: values['skip-bad'] === true })
-      const skipSyntax = values['skip-bad'] === true ? (err: InputSyntaxError) => importer.skipSyntaxError(err) : undefined
+      const importer = new BatchWriter(store, batchSize, progress, { skipBad, ...(errorsFile === undefined ? {} : { onSkip: (skipped) => errorsFile?.add(skipped) }) })
+      const skipSyntax = skipBad ? (err: InputSyntaxError) => importer.skipSyntaxError(err) : undefined
+      const keepText = errorsFile !== undefined
       for (const [index, name] of positionals.entries()) {
         const handle = handles[index]
         const input: Readable = handle === undefined ? io.stdin : bytes.track(handle.createReadStream({ encoding: 'utf8', autoClose: false }))
         const file = name === '-' ? '<stdin>' : name
         try {
-          for await (const record of interrupt.until(readRecords(input, file, skipSyntax))) {
-            await importer.add(record.value, { file, line: record.line })
+          for await (const record of interrupt.until(readRecords(input, file, skipSyntax, { keepText }))) {
+            await importer.add(record.value, { file, line: record.line, text: record.text })
           }
         } catch (err) {
           throw importer.failure(readFailure(err, file))
@@ -95,10 +104,12 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
         throw importer.failure(err)
       }
       const { seconds, rate } = progress.finish()
+      await errorsFile?.close()
       io.stdout.write(`${importSummary(importer.counts, positionals.length, seconds, rate, where)}\n`)
       return 0
     } finally {
       interrupt.dispose()
+      await errorsFile?.close().catch(() => {})
       await store.close()
     }
   } finally {

@@ -1,6 +1,6 @@
 import type { BatchWriter, ImportCounts } from './batch-writer.js'
 import { describeSpan } from './batch-writer.js'
-import { formatCount } from './progress.js'
+import { countOf, formatCount } from './progress.js'
 
 /**
  * The one-line summary of a finished import: the records now stored (not
@@ -9,11 +9,11 @@ import { formatCount } from './progress.js'
 export function importSummary(counts: ImportCounts, files: number, seconds: number, rate: string, location: string): string {
   const { stored, read, skipped, repeated } = counts
   const others = [
-    skipped === 0 ? undefined : `${formatCount(skipped)} bad ${skipped === 1 ? 'record' : 'records'} skipped`,
+    skipped === 0 ? undefined : `${countOf(skipped, 'bad record')} skipped`,
     repeated === 0 ? undefined : `${formatCount(repeated)} repeated a record of the same batch`,
   ].filter((part) => part !== undefined)
   const besides = others.length === 0 ? '' : ` (${formatCount(read)} read: ${others.join(', ')})`
-  return `imported ${records(stored)} from ${files === 1 ? '1 file' : `${files} files`} in ${seconds.toFixed(1)} s (${rate}) into ${location}${besides}`
+  return `imported ${records(stored)} from ${countOf(files, 'file')} in ${seconds.toFixed(1)} s (${rate}) into ${location}${besides}`
 }
 
 /**
@@ -42,5 +42,5 @@ export function interruptReport(signal: string, importer: BatchWriter, location:
 }
 
 function records(n: number): string {
-  return `${formatCount(n)} ${n === 1 ? 'record' : 'records'}`
+  return countOf(n, 'record')
 }

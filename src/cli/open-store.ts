@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto'
 import { mkdir, stat } from 'node:fs/promises'
 import { PriceStore } from '../store/price-store.js'
 import { isPriceStoreError } from '../errors.js'
 import type { PriceStoreError } from '../errors.js'
 import type { Provider } from '../types.js'
 import { CliError } from './args.js'
-import type { StoreConfig } from './config.js'
+import { chooseProvider, needsStoredProvider, type StoreConfig } from './config.js'
+import type { ProviderNames } from '../engine/parse-query.js'
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -17,6 +19,9 @@ export interface OpenStoreOptions {
 /**
  * Opens the store at `config.location`, turning the failures a person hits
  * into plain words (a {@link CliError} whose `cause` is the library's error).
+ * The provider fields not given come from the provider the database records
+ * (so only the first command names a store's own provider), else from
+ * RedStone's ({@link chooseProvider}).
  *
  * @param mustExist when true (read-only commands), a missing database is an
  *   error instead of being created empty.
@@ -30,33 +35,41 @@ export async function openStore(config: StoreConfig, { mustExist, retention = fa
     if (found?.isDirectory() !== true) {
       throw new CliError(`there is no database at ${location} (write one with "price-store import" or "price-store demo")`)
     }
-  } else {
-    // LevelDB creates the last directory only; `./data` does not exist on a fresh clone.
-    await mkdir(location, { recursive: true })
   }
+  let provider: ProviderNames | undefined
   try {
-    const { provider, limits, signatures } = config
+    // Read before creating the directory: an id without its key is refused with nothing made.
+    const stored = needsStoredProvider(config.provider) ? await PriceStore.storedProvider(location) : undefined
+    provider = chooseProvider(config.provider, stored)
+    if (!mustExist) await mkdir(location, { recursive: true })
+    const { limits, signatures } = config
     return await PriceStore.open(location, {
       provider, ...(limits === undefined ? {} : { limits }), ...(retention && config.retention !== undefined ? { retention: config.retention } : {}),
       ...(signatures === undefined ? {} : { signatures }),
     })
   } catch (err) {
-    throw explainOpenFailure(err, config, whileServed)
+    throw await explainOpenFailure(err, location, provider, whileServed)
   }
 }
 
 /** The failure to report for an error of `PriceStore.open`: plain words for the ones a person can fix, the error itself otherwise. */
-function explainOpenFailure(err: unknown, config: StoreConfig, whileServed: string | undefined): unknown {
-  const { location } = config
+async function explainOpenFailure(err: unknown, location: string, given: ProviderNames | undefined, whileServed: string | undefined): Promise<unknown> {
   if (isPriceStoreError(err, 'PRICE_LOCKED')) {
+    // Any process may hold it: a server, an import, another command, a program using the library.
     return new CliError(
-      `the database at ${location} is in use by another process (is "price-store serve" running on it?); stop that process or choose another --db` +
-        (whileServed === undefined ? '' : `, or, while it serves, ${whileServed}`),
+      `the database at ${location} is in use by another process (e.g. "price-store serve", an import or another command on it); ` +
+        'wait for it to finish or stop it, or choose another --db' +
+        (whileServed === undefined ? '' : `; if it is a server, ${whileServed}`) +
+        ` [${err.code}]`,
       1,
       { cause: err },
     )
   }
-  if (isPriceStoreError(err, 'PRICE_PROVIDER_MISMATCH')) return new CliError(providerMismatch(err, config), 1, { cause: err })
+  if (isPriceStoreError(err, 'PRICE_PROVIDER_MISMATCH') && given !== undefined) {
+    // The store is closed again after a refusal: its recorded provider can be read for the message.
+    const stored = await PriceStore.storedProvider(location).catch(() => undefined)
+    return new CliError(providerMismatch(location, stored, given, err), 1, { cause: err })
+  }
   if (isPriceStoreError(err, 'PRICE_UNSUPPORTED_FORMAT')) {
     return new CliError(
       `the database at ${location} ${unreadable(err)}. Move it away (or delete it) and import the records again into a new database ` +
@@ -86,23 +99,19 @@ export function storedFormat(err: PriceStoreError): string | undefined {
   return match === null ? undefined : (JSON.parse(match[1] as string) as string)
 }
 
-/** Names the stored provider and the given one, what differs, and which flags to use. */
-function providerMismatch(err: PriceStoreError, config: StoreConfig): string {
-  const given = config.provider
-  const quoted = '("(?:[^"\\\\]|\\\\.)*")'
-  const match = new RegExp(`created for provider id ${quoted} with public key ${quoted}`).exec(err.message)
-  const fix = 'Give the store\'s own provider with --provider-id and --provider-public-key (or "provider" in --config FILE), or choose another --db.'
-  if (match === null) return `the database at ${config.location} was created for another provider: ${err.message}. ${fix} [${err.code}]`
-  const stored: Provider = { name: '', id: JSON.parse(match[1] as string) as string, publicKey: JSON.parse(match[2] as string) as string }
+/** Names the stored provider and the given one briefly (ids, and keys by fingerprint), what differs, and which flags to use. */
+function providerMismatch(location: string, stored: Provider | undefined, given: Provider, err: PriceStoreError): string {
+  const fix = 'Leave out the provider flags to open it as its own provider, or choose another --db.'
+  if (stored === undefined) return `the database at ${location} was created for another provider. ${fix} [${err.code}]`
   const differs = [stored.id !== given.id ? 'id' : undefined, stored.publicKey !== given.publicKey ? 'public key' : undefined].filter(Boolean).join(' and ')
   return (
-    `the database at ${config.location} was created for another provider: it holds records of provider id ${JSON.stringify(stored.id)} ` +
+    `the database at ${location} was created for another provider: it holds records of provider id ${JSON.stringify(stored.id)} ` +
     `with public key ${showKey(stored.publicKey)}, and this command was given provider id ${JSON.stringify(given.id)} ` +
     `with public key ${showKey(given.publicKey)}; the ${differs} ${differs.includes(' and ') ? 'differ' : 'differs'}. ${fix} [${err.code}]`
   )
 }
 
-/** A public key short enough to read: long keys (RSA keys are hundreds of characters) by their ends and length. */
-function showKey(key: string): string {
-  return key.length <= 48 ? JSON.stringify(key) : `"${key.slice(0, 16)}…${key.slice(-8)}" (${key.length} characters)`
+/** A public key short enough to read: a long one (RSA keys are hundreds of characters) by its fingerprint, the first 8 hex digits of its SHA-256. */
+export function showKey(key: string): string {
+  return key.length <= 48 ? JSON.stringify(key) : `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 8)}`
 }

@@ -53,9 +53,9 @@ export class Progress {
     this.#drawnAt = now
     this.#drawn = true
     const elapsed = now - this.#started
-    const total = this.#total === undefined ? '' : ` of ${formatCount(this.#total)}`
+    const counted = this.#total === undefined ? countOf(this.#count, 'record') : `${formatCount(this.#count)} of ${countOf(this.#total, 'record')}`
     // \r and "erase line": the status is redrawn over itself.
-    this.#io.stderr.write(`\r\x1b[2K${this.#label}: ${formatCount(this.#count)}${total} records, ${formatRate(this.#count, elapsed)}${timeLeft(this.#fractionDone(), elapsed)}`)
+    this.#io.stderr.write(`\r\x1b[2K${this.#label}: ${counted}, ${formatRate(this.#count, elapsed)}${timeLeft(this.#fractionDone(), elapsed)}`)
   }
 
   /** Writes a line of its own (a skipped record) above the status line, which the next {@link add} draws again. */
@@ -81,6 +81,11 @@ export class Progress {
 /** `1234567` -> `1,234,567`. */
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US')
+}
+
+/** A count and its noun, singular for exactly one: `1 record`, `0 records`, `1,234 records`. `plural` defaults to noun + "s". */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(n)} ${n === 1 ? noun : plural}`
 }
 
 function formatRate(count: number, elapsedMs: number): string {

@@ -8,12 +8,28 @@ export interface InputRecord {
   readonly value: unknown
   /** Line (1-based) where the record starts. */
   readonly line: number
+  /** The record's JSON text as read, when asked for ({@link ReadOptions.keepText}: `import --errors-file`). */
+  readonly text?: string
+}
+
+/** How {@link readRecords} reads. */
+export interface ReadOptions {
+  /** Keep each record's text ({@link InputRecord.text}); off by default, since it doubles what a batch holds. */
+  readonly keepText?: boolean
 }
 
 /** A syntax error in an input file, reported as `FILE:LINE: ...` (exit code 2). */
 export class InputSyntaxError extends CliError {
-  constructor(file: string, line: number, message: string) {
+  readonly file: string
+  readonly line: number
+  /** The text that is not JSON (a line of NDJSON, an array element), when known. */
+  readonly text: string | undefined
+
+  constructor(file: string, line: number, message: string, text?: string) {
     super(`${file}:${line}: ${message}`, 2)
+    this.file = file
+    this.line = line
+    this.text = text
   }
 }
 
@@ -34,10 +50,12 @@ export async function* readRecords(
   input: Readable,
   file: string,
   onBadJson?: (err: InputSyntaxError) => void,
+  { keepText = false }: ReadOptions = {},
 ): AsyncGenerator<InputRecord, void, undefined> {
   const parse = (text: string, line: number, element?: number): InputRecord | undefined => {
     try {
-      return { value: parseJson(text, file, line, element), line }
+      const value = parseJson(text, file, line, element)
+      return keepText ? { value, line, text } : { value, line }
     } catch (err) {
       if (onBadJson === undefined || !(err instanceof InputSyntaxError)) throw err
       onBadJson(err)
@@ -92,6 +110,6 @@ function parseJson(text: string, file: string, line: number, element?: number): 
     return JSON.parse(text)
   } catch (err) {
     const where = element === undefined ? '' : ` (array element ${element})`
-    throw new InputSyntaxError(file, line, `invalid JSON${where}: ${err instanceof Error ? err.message : String(err)}`)
+    throw new InputSyntaxError(file, line, `invalid JSON${where}: ${err instanceof Error ? err.message : String(err)}`, text)
   }
 }

@@ -1,3 +1,4 @@
+import { nearMiss } from './arg-errors.js'
 import { UsageError } from './args.js'
 import { backupCommand } from './backup-command.js'
 import { benchCommand } from './bench-command.js'
@@ -13,6 +14,7 @@ import { serveCommand } from './serve-command.js'
 import { statsCommand } from './stats-command.js'
 import { verifyCommand } from './verify-command.js'
 import { packageVersion } from './version.js'
+import { ENVIRONMENT_HELP } from './environment.js'
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>
 
@@ -54,8 +56,11 @@ Options:
   -h, --help     this help
   -v, --version  the version of price-store
 
-Run "price-store COMMAND --help" for a command's options.
+Run "price-store COMMAND --help" for a command's options ("price-store" alone prints this help
+to stderr and exits 2).
 Exit codes: 0 success, 1 failure, 2 invalid input (arguments, files, records, query).
+
+${ENVIRONMENT_HELP}
 `
 
 /**
@@ -72,20 +77,32 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(HELP)
     return 0
   }
+  // No command is a usage error (a script's empty variable must not pass), answered with the whole help.
+  if (name === undefined) {
+    io.stderr.write(HELP)
+    return 2
+  }
   if (name === '--version' || name === '-v') {
     io.stdout.write(`${await packageVersion()}\n`)
     return 0
   }
   const command = name === undefined ? undefined : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   try {
-    if (command === undefined) {
-      if (name === undefined) throw new UsageError('no command given')
-      throw new UsageError(name.startsWith('-') ? `unknown option ${name}` : `unknown command ${JSON.stringify(name)}`)
-    }
+    if (command === undefined) throw new UsageError(unknownCommand(name as string))
     return await command(rest, io)
   } catch (err) {
     const failure = describeFailure(err, command === undefined ? undefined : name)
     io.stderr.write(`price-store${command === undefined ? '' : ` ${name}`}: ${failure.message}\n`)
     return failure.exitCode
   }
+}
+
+/** `unknown command "serv"; did you mean "serve"?`, or an unknown option before any command. */
+function unknownCommand(name: string): string {
+  if (name.startsWith('-')) {
+    const near = nearMiss(name.replace(/^--?/, ''), ['help', 'version'])
+    return `unknown option ${name}${near === undefined ? '' : ` (did you mean --${near}?)`}`
+  }
+  const near = nearMiss(name, Object.keys(COMMANDS))
+  return `unknown command ${JSON.stringify(name)}${near === undefined ? '' : `; did you mean ${JSON.stringify(near)}?`}`
 }

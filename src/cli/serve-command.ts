@@ -13,7 +13,7 @@ import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/htt
 import type { AccessLogEntry, ObservationOptions } from '../adapters/http/observe/access-log.js'
 import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/live/write-endpoint.js'
-import { readWriteToken } from './write-token-file.js'
+import { environmentPort, readEnvironment, resolveWriteToken, ENVIRONMENT_HELP, type WriteTokenSource } from './environment.js'
 import { MAX_TIMER_MS } from '../rules/options.js'
 import { isPriceStoreError } from '../errors.js'
 import type { PriceStoreError } from '../errors.js'
@@ -25,9 +25,12 @@ import type { StoreConfig } from './config.js'
 import { DEMO_MARKER, isDefaultLocation, isMarkedDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { LIMIT_OPTIONS, LIMIT_OPTIONS_HELP, withLimitFlags } from './limit-options.js'
+import { backupDirOption } from './backup-command.js'
 import { ensureDemo } from './load-demo.js'
+import { startLiveDemo, type LiveDemo } from './live-demo.js'
 import { openStore, storedFormat, unreadable } from './open-store.js'
-import { formatCount } from './progress.js'
+import { countOf, formatCount } from './progress.js'
+import { ENCODING_FLAGS_HELP, encodingOptions } from './encoding-flags.js'
 import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, parseClusterFlags, startClusterNode } from './cluster-flags.js'
 import type { ClusterNode } from '../cluster/cluster-node.js'
 
@@ -42,11 +45,16 @@ stops gracefully: it stops accepting connections, finishes the requests in
 flight, closes the database and exits with 0.
 
 Options:
-  --port N                    port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
-  --host HOST                 interface to listen on (default ${DEFAULT_HOST}; 0.0.0.0 for all)
+  --port N                    port to listen on (default $PORT, else ${DEFAULT_PORT}; 0 picks a free one)
+  --host HOST                 interface to listen on (default $PRICE_STORE_HOST, else ${DEFAULT_HOST}; 0.0.0.0 for all)
   --demo-if-empty             write the demo data set first when the database holds no records; a demo
                               database of another format (at ${DEFAULT_DB}, or one written by --demo-if-empty
                               or "price-store demo") is rebuilt (the one at ${DEFAULT_DB} is kept aside)
+  --live-demo                 on a demo database: continue its data up to now, then write a new price of
+                              each demo token every second while serving (a seeded random walk), so the
+                              chart and /prices/stream move; "npm start" turns it on. Any other database
+                              is left alone
+  --no-live-demo              no live demo (wins over --live-demo: npm start -- --no-live-demo)
   --retention-days N          keep only the last N days: older records are removed in the background, an
                               hour at a time (counted back from the newest record or now, whichever is
                               earlier; overrides "retention" in --config; see "price-store prune")
@@ -54,6 +62,7 @@ Options:
                               query, endpoint, form, status, bytes, durationMs, remoteAddress; never a
                               header or a token); off by default
   --no-metrics                do not serve GET /metrics (Prometheus text format; served by default)
+${ENCODING_FLAGS_HELP}
 
 Limits (so one client cannot starve the others; see docs/reliability.md):
   --light-query-cost N        a query costing at most N (records returned, plus 1/8 per record only read, as the
@@ -79,6 +88,9 @@ Writes (POST /prices, off unless a token is given; see docs/http.md):
                               TOKEN being the file's content (one final newline dropped); keep the file
                               readable by its owner only (chmod 600)
   --max-write-bytes N         largest POST /prices body (default ${DEFAULT_MAX_WRITE_BYTES}); larger gets 413
+  --backup-dir DIR            serve POST /admin/backup (with the write token): the server writes a backup of
+                              the database into a new subdirectory of DIR while it serves ("price-store
+                              backup --url"); a request names the subdirectory only, never a path
 
 ${CLUSTER_FLAGS_HELP}
 
@@ -87,6 +99,8 @@ ${LIMIT_OPTIONS_HELP}
 ${SIGNATURE_OPTIONS_HELP}
 
 ${STORE_OPTIONS_HELP}
+
+${ENVIRONMENT_HELP}
 `
 
 /** `price-store serve`: the HTTP service, until asked to stop. */
@@ -100,9 +114,13 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       port: { type: 'string' },
       host: { type: 'string' },
       'demo-if-empty': { type: 'boolean' },
+      'live-demo': { type: 'boolean' },
+      'no-live-demo': { type: 'boolean' },
       'retention-days': { type: 'string' },
       'access-log': { type: 'boolean' },
       'no-metrics': { type: 'boolean' },
+      'no-compression': { type: 'boolean' },
+      cors: { type: 'string' },
       'max-concurrent-queries': { type: 'string' },
       'max-queued-queries': { type: 'string' },
       'max-answers-in-flight': { type: 'string' },
@@ -112,6 +130,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'request-timeout-ms': { type: 'string' },
       'write-token-file': { type: 'string' },
       'max-write-bytes': { type: 'string' },
+      'backup-dir': { type: 'string' },
       'max-stream-subscribers': { type: 'string' },
       'stream-heartbeat-ms': { type: 'string' },
       'max-exports': { type: 'string' },
@@ -123,41 +142,55 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     io.stdout.write(HELP)
     return 0
   }
-  const port = parseIntegerOption('port', values.port, 0, 65_535) ?? DEFAULT_PORT
-  const host = values.host ?? DEFAULT_HOST
+  // A flag, else its environment variable (containers), else the default.
+  const env = readEnvironment()
+  const port = parseIntegerOption('port', values.port, 0, 65_535) ?? environmentPort(env) ?? DEFAULT_PORT
+  const host = values.host ?? env.host ?? DEFAULT_HOST
   const limits = parseLimits(values)
-  const writes = await writeOptions(values['write-token-file'], values['max-write-bytes'], io)
+  const token = await resolveWriteToken(values['write-token-file'], env, io)
+  const writes = writeOptions(token, values['max-write-bytes'])
   const retentionDays = parseIntegerOption('retention-days', values['retention-days'], 1, 1_000_000)
   const resolved = withSignatureFlags(withLimitFlags(await resolveStoreConfig(values), values), values)
   const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
   const demoIfEmpty = values['demo-if-empty'] === true
+  const liveDemo = values['live-demo'] === true && values['no-live-demo'] !== true
   const cluster = parseClusterFlags(values)
+  const encoding = encodingOptions(values['no-compression'], values.cors)
+  if (cluster !== undefined && liveDemo) throw new UsageError(`--live-demo cannot be used with --${cluster.follow === undefined ? 'nats' : 'follow'}: a node takes its records from the ${cluster.follow === undefined ? 'stream' : 'primary'}`)
   if (cluster !== undefined && demoIfEmpty) throw new UsageError(`--demo-if-empty cannot be used with --${cluster.follow === undefined ? 'nats' : 'follow'}: a node takes its records from the ${cluster.follow === undefined ? 'stream' : 'primary'}`)
-  if (cluster?.follow !== undefined && values['write-token-file'] !== undefined) throw new UsageError('--write-token-file cannot be used with --follow: a follower takes no writes (write to its primary)')
+  if (cluster?.follow !== undefined && token.token !== undefined) throw new UsageError(`${values['write-token-file'] === undefined ? `a write token (from ${token.from})` : '--write-token-file'} cannot be used with --follow: a follower takes no writes (write to its primary)`)
   const store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
   let node: ClusterNode | undefined
+  let live: LiveDemo | undefined
   let unsubscribe = (): void => {}
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
+    if (liveDemo) live = await startLiveDemo(store, config.location, io)
     if (cluster !== undefined) node = await startClusterNode(store, cluster, io)
     const replication = node === undefined ? {} : { replica: node, ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }) }
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
-    running = await listen(store, host, port, { ...limits, ...writes, ...observation, ...replication }, io)
+    const backups = await backupDirOption(values['backup-dir'], token.token !== undefined, config.location)
+    running = await listen(store, host, port, { ...limits, ...writes, ...observation, ...replication, ...backups, ...encoding }, io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
-    const tokenFile = values['write-token-file']
+    const tokenFile = token.file
     const importHint = tokenFile === undefined ? 'price-store import FILE' : `price-store import --url ${running.url} --token-file ${tokenFile} FILE`
     const lines = [
-      `price-store is serving ${formatCount(symbols.length)} symbols from ${config.location}`,
+      `price-store is serving ${countOf(symbols.length, 'symbol')} from ${config.location}`,
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
-      ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${values['write-token-file']}`]),
+      ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${token.from}`]),
+      ...(backups.backupDir === undefined ? [] : [`  POST ${running.url}/admin/backup writes backups into ${backups.backupDir} (price-store backup --url ${running.url} --token-file ${token.file ?? 'FILE'})`]),
       ...(node === undefined ? [] : [cluster?.follow === undefined
         ? `  a node of the cluster on stream ${node.stream} (at position ${store.position}; writes go through the stream)`
         : `  a read copy of ${node.stream} (at position ${store.position})`]),
       `  ${endpoint}/stream streams commits live (Server-Sent Events)`,
+      ...(live === undefined ? [] : [
+        '  live demo: a new price of every demo token each second (off with --no-live-demo); watch it with',
+        `  curl -N '${endpoint}/stream?symbols=BTC'`,
+      ]),
       `  ${endpoint}/export, ${running.url}/stats, ${running.url}/health${observation.metrics ? ` and ${running.url}/metrics` : ''} for operations`,
       '',
       symbols.length === 0 ? `The database is empty: add records with "${importHint}". Then try:` : 'Try:',
@@ -173,6 +206,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
 
     const signal = await stopped
     io.stderr.write(`${signal}: stopping (finishing requests in flight)...\n`)
+    // The writer first: nothing is written once the streams end and the store closes.
+    await live?.stop()
     await running.close()
     running = undefined
     await node?.stop()
@@ -183,6 +218,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   } finally {
     unsubscribe()
     // Reached with a server or an open store only on failure; close both quietly.
+    await live?.stop()
     await running?.close().catch(() => {})
     await node?.stop().catch(() => {})
     await store.close().catch(() => {})
@@ -351,13 +387,12 @@ function encode(symbol: string): string {
   return encodeURIComponent(symbol).replaceAll("'", '%27')
 }
 
-/** The write endpoint's options from `--write-token-file` and `--max-write-bytes`; none without a token file. */
-async function writeOptions(tokenFile: string | undefined, maxBytes: string | undefined, io: CliIo): Promise<WriteEndpointOptions> {
+/** The write endpoint's options from the write token (environment.ts) and `--max-write-bytes`; none without a token. */
+function writeOptions({ token: writeToken }: WriteTokenSource, maxBytes: string | undefined): WriteEndpointOptions {
   const maxWriteBytes = parseIntegerOption('max-write-bytes', maxBytes, 1, 2 ** 31 - 1)
-  if (tokenFile === undefined) {
+  if (writeToken === undefined) {
     if (maxWriteBytes !== undefined) throw new UsageError('--max-write-bytes needs --write-token-file (writes are off without a token)')
     return {}
   }
-  const writeToken = await readWriteToken(tokenFile, io)
   return maxWriteBytes === undefined ? { writeToken } : { writeToken, maxWriteBytes }
 }

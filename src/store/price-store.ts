@@ -12,6 +12,7 @@ import { closeStore, databaseAt, openStore } from './lifecycle/open-close.js'
 import { asyncDispose, type StoreStatus } from './lifecycle/store-life.js'
 import { resolveOptions, type PriceStoreOptions } from './lifecycle/store-options.js'
 import { assembleStore, type StoreParts } from './lifecycle/store-parts.js'
+import { readStoredProvider } from './lifecycle/stored-provider.js'
 import { isPlanShaped, streamOptions, type StreamOptions } from './read/query-arguments.js'
 import { backupWith, type BackupOptions, type BackupResult } from './services/backup.js'
 import { exportRecords } from './services/export.js'
@@ -54,13 +55,18 @@ export class PriceStore {
    * Opens a store on a directory (LevelDB via classic-level, created when missing) or on an abstract-level
    * database.
    * @throws PriceStoreError `PRICE_LOCKED` when another process holds the directory,
-   *   `PRICE_UNSUPPORTED_FORMAT`, `PRICE_INVALID_OPTIONS`, `PRICE_STORAGE_ERROR`
+   *   `PRICE_UNSUPPORTED_FORMAT`, `PRICE_INVALID_OPTIONS` (an empty location too), `PRICE_STORAGE_ERROR`
    */
   static async open(location: string | AnyLevel, options: PriceStoreOptions): Promise<PriceStore> {
     // Check the options before creating a database: an unopened ClassicLevel opens itself and takes the lock.
     const store = new PriceStore(databaseAt(location, resolveOptions(options).maxOpenFiles), options)
     await store.open()
     return store
+  }
+
+  /** The provider a database records, or `undefined` if none yet; creates nothing (see {@link readStoredProvider}). */
+  static storedProvider(location: string | AnyLevel): Promise<Provider | undefined> {
+    return readStoredProvider(location)
   }
 
   /** The provider this store serves. */

@@ -69,7 +69,8 @@ describe('price-store bench', () => {
     try {
       const { code, stdout, stderr } = await run(['bench', '--db', db])
       expect({ code, stdout }).toEqual({ code: 1, stdout: '' })
-      expect(stderr).toContain(`price-store bench: the database at ${db} is in use by another process (is "price-store serve" running on it?)`)
+      expect(stderr).toContain(`price-store bench: the database at ${db} is in use by another process (e.g. "price-store serve", an import or another command on it)`)
+      expect(stderr).toContain('[PRICE_LOCKED]')
     } finally {
       await holder.close()
     }

@@ -137,7 +137,8 @@ describe('price-store import: bad input', () => {
     ['an invalid element', '[\n{"a": 1},\n{nope}\n]', 3, 'invalid JSON (array element 1)'],
   ])('a JSON array with %s is refused at its line', async (_name, text, line, message) => {
     const file = join(dir, 'bad.json')
-    await writeFile(file, text)
+    // A good record before the broken part: a bad one there would be reported first (problems come in line order).
+    await writeFile(file, text.replace('{"a": 1}', JSON.stringify(record('AR', 1))))
     const { code, stderr } = await run(['import', '--db', db, file])
     expect(code).toBe(2)
     expect(stderr).toContain(`${file}:${line}: `)

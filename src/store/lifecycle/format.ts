@@ -62,6 +62,18 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
   if (upgrade) await meta.put(FORMAT_KEY as never, String(STORE_FORMAT) as never, TEXT as never)
 }
 
+/**
+ * The provider a database records, or `undefined` when it records no format yet (no store has opened it).
+ * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT` when it has a format but no readable provider
+ */
+export async function readProvider(meta: MetaSublevel): Promise<Provider | undefined> {
+  const [format, storedProvider] = (await meta.getMany([FORMAT_KEY, PROVIDER_KEY] as never, TEXT as never)) as unknown as (string | undefined)[]
+  if (format === undefined) return undefined
+  const stored = parseProvider(storedProvider)
+  if (stored === undefined) throw new PriceStoreError('PRICE_UNSUPPORTED_FORMAT', 'the database records no readable provider')
+  return Object.freeze({ name: stored.name, id: stored.id, publicKey: stored.publicKey })
+}
+
 function parseProvider(text: string | undefined): Provider | undefined {
   if (text === undefined) return undefined
   try {

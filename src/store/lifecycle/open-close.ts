@@ -8,6 +8,7 @@ import { openSublevels, type BytesSublevel } from '../db/sublevels.js'
 import type { HourSpan } from '../read/read-view.js'
 import { replayLog } from '../write/log-replay.js'
 import { checkFormat } from './format.js'
+import { checkLocation } from './location.js'
 import type { StoreParts } from './store-parts.js'
 
 /** Options for the on-disk database the store creates from a location. */
@@ -16,8 +17,12 @@ const CLASSIC_LEVEL_OPTIONS = {
   writeBufferSize: 64 * 1024 * 1024,
 } as const
 
-/** The database at `location`: a directory (classic-level, created when missing when opened), or the database given. */
+/**
+ * The database at `location`: a directory (classic-level, created when missing when opened), or the database given.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for an empty location
+ */
 export function databaseAt(location: string | AbstractLevel<any, any, any>, maxOpenFiles: number): AbstractLevel<any, any, any> {
+  checkLocation(location)
   return typeof location === 'string' ? (new ClassicLevel(location, { ...CLASSIC_LEVEL_OPTIONS, maxOpenFiles }) as unknown as AbstractLevel<any, any, any>) : location
 }
 

@@ -1,0 +1,131 @@
+/**
+ * The README's live block, run as written in a copy of a clone (issue 23, point 7): `npx price-store` (the
+ * clone's own bin, no install or link), the sample file it imports, and the curl lines. The only change is the
+ * port: serve gets PORT=0 (a free port, read from its banner) and the other lines that port instead of 9000.
+ * Processes are started in groups of their own and stopped by PID.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'tsup'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const readme = await readFile(join(root, 'README.md'), 'utf8')
+
+/** The block after the `readme-live` marker, one command a line. */
+function liveBlock(): string[] {
+  const start = readme.indexOf('<!-- readme-live:')
+  expect(start).toBeGreaterThan(-1)
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
+  return (block ?? '').trimEnd().split('\n')
+}
+
+interface Shell {
+  readonly child: ChildProcess
+  output(): string
+  readonly exited: Promise<number | string>
+  /** Stops the process group (npx, its shell and the node it runs) by the PID it was started with. */
+  stop(): void
+}
+
+let clone = ''
+const started: Shell[] = []
+
+/** Runs `line` with bash in the clone, in a process group of its own. */
+function shell(line: string, env: Record<string, string> = {}): Shell {
+  const child = spawn('bash', ['-c', line], { cwd: clone, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
+  const running: Shell = {
+    child, output: () => output, exited,
+    stop() {
+      try {
+        process.kill(-(child.pid as number), 'SIGTERM')
+      } catch {
+        // Already ended.
+      }
+    },
+  }
+  started.push(running)
+  return running
+}
+
+/** Resolves once `shell`'s output matches `pattern`; fails at once if it ends first (the deadline only bounds a failure). */
+async function waitFor(running: Shell, pattern: RegExp, what: string): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const match = pattern.exec(running.output())
+    if (match !== null) return match
+    if (running.child.exitCode !== null || Date.now() > deadline) throw new Error(`${what}: no ${pattern} in:\n${running.output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Resolves once `running` has ended with `pattern` in its output (which may arrive just after the group leader ends). */
+async function waitForEnd(running: Shell, pattern: RegExp): Promise<void> {
+  await running.exited
+  const deadline = Date.now() + 60_000
+  while (!pattern.test(running.output())) {
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in:\n${running.output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+beforeAll(async () => {
+  // A copy of a clone inside node_modules/.cache, so the built bin's imports resolve from the project's node_modules.
+  await mkdir(join(root, 'node_modules', '.cache'), { recursive: true })
+  clone = await mkdtemp(join(root, 'node_modules', '.cache', 'price-store-readme-live-'))
+  await mkdir(join(clone, 'examples'))
+  await copyFile(join(root, 'package.json'), join(clone, 'package.json'))
+  await copyFile(join(root, 'examples', 'prices.ndjson'), join(clone, 'examples', 'prices.ndjson'))
+  await build({
+    entry: { cli: join(root, 'src/cli/main.ts') }, format: ['esm'], outDir: join(clone, 'dist'), platform: 'node', target: 'node20',
+    dts: false, sourcemap: false, config: false, silent: true,
+  })
+})
+
+afterAll(async () => {
+  for (const running of started) running.stop()
+  await Promise.all(started.map((running) => running.exited))
+  if (clone !== '') await rm(clone, { recursive: true, force: true })
+})
+
+test('the live block runs as written in a clone', async () => {
+  const [token, serve, stream, importLine, exportLine, reports, ...rest] = liveBlock()
+  expect(rest).toEqual([])
+  expect(serve).toMatch(/^npx price-store serve /)
+  expect(importLine).toMatch(/^npx price-store import .* examples\/prices\.ndjson/)
+
+  expect(await shell(token as string).exited).toBe(0)
+  const server = shell(serve as string, { PORT: '0' })
+  // With --access-log the banner goes to standard error, the log's lines to standard output.
+  const [, port] = await waitFor(server, /http:\/\/127\.0\.0\.1:(\d+)\/prices\n[\s\S]*Press Ctrl\+C to stop\./, 'serve')
+  const atPort = (line: string): string => line.replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`)
+
+  const watcher = shell(atPort(stream as string))
+  await waitFor(watcher, /retry:/, 'the stream')
+  const imported = shell(atPort(importLine as string))
+  expect(await imported.exited, imported.output()).toBe(0)
+  expect(imported.output()).toMatch(/imported 90 records from 1 file/)
+  // The stream shows the commits of BTC and ETH (not AR, which it was not asked for).
+  await waitFor(watcher, /"symbol":"ETH"/, 'the stream')
+  expect(watcher.output()).toContain('"symbol":"BTC"')
+  expect(watcher.output()).not.toContain('"symbol":"AR"')
+  watcher.stop()
+
+  expect(await shell(atPort(exportLine as string)).exited).toBe(0)
+  const exported = (await readFile(join(clone, 'btc.ndjson'), 'utf8')).trimEnd().split('\n')
+  expect(exported).toHaveLength(30)
+  const report = shell(atPort(reports as string))
+  expect(await report.exited).toBe(0)
+  expect(report.output()).toContain('"records":90')
+  expect(report.output()).toMatch(/^price_store_/m)
+
+  // npx passes the signal on, and the server stops gracefully (npx itself then ends by the signal).
+  server.stop()
+  await waitForEnd(server, /^stopped$/m)
+})
