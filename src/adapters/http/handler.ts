@@ -5,10 +5,13 @@ import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
 import { QueryGate } from './admission/query-gate.js'
 import type { QueryLimitOptions, QueryLoad } from './admission/query-limits.js'
 import { supportsOf } from './capabilities.js'
+import { AnswerCompression, type CompressionOptions } from './core/compression.js'
+import { CorsPolicy, type CorsOptions } from './core/cors.js'
 import { failRequest, sendAnswer, sendOrFail } from './core/send.js'
 import { DEFAULT_SEND_STALL_MS, type StreamSendOptions as SendOptions } from './core/streamed-body.js'
 import { LiveCounters } from './live/endpoint.js'
 import { createLiveEndpoints, type LiveEndpointOptions } from './live/live-endpoints.js'
+import { OpenApiDocument, type OpenApiOptions } from './live/openapi-endpoint.js'
 import { PositionFloor, floorAnswer, type FloorRefusal } from './live/min-position.js'
 import { checkReplicaOptions } from './live/replica.js'
 import { HandlerMetrics } from './observe/metrics.js'
@@ -27,7 +30,7 @@ import { historyThroughGate } from './udf/udf-gate.js'
  * limits on queries (see {@link QueryLimitOptions}), where the chart page's
  * script is, and the path prefix the endpoints are served under.
  */
-export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, ChartPageOptions, LiveEndpointOptions {
+export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, ChartPageOptions, LiveEndpointOptions, OpenApiOptions {
   /**
    * The prefix of every path served, e.g. `'/v1'` for `/v1/prices` and
    * `/v1/udf/...` (default none). It is compared with the request's whole
@@ -49,6 +52,16 @@ export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, 
    * buffer before the connection is cut (ms, default 30,000).
    */
   readonly sendStallMs?: number
+  /**
+   * Compression of the answers that can be large (`/prices`, UDF, exports,
+   * reports, `/stats`, `/metrics`, the chart's script) in the coding the
+   * request's `Accept-Encoding` asks for: brotli or gzip (zstd where Node
+   * has it); `false` turns it off. On by default; a request without
+   * `Accept-Encoding` gets the answer as it is. See {@link CompressionOptions}.
+   */
+  readonly compression?: boolean | CompressionOptions
+  /** Lets web pages of other origins read (GET and HEAD, never writes): off by default. See {@link CorsOptions}. */
+  readonly cors?: CorsOptions
 }
 
 /** Default size, in records, above which a `/prices` answer is streamed (about 350 KB of JSON). */
@@ -100,9 +113,12 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   const gate = new QueryGate(options)
   const supports = supportsOf(store)
   const streamAbove = checkIntegerOption('streamAbove', options.streamAbove, DEFAULT_STREAM_ABOVE, 0, Number.MAX_SAFE_INTEGER)
+  const compression = AnswerCompression.of(options.compression)
+  const cors = CorsPolicy.of(options.cors)
   const send: SendOptions = {
     stallMs: checkIntegerOption('sendStallMs', options.sendStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS),
     onError: (err) => reportError(options, err),
+    compression,
   }
   const pricesOptions = { ...options, streamAbove }
   const replication = checkReplicaOptions(options)
@@ -113,6 +129,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   const live = createLiveEndpoints(store, supports, options, { counters, metrics, replication })
   const table: RouteTable = { charts: supports.charts, basePath: checkBasePath(options.basePath), ...live.table }
   const page = new ChartPage(options, table.basePath)
+  const openApi = new OpenApiDocument(options)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
   const targetOf =
     table.basePath === '' ? (req: IncomingMessage) => req.url ?? '' : (req: IncomingMessage) => (req as { originalUrl?: unknown }).originalUrl ?? req.url ?? ''
@@ -126,7 +143,12 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         next() // not ours: the body is left for whoever serves the path
         return
       }
-      const trace = hooks?.onRequest(req, res, arrivedAt, typeof target === 'string' ? target : '', endpointName(routed))
+      const preflight = cors !== undefined && routed !== undefined && req.method === 'OPTIONS'
+      const trace = hooks?.onRequest(req, res, arrivedAt, typeof target === 'string' ? target : '', preflight ? 'preflight' : endpointName(routed))
+      if (cors !== undefined && routed !== undefined) {
+        if (preflight) return answerPreflight(cors, req, res, typeof target === 'string' ? target : '', routed)
+        if (isCorsRead(routed)) cors.allowRead(req, res)
+      }
       if (routed !== undefined && readsAtPosition(routed)) {
         // "At least position P": checked before the query is admitted, so a read that waits holds no slot.
         const asked = floor.check(req, res, routed.params)
@@ -141,6 +163,14 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
     } catch (err) {
       failRequest(options, res, err, head)
     }
+  }
+
+  /** Answers an `OPTIONS` request on a served path when CORS is on: a preflight of a read is let through (see {@link CorsPolicy.preflight}). */
+  const answerPreflight = (policy: CorsPolicy, req: IncomingMessage, res: ServerResponse, target: string, routed: Route): void => {
+    req.resume()
+    const asRead = routeRequest('GET', target, table)
+    const allow = 'answer' in routed ? routed.answer.headers.allow : undefined
+    sendAnswer(res, policy.preflight(req, asRead !== undefined && isCorsRead(asRead), `${allow ?? 'GET, HEAD'}, OPTIONS`))
   }
 
   /** Serves a request once its position floor, if any, is reached; answers its refusal otherwise. */
@@ -161,7 +191,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
     try {
       if (routed !== undefined && 'live' in routed) {
         // The endpoint owns the request from here, its body included.
-        live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt })
+        live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt, compression })
         return
       }
       // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
@@ -175,13 +205,17 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         return
       }
       if ('page' in routed) {
-        sendAnswer(res, routed.page === 'html' ? page.page() : page.script(), head)
+        sendAnswer(res, routed.page === 'html' ? page.page() : page.script(), head, compression)
+        return
+      }
+      if ('document' in routed) {
+        sendAnswer(res, openApi.answer(), head, compression)
         return
       }
       if ('udf' in routed) {
         const runHistory = historyThroughGate(gate, store, supports, options, new HandlerRequest(arrivedAt, res, trace))
         answerUdf(store as unknown as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
-          (ready) => sendOrFail(options, res, ready, head),
+          (ready) => sendOrFail(options, res, ready, head, send),
           (err: unknown) => failRequest(options, res, err, head),
         )
         return
@@ -211,6 +245,19 @@ function readsAtPosition(routed: Route): routed is Extract<Route, { readonly par
   if ('udf' in routed) return routed.udf !== 'config' && routed.udf !== 'time'
   return 'params' in routed
 }
+
+/**
+ * Whether a route is a read that CORS opens to other origins (when on):
+ * `/prices`, the UDF endpoints, the live stream, exports, `/stats`,
+ * `/health`, the reports and the OpenAPI document. Writes, the admin
+ * endpoints, `/metrics` (the operator's) and the chart page (same origin) are not.
+ */
+function isCorsRead(routed: Route): boolean {
+  if ('live' in routed) return CORS_LIVE_READS.has(routed.live)
+  return 'params' in routed || 'document' in routed
+}
+
+const CORS_LIVE_READS: ReadonlySet<string> = new Set(['stream', 'export', 'stats', 'health', 'quality', 'verify'])
 
 /** What the gate needs to know about one request: when it came, and (only if its query must wait) when its client leaves. */
 class HandlerRequest implements PricesRequest {

@@ -4,15 +4,19 @@ import { CHART_SCRIPT_PATH } from './udf/chart-page.js'
 import { udfEndpoint, type UdfEndpoint } from './udf/udf.js'
 
 const ALLOW = 'GET, HEAD'
+
+/** Where the OpenAPI document (`live/openapi-endpoint.ts`) is served, below the handler's `basePath`. */
+export const OPENAPI_PATH = '/openapi.yaml'
 const ALLOW_WRITES = 'GET, HEAD, POST'
 
 /**
  * The endpoints of a live service (issue 11), each answered by its own module
  * in `live/` through `live/live-endpoints.ts`: `write` is `POST /prices`, `stream` is
  * `GET /prices/stream`, `export` is `GET /prices/export`, `stats` is
- * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`.
+ * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`;
+ * `backup` is `POST /admin/backup` (POST only).
  */
-export type LiveEndpoint = 'write' | 'stream' | 'export' | 'stats' | 'health' | 'metrics' | 'quality' | 'verify'
+export type LiveEndpoint = 'write' | 'stream' | 'export' | 'stats' | 'health' | 'metrics' | 'quality' | 'verify' | 'backup'
 
 /** Where a request goes (see {@link routeRequest}). */
 export type Route =
@@ -20,6 +24,7 @@ export type Route =
   | { readonly params: URLSearchParams }
   | { readonly udf: UdfEndpoint; readonly params: URLSearchParams }
   | { readonly page: 'html' | 'script' }
+  | { readonly document: 'openapi' }
   | { readonly live: LiveEndpoint; readonly params: URLSearchParams }
 
 /** What a handler serves: whether it has charts, and under which path prefix. */
@@ -42,6 +47,8 @@ export interface RouteTable {
   readonly quality?: boolean
   /** `/prices/verify` is served (issue 22: the store can report on its records' signatures). */
   readonly verify?: boolean
+  /** `POST /admin/backup` is served (issue 23: a backup directory and a write token are configured). */
+  readonly backup?: boolean
 }
 
 /**
@@ -62,9 +69,16 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
   const live = liveEndpoint(path, table)
   // The page is told the prefix (its script is loaded from below it, and asks for /prices and /udf/ there).
   const page = table.charts && path === '/' ? 'html' : table.charts && path === CHART_SCRIPT_PATH ? 'script' : undefined
-  if (!prices && udf === undefined && page === undefined && live === undefined) return undefined
+  // The OpenAPI document (issue 23): served by every handler, whatever its store.
+  const document = path === OPENAPI_PATH ? 'openapi' : undefined
+  if (!prices && udf === undefined && page === undefined && live === undefined && document === undefined) return undefined
   // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
   if (prices && method === 'POST' && table.writes === true) return { live: 'write', params: new URLSearchParams(target.query) }
+  // The one route that takes POST only: it changes the server's disk.
+  if (live === 'backup') {
+    if (method === 'POST') return { live, params: new URLSearchParams(target.query) }
+    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', `method ${JSON.stringify(method)} is not allowed on ${target.path}; use POST`, { allow: 'POST' }) }
+  }
   if (method !== 'GET' && method !== 'HEAD') {
     const writable = prices && table.writes === true
     const allow = writable ? ALLOW_WRITES : ALLOW
@@ -74,6 +88,7 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
     return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow }) }
   }
   if (page !== undefined) return { page }
+  if (document !== undefined) return { document }
   const params = new URLSearchParams(target.query)
   if (live !== undefined) return { live, params }
   return udf === undefined ? { params } : { udf, params }
@@ -87,6 +102,7 @@ export function endpointName(routed: Route | undefined): string {
   if (routed === undefined) return 'not_found'
   if ('answer' in routed) return 'method_not_allowed'
   if ('page' in routed) return 'page'
+  if ('document' in routed) return 'openapi'
   if ('live' in routed) return routed.live
   if ('udf' in routed) return UDF_ENDPOINTS[routed.udf] ?? 'udf'
   return 'prices'
@@ -109,6 +125,8 @@ function liveEndpoint(path: string, table: RouteTable): LiveEndpoint | undefined
       return table.quality === true ? 'quality' : undefined
     case '/prices/verify':
       return table.verify === true ? 'verify' : undefined
+    case '/admin/backup':
+      return table.backup === true ? 'backup' : undefined
     default:
       return undefined
   }
@@ -123,7 +141,7 @@ export function notFoundAnswer(table: RouteTable): HttpAnswer {
     (table.stats ?? table.live) === true ? `${base}/stats` : undefined,
   ]
   const prices = [`${base}/prices`, ...live].filter((path) => path !== undefined).join(', ')
-  const operations = `${base}/health${table.metrics === true ? `, ${base}/metrics` : ''}`
+  const operations = `${base}/health${table.metrics === true ? `, ${base}/metrics` : ''}, ${base}${OPENAPI_PATH}`
   const served = !table.charts
     ? `GET ${prices}, ${operations}`
     : `GET ${prices}, ${operations}, ${base}/udf/{config,symbols,search,history,time} and the chart page at ${base}/`

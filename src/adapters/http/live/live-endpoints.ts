@@ -3,6 +3,7 @@ import type { ErrorReportOptions } from '../core/answer.js'
 import type { ObservationOptions } from '../observe/access-log.js'
 import type { HandlerMetrics } from '../observe/metrics.js'
 import type { LiveEndpoint, RouteTable } from '../routes.js'
+import { createBackupEndpoint, type BackupEndpointOptions } from './backup-endpoint.js'
 import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.js'
 import { createExportEndpoint, type ExportEndpointOptions, type Exportable } from './export-endpoint.js'
 import { createHealthEndpoint } from './health-endpoint.js'
@@ -19,7 +20,7 @@ import { createWriteEndpoint, type WritableStore, type WriteEndpointOptions } fr
  * statistics, health and metrics), part of the handler's options. Each
  * endpoint's module declares its own, and each endpoint is handed only those.
  */
-export interface LiveEndpointOptions extends ErrorReportOptions, WriteEndpointOptions, StreamEndpointOptions, ExportEndpointOptions, ObservationOptions, ReplicaOptions {}
+export interface LiveEndpointOptions extends ErrorReportOptions, WriteEndpointOptions, StreamEndpointOptions, ExportEndpointOptions, ObservationOptions, ReplicaOptions, BackupEndpointOptions {}
 
 /** What the live endpoints share with the rest of the handler: their counters, its metrics when they are on, and its replica options. */
 export interface LiveShared {
@@ -33,7 +34,7 @@ export interface LiveShared {
 /** The live endpoints one handler serves. */
 export interface LiveEndpoints {
   /** Which of them the handler's routes lead to. */
-  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'exports' | 'stats' | 'metrics' | 'quality' | 'verify'>>
+  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'exports' | 'stats' | 'metrics' | 'quality' | 'verify' | 'backup'>>
   /** Answers a request routed to `endpoint` (one the table serves). */
   serve(endpoint: LiveEndpoint, request: LiveRequest): void
   /** Ends what outlives a request (live streams), so a server can close; resolves once done. */
@@ -65,6 +66,11 @@ export function createLiveEndpoints(store: object, supports: StoreSupports, opti
   if (supports.verify) handlers.verify = createVerifyEndpoint(store as VerifySource, onError)
   handlers.health = createHealthEndpoint(store, supports, onError, replica === undefined ? undefined : { replica, maxLag: shared.replication?.maxLag ?? Number.POSITIVE_INFINITY })
   if (metrics !== undefined) handlers.metrics = createMetricsEndpoint(metrics, onError)
+  const backup = createBackupEndpoint(store, { ...pick(options, BACKUP_OPTIONS, onError), writeToken: options.writeToken })
+  if (backup !== undefined) {
+    handlers.backup = backup.handler
+    closers.push(() => backup.close())
+  }
   return {
     table: {
       writes: handlers.write !== undefined,
@@ -74,6 +80,7 @@ export function createLiveEndpoints(store: object, supports: StoreSupports, opti
       metrics: handlers.metrics !== undefined,
       quality: handlers.quality !== undefined,
       verify: handlers.verify !== undefined,
+      backup: handlers.backup !== undefined,
     },
     serve(endpoint, request) {
       const handler = handlers[endpoint]
@@ -91,6 +98,7 @@ const STREAM_OPTIONS = [
   'maxStreamSubscribers', 'streamHeartbeatMs', 'streamMaxPending', 'streamMaxQueuedBytes', 'streamStallMs', 'streamRetryMs',
 ] as const satisfies readonly (keyof StreamEndpointOptions)[]
 const EXPORT_OPTIONS = ['maxExports', 'exportStallMs'] as const satisfies readonly (keyof ExportEndpointOptions)[]
+const BACKUP_OPTIONS = ['backupDir'] as const satisfies readonly (keyof BackupEndpointOptions)[]
 
 /** One endpoint's own options out of the handler's, with `onError`. */
 function pick<K extends keyof LiveEndpointOptions>(options: LiveEndpointOptions, keys: readonly K[], onError: ErrorReportOptions): Pick<LiveEndpointOptions, K> & ErrorReportOptions {
