@@ -94,8 +94,11 @@ const statusText = element<HTMLElement>('status')
 // Made here, not in the page's HTML, so a page without it (an older server's) still works.
 const healthText = document.createElement('p')
 healthText.id = 'health'
-healthText.setAttribute('aria-live', 'polite')
+// No aria-live: the newest record's age ticks every second, which a screen reader would read out each time.
 statusText.insertAdjacentElement('afterend', healthText)
+/** The health line's start, from the last report ('' when there is none), and the newest record's age when it was measured. */
+let healthPrefix = ''
+let newestAge: { ms: number; at: number } | null = null
 const chartBox = element<HTMLElement>('chart')
 /** Time the page waits for the stream to open before it loads the chart anyway (ms): a server without one still gets a chart. */
 const STREAM_WAIT_MS = 5000
@@ -179,7 +182,7 @@ async function load(): Promise<void> {
     if (latest === undefined) {
       series.setData([])
       healthSeries.setData([])
-      healthText.textContent = ''
+      clearHealthText()
       latestText.textContent = ''
       lastPrice.hide()
       early = undefined
@@ -266,6 +269,9 @@ function addRecords(records: readonly StreamedPrice[]): void {
     added++
   }
   if (added === 0) return
+  // The record just came: its age is what the clocks tell (never below 0), not the one measured at load.
+  newestAge = { ms: Math.max(0, Date.now() - latest.timestamp), at: performance.now() }
+  showHealthText()
   latestText.textContent = latestLine(symbol, latest)
   lastPrice.show(symbol, latest.value)
   show({ ...state, state: 'ready', data, bars: data.length, latest, message: barsMessage(symbol, data), lastPriceLabel: lastPrice.text, updates: state.updates + added })
@@ -298,7 +304,7 @@ function drawHealth(quality: QualityAnswer | undefined): FeedHealth | undefined 
   const report = quality?.symbols[0]
   if (report?.buckets === undefined) {
     healthSeries.setData([])
-    healthText.textContent = ''
+    clearHealthText()
     return undefined
   }
   const most = Math.max(1, ...report.buckets.map((bucket) => bucket.records))
@@ -317,8 +323,24 @@ function drawHealth(quality: QualityAnswer | undefined): FeedHealth | undefined 
   const outages = gaps.over === 0 ? 'no gap over the usual heartbeat' : `${gaps.over} gap${gaps.over === 1 ? '' : 's'} over ${formatDuration(gaps.threshold ?? 0)} (marked bars)`
   const empty = report.buckets.filter((bucket) => bucket.records === 0).length
   const silent = empty === 0 ? '' : `; ${empty} bar${empty === 1 ? '' : 's'} without records (marked)`
-  healthText.textContent = `Feed health: ${heartbeat}; ${outages}${silent}; newest record ${age === null ? '—' : `${formatDuration(age)} old`}.`
+  healthPrefix = `Feed health: ${heartbeat}; ${outages}${silent}`
+  newestAge = age === null ? null : { ms: age, at: performance.now() }
+  showHealthText()
   return health
+}
+
+
+/** Writes the health line with the newest record's age as it is now: it grows while the feed is silent, and a live record resets it. */
+function showHealthText(): void {
+  if (healthPrefix === '') return
+  const age = newestAge === null ? '—' : `${formatDuration(Math.round(newestAge.ms + performance.now() - newestAge.at))} old`
+  healthText.textContent = `${healthPrefix}; newest record ${age}.`
+}
+setInterval(showHealthText, 1000)
+
+function clearHealthText(): void {
+  healthPrefix = ''
+  healthText.textContent = ''
 }
 
 /** `9_600` -> `9.6 s`, `5_400_000` -> `1.5 h`. */

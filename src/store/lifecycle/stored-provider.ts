@@ -13,7 +13,7 @@ import { checkLocation } from './location.js'
  * The provider `location` records (its name, id and public key), or
  * `undefined` for a database that records none yet: a directory that does
  * not exist or holds no LevelDB database, or a database no store has opened.
- * Nothing is created or changed; a directory is opened read-only for the
+ * Nothing is created or changed; a directory is opened (never created) for the
  * moment of the read and closed again, and a database passed in is left
  * open or closed as it was.
  * @example

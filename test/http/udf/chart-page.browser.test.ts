@@ -510,6 +510,27 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `chart page, li
     }
   })
 
+  it("keeps the feed health's newest-record age current: a live record resets it, and it grows while the feed is silent", async () => {
+    // A symbol of its own, so the other tests' windows stay as they were.
+    await store.putMany([priceRecord('AGE', END - 60_000, 10), priceRecord('AGE', END, 11)])
+    const page = await open('/?symbol=AGE&window=3600', 1280, 900)
+    try {
+      const health = (): Promise<string> => page.$eval('#health', (element) => element.textContent ?? '')
+      expect(await health()).toMatch(/newest record \S+ d old\.$/) // END is in 2024
+      await page.waitForFunction(() => window.priceStoreChart!.live === 'open', { timeout: 15_000 })
+      const fresh = priceRecord('AGE', Date.now(), 12)
+      await store.putMany([fresh])
+      await page.waitForFunction((t) => window.priceStoreChart!.latest?.timestamp === t, { timeout: 15_000 }, fresh.timestamp)
+      const reset = await health()
+      expect(reset).toMatch(/newest record [0-9.]+ (ms|s) old\.$/)
+      // The line is rewritten each second: the age it shows goes on growing, with no new record.
+      await page.waitForFunction((shown) => document.getElementById('health')!.textContent !== shown, { timeout: 15_000 }, reset)
+      expect(await health()).toMatch(/newest record [0-9.]+ (ms|s|min) old\.$/)
+    } finally {
+      await page.close()
+    }
+  })
+
   it('logged no error', () => {
     expect(problems).toEqual([])
   })
