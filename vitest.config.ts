@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // fast-check draws from one fixed seed unless a property names its own (FC_SEED=N for others).
+    setupFiles: ['test/support/fast-check-seed.ts'],
     // Store-backed property tests and e2e servers do real I/O on a shared 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -156,9 +156,14 @@ function mustStore(request: FuzzRequest): boolean {
     request.body.records !== undefined &&
     // A JSON array sent as NDJSON (and the reverse) is a malformed body.
     (request.contentType === undefined || (request.contentType === 'application/json') === request.body.text.startsWith('[')) &&
-    Buffer.byteLength(request.body.text) <= MAX_WRITE_BYTES
+    Buffer.byteLength(request.body.text) <= MAX_WRITE_BYTES &&
+    // A header value with a control character (NUL...) is a malformed request: Node's parser answers 400 before any endpoint.
+    !HEADER_CONTROL.test(request.lastEventId ?? '')
   )
 }
+
+/** What RFC 9110 §5.5 leaves out of a field value (HTAB aside; CR and LF are cut by serialize). */
+const HEADER_CONTROL = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f]/
 
 describe('HTTP fuzzing of the live endpoints (POST /prices, stream, export, stats, health, metrics)', () => {
   it('documented answers, never a 5xx or the token, the server keeps serving, and only acknowledged writes are stored', async () => {
