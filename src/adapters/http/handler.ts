@@ -236,12 +236,12 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
 /**
  * Whether a route reads the store's data, so a `minPosition` floor applies
  * to it: `/prices`, `/udf/symbols`, `/udf/search`, `/udf/history`,
- * `/prices/export` and `/stats`. The live stream has its own positions
+ * `/prices/export`, `/stats`, `/prices/quality` and `/prices/verify`. The live stream has its own positions
  * (`Last-Event-ID`); health, metrics, the UDF configuration and clock, the
  * chart page and writes read no data.
  */
 function readsAtPosition(routed: Route): routed is Extract<Route, { readonly params: URLSearchParams }> {
-  if ('live' in routed) return routed.live === 'export' || routed.live === 'stats'
+  if ('live' in routed) return routed.live === 'export' || routed.live === 'stats' || routed.live === 'quality' || routed.live === 'verify'
   if ('udf' in routed) return routed.udf !== 'config' && routed.udf !== 'time'
   return 'params' in routed
 }

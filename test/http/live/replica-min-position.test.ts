@@ -58,6 +58,9 @@ const READS = [
   `/prices?symbol=AR&fromTimestamp=${FROM}&toTimestamp=${END}&interval=600000&aggregate=candles`,
   `/prices/export?symbol=USDC.e&from=${FROM}`,
   '/stats',
+  // The reports read data too (now fixed, so two answers are alike byte for byte).
+  `/prices/quality?symbol=BTC&fromTimestamp=${FROM}&toTimestamp=${END}&now=${END}`,
+  `/prices/verify?symbol=BTC&fromTimestamp=${FROM}&toTimestamp=${END}`,
   `/udf/history?symbol=BTC&resolution=60&from=${Math.floor(FROM / 1000)}&to=${Math.floor(END / 1000)}`,
   '/udf/symbols?symbol=ETH',
 ]
@@ -83,7 +86,7 @@ describe('minPosition on a single node', () => {
   })
 
   it('answers 503 HTTP_POSITION_NOT_REACHED at once for a position the node has not applied', async () => {
-    for (const path of ['/prices?symbol=BTC', '/prices/export', '/stats']) {
+    for (const path of ['/prices?symbol=BTC', '/prices/export', '/stats', '/prices/quality?symbol=BTC', '/prices/verify?symbol=BTC']) {
       for (const [url, headers] of [[`${single.url}${withFloor(path, '2')}`, {}], [`${single.url}${path}`, { 'x-min-position': '2' }]] as const) {
         const res = await get(url, headers)
         expect(res.status, url).toBe(503)
