@@ -36,7 +36,7 @@ export type { PriceStoreErrorCode, PriceStoreErrorDetails } from './errors.js'
 export { DEFAULT_LIMITS } from './types.js'
 export type {
   PriceRecord, NewPriceRecord, SampledRecord, Provider, Limits, PriceQuery, LatestQuery, SeveralQuery, RangeQuery,
-  CandlesQuery, TwapQuery, RecordRef, FilledPoint, Candle, Twap, PriceAnswer, QueryParams, TypedAnswer, AnswerForm,
+  CandlesQuery, TwapQuery, RecordRef, FilledPoint, Candle, CountedBucket, EmptyCandle, Twap, PriceAnswer, QueryParams, TypedAnswer, AnswerForm,
   FieldSelection, SelectableQuery,
 } from './types.js'
 

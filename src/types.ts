@@ -129,7 +129,8 @@ export interface BucketGrid {
 
 /** Gap filling: every bucket carries the latest record at or before its end, unless older than `maxAge`. */
 export interface Fill {
-  readonly mode: 'prev'
+  /** `prev` carries the latest record into empty buckets; `none` answers them as empty (`count: 0`). */
+  readonly mode: 'prev' | 'none'
   /** The oldest a carried record may be (bucket end minus its timestamp, in ms); absent means no bound. */
   readonly maxAge?: number
 }
@@ -187,6 +188,30 @@ export interface FilledPoint {
 }
 
 /**
+ * One bucket of a range with `fill=none`: every bucket of the grid appears.
+ * A bucket with records has `record` (its latest) and `count`; an empty one
+ * has `count: 0` and no record, and `beforeFirst` when no record of the
+ * symbol is at or before its end.
+ */
+export interface CountedBucket {
+  /** First millisecond of the bucket (on the grid). */
+  readonly bucket: number
+  /** Records in the bucket (inside `from..to`). */
+  readonly count: number
+  readonly record?: SampledRecord
+  /** Present (true) only on an empty bucket before the symbol's first record. */
+  readonly beforeFirst?: true
+}
+
+/** An empty bucket of candles with `fill=none`: no prices, `count: 0`. */
+export interface EmptyCandle {
+  readonly bucket: number
+  readonly count: 0
+  /** Present (true) only before the symbol's first record. */
+  readonly beforeFirst?: true
+}
+
+/**
  * One bucket of the candles form. Each price names the record it comes
  * from. A bucket with no records appears only when gap filling carries a
  * record into it: then all four are that record, `count` is 0 and
@@ -237,6 +262,8 @@ export type PriceAnswer =
   | SampledRecord[]
   | FilledPoint[]
   | Candle[]
+  | CountedBucket[]
+  | (Candle | EmptyCandle)[]
   | Record<string, PriceRecord>
   | Record<string, Twap>
 
@@ -249,14 +276,17 @@ export type PriceAnswer =
  * - `several`: the latest record of each symbol, keyed by symbol;
  * - `range`: one record per bucket; `filled`: the same with `fill=prev`;
  * - `candles`: one candle per bucket, gap-filled or not;
+ * - `counted`, `countedCandles`: range and candles with `fill=none`, every bucket;
  * - `twap`: the time-weighted average of each symbol, keyed by symbol.
  */
 export type TypedAnswer =
   | { readonly form: 'latest'; readonly query: LatestQuery; readonly answer: PriceRecord[] }
   | { readonly form: 'several'; readonly query: SeveralQuery; readonly answer: Record<string, PriceRecord> }
   | { readonly form: 'range'; readonly query: RangeQuery; readonly answer: SampledRecord[] }
-  | { readonly form: 'filled'; readonly query: RangeQuery & { readonly fill: Fill }; readonly answer: FilledPoint[] }
+  | { readonly form: 'filled'; readonly query: RangeQuery & { readonly fill: Fill & { readonly mode: 'prev' } }; readonly answer: FilledPoint[] }
   | { readonly form: 'candles'; readonly query: CandlesQuery; readonly answer: Candle[] }
+  | { readonly form: 'counted'; readonly query: RangeQuery & { readonly fill: Fill & { readonly mode: 'none' } }; readonly answer: CountedBucket[] }
+  | { readonly form: 'countedCandles'; readonly query: CandlesQuery & { readonly fill: Fill & { readonly mode: 'none' } }; readonly answer: (Candle | EmptyCandle)[] }
   | { readonly form: 'twap'; readonly query: TwapQuery; readonly answer: Record<string, Twap> }
 
 /** The name of an answer's form: `TypedAnswer['form']`. */

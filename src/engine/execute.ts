@@ -1,5 +1,5 @@
 import { PriceStoreError } from '../errors.js'
-import type { Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, SampledRecord } from '../types.js'
+import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, PriceAnswer, PriceQuery, SampledRecord } from '../types.js'
 import { throwIfAborted } from '../rules/abort.js'
 import { abortableSource } from './abortable-source.js'
 import { formOf } from './answer-form.js'
@@ -63,7 +63,7 @@ export function executePlanDeferred(plan: QueryPlan, source: ScanSource, options
  * @throws PriceStoreError `PRICE_ABORTED` when `options.signal` aborts;
  *   `PRICE_INVALID_QUERY` (on the first pull) for a plan of a form that has no stream
  */
-export function streamBuckets(plan: QueryPlan, rawSource: ScanSource, options: QueryOptions = {}): AsyncGenerator<SampledRecord | FilledPoint | Candle> {
+export function streamBuckets(plan: QueryPlan, rawSource: ScanSource, options: QueryOptions = {}): AsyncGenerator<SampledRecord | FilledPoint | Candle | CountedBucket | EmptyCandle> {
   const form = formFor(plan.query)
   return form.stream === undefined ? noStream(plan.query) : form.stream(plan, rawSource, options)
 }

@@ -1,4 +1,4 @@
-import type { AnswerForm, Candle, FieldSelection, FilledPoint, PriceAnswer, RecordRef, Twap } from '../types.js'
+import type { AnswerForm, Candle, CountedBucket, EmptyCandle, FieldSelection, FilledPoint, PriceAnswer, RecordRef, Twap } from '../types.js'
 import { DeferredAnswer, type DeferredItem } from './deferred-answer.js'
 
 /** One record (or record reference) with only the selected fields, its keys in the record's own order. */
@@ -46,6 +46,10 @@ export function selectAnswerFields(answer: PriceAnswer | DeferredAnswer, form: A
       return (answer as FilledPoint[]).map((point) => ({ ...point, record: select(point.record) }))
     case 'candles':
       return (answer as Candle[]).map((candle) => selectCandle(candle, select))
+    case 'counted':
+      return (answer as CountedBucket[]).map((point) => (point.record === undefined ? point : { ...point, record: select(point.record) })) as PriceAnswer
+    case 'countedCandles':
+      return (answer as (Candle | EmptyCandle)[]).map((candle) => ('open' in candle ? selectCandle(candle, select) : candle)) as PriceAnswer
     case 'several':
       return mapValues(answer as Record<string, object>, select) as PriceAnswer
     case 'twap':

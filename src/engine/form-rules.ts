@@ -50,7 +50,10 @@ export function toAsOf(direction: AsOfDirection | undefined, tolerance: number |
  * Gap filling as asked: `undefined` without `fill`.
  * @throws PriceStoreError `PRICE_INVALID_QUERY` for `maxAge` without `fill`
  */
-export function toFill(fill: 'prev' | undefined, maxAge: number | undefined): Fill | undefined {
+export function toFill(fill: 'prev' | 'none' | undefined, maxAge: number | undefined): Fill | undefined {
+  if (fill === 'none' && maxAge !== undefined) {
+    throw fail('PRICE_INVALID_QUERY', 'maxAge', `maxAge bounds carried records: fill=none carries none (got maxAge=${maxAge} with fill=none)`)
+  }
   if (fill === undefined) {
     if (maxAge !== undefined) throw fail('PRICE_INVALID_QUERY', 'maxAge', `maxAge bounds gap filling: give it with fill=prev (got maxAge=${maxAge} without fill)`)
     return undefined

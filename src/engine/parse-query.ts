@@ -128,7 +128,7 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
 }
 
 const AGGREGATES = ['candles', 'twap'] as const
-const FILLS = ['prev'] as const
+const FILLS = ['prev', 'none'] as const
 
 /** The error for a form that needs both ends of its window. */
 function missingWindow(form: string, given: string, from: number | undefined): PriceStoreError {

@@ -71,14 +71,23 @@ export interface RangeOptions extends QueryOptions {
 
 /** Gap filling of a bucketed form. */
 export interface FillOptions {
-  /** `'prev'`: every bucket appears, an empty one carrying the latest record before it. */
-  readonly fill?: 'prev'
+  /**
+   * `'prev'`: every bucket appears, an empty one carrying the latest record before it.
+   * `'none'`: every bucket appears, an empty one as `count: 0` with no record.
+   */
+  readonly fill?: 'prev' | 'none'
   /** With `fill`: the oldest (in ms, at the bucket's end) a carried record may be; older ones are not carried. */
   readonly maxAge?: number
 }
 
 /** Options of the candles form. */
 export interface CandleOptions extends RangeOptions, FillOptions {}
+
+/**
+ * The `fill` an options type may hold (`never` when it has none), so a typed method can say what it answers:
+ * a `'none'` that may be there brings empty candles into the answer's type.
+ */
+export type FillOf<O> = 'fill' extends keyof O ? O['fill' & keyof O] : never
 
 /** Options of the TWAP form. */
 export interface TwapOptions extends QueryOptions {
@@ -180,7 +189,7 @@ function toBucketedQuery<K extends 'range' | 'candles'>(kind: K, symbol: unknown
   if (origin !== undefined && (typeof origin !== 'number' || !Number.isSafeInteger(origin))) {
     throw fail('PRICE_INVALID_INTERVAL', 'origin', `origin must be a safe integer, negative allowed (got ${describeValue(origin)})`)
   }
-  const fill = options.fill === undefined ? undefined : checkChoice('fill', options.fill, ['prev'], 'PRICE_INVALID_QUERY')
+  const fill = options.fill === undefined ? undefined : checkChoice('fill', options.fill, ['prev', 'none'], 'PRICE_INVALID_QUERY')
   const maxAge = optionalInteger('maxAge', options.maxAge, 'PRICE_INVALID_QUERY')
   const fillMode = toFill(fill, maxAge)
   if (from === undefined || to === undefined) throw missing(from)

@@ -6,8 +6,8 @@ import { checkPlan } from '../engine/plan.js'
 import type { QueryPlan } from '../engine/query-plan.js'
 import { typedAnswer } from '../engine/answer-form.js'
 import { signalOf, toCandlesQuery, toExportSelection, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
-import type { CandleOptions, ExportOptions, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
-import type { Candle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer } from '../types.js'
+import type { CandleOptions, ExportOptions, FillOf, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
+import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer } from '../types.js'
 import { closeStore, databaseAt, openStore } from './lifecycle/open-close.js'
 import { asyncDispose, type StoreStatus } from './lifecycle/store-life.js'
 import { resolveOptions, type PriceStoreOptions } from './lifecycle/store-options.js'
@@ -184,9 +184,9 @@ export class PriceStore {
    */
   range(symbol: string, options: RangeOptions & { readonly fill?: never; readonly maxAge?: never }): Promise<SampledRecord[]>
   range(symbol: string, options: RangeOptions & { readonly fill: 'prev'; readonly maxAge?: number }): Promise<FilledPoint[]>
-  range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[]>
-  async range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[]> {
-    return this.#parts.reader.answerQuery(toRangeQuery(symbol, options, this.limits), signalOf(options)) as Promise<SampledRecord[] | FilledPoint[]>
+  range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[] | CountedBucket[]>
+  async range(symbol: string, options: RangeOptions & FillOptions): Promise<SampledRecord[] | FilledPoint[] | CountedBucket[]> {
+    return this.#parts.reader.answerQuery(toRangeQuery(symbol, options, this.limits), signalOf(options)) as Promise<SampledRecord[] | FilledPoint[] | CountedBucket[]>
   }
 
   /**
@@ -197,8 +197,8 @@ export class PriceStore {
    * @example
    * await store.candles('BTC', { from, to, interval: 3_600_000 }) // hourly candles
    */
-  async candles(symbol: string, options: CandleOptions): Promise<Candle[]> {
-    return this.#parts.reader.answerQuery(toCandlesQuery(symbol, options, this.limits), signalOf(options)) as Promise<Candle[]>
+  async candles<O extends CandleOptions>(symbol: string, options: O): Promise<'none' extends FillOf<O> ? (Candle | EmptyCandle)[] : Candle[]> {
+    return this.#parts.reader.answerQuery(toCandlesQuery(symbol, options, this.limits), signalOf(options)) as Promise<never>
   }
 
   /**
@@ -219,9 +219,9 @@ export class PriceStore {
    */
   rangeStream(symbol: string, options: StreamOptions<RangeOptions> & { readonly fill?: never; readonly maxAge?: never }): AsyncIterable<SampledRecord>
   rangeStream(symbol: string, options: StreamOptions<RangeOptions> & { readonly fill: 'prev'; readonly maxAge?: number }): AsyncIterable<FilledPoint>
-  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint>
-  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint> {
-    return this.#parts.reader.stream(toRangeQuery(symbol, streamOptions(options), this.limits), signalOf(options), 'stream a price range') as AsyncIterable<SampledRecord | FilledPoint>
+  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint | CountedBucket>
+  rangeStream(symbol: string, options: StreamOptions<RangeOptions> & FillOptions): AsyncIterable<SampledRecord | FilledPoint | CountedBucket> {
+    return this.#parts.reader.stream(toRangeQuery(symbol, streamOptions(options), this.limits), signalOf(options), 'stream a price range') as AsyncIterable<SampledRecord | FilledPoint | CountedBucket>
   }
 
   /**
@@ -229,8 +229,8 @@ export class PriceStore {
    * for {@link PriceStore.rangeStream}.
    * @throws PriceStoreError (synchronously) for bad arguments or a closed store
    */
-  candleStream(symbol: string, options: StreamOptions<CandleOptions>): AsyncIterable<Candle> {
-    return this.#parts.reader.stream(toCandlesQuery(symbol, streamOptions(options), this.limits), signalOf(options), 'stream candles') as AsyncIterable<Candle>
+  candleStream<O extends StreamOptions<CandleOptions>>(symbol: string, options: O): AsyncIterable<'none' extends FillOf<O> ? Candle | EmptyCandle : Candle> {
+    return this.#parts.reader.stream(toCandlesQuery(symbol, streamOptions(options), this.limits), signalOf(options), 'stream candles') as AsyncIterable<never>
   }
 
   /**

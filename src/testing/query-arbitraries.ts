@@ -62,7 +62,7 @@ function paramValueArbs(data: ParamContext, limits: Limits) {
       fc.constantFrom(...NUMERIC_GARBAGE),
     ),
     aggregate: weighted(fc.constantFrom('candles', 'twap'), fc.constantFrom('', 'CANDLES', 'ohlc', 'twap ')),
-    fill: weighted(fc.constant('prev'), fc.constantFrom('', 'PREV', 'next', 'linear')),
+    fill: weighted(fc.constantFrom('prev', 'none'), fc.constantFrom('', 'PREV', 'next', 'linear', 'NONE')),
     maxAge: weighted(withLeadingZeros(fc.oneof(fc.integer({ min: 0, max: 3 * interval }), fc.constantFrom(0, interval, Math.max(0, interval - 1)))), fc.constantFrom(...NUMERIC_GARBAGE)),
     origin: weighted(
       fc.oneof(
@@ -102,6 +102,9 @@ const SHAPES: Readonly<Record<string, readonly Name[]>> = {
   rangeFilled: ['symbol', 'interval', 'fromTimestamp', 'toTimestamp', 'fill', 'maxAge', 'limit'],
   rangeFilledAll: ['symbol', 'interval', 'fromTimestamp', 'toTimestamp', 'fill'],
   rangeOrigin: ['symbol', 'interval', 'fromTimestamp', 'toTimestamp', 'origin'],
+  // fill without maxAge (fill=none refuses maxAge), paged and on a shifted grid.
+  rangeFilledPaged: ['symbol', 'interval', 'fromTimestamp', 'toTimestamp', 'fill', 'offset', 'limit'],
+  candlesFilledOrigin: ['symbol', 'interval', 'fromTimestamp', 'toTimestamp', 'aggregate', 'fill', 'origin', 'offset'],
   asOfDirection: ['symbol', 'toTimestamp', 'direction'],
   asOfTolerance: ['symbol', 'toTimestamp', 'direction', 'tolerance'],
   severalDirected: ['symbols', 'toTimestamp', 'direction', 'tolerance'],

@@ -11,6 +11,7 @@ import { referenceAsOf } from './reference-forms/as-of.js'
 import { referenceCandles } from './reference-forms/candles.js'
 import { ModelTooBig } from './reference-forms/grid.js'
 import { referenceRange } from './reference-forms/range.js'
+import { referenceCountedCandles, referenceCountedRange } from './reference-forms/empty-buckets.js'
 import { referenceTwap } from './reference-forms/twap.js'
 
 export { ModelTooBig, NearNumber }
@@ -187,7 +188,7 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   const aggregate = raw.get('aggregate')
   if (aggregate !== undefined && aggregate !== 'candles' && aggregate !== 'twap') fail('PRICE_INVALID_QUERY', 'aggregate')
   const fill = raw.get('fill')
-  if (fill !== undefined && fill !== 'prev') fail('PRICE_INVALID_QUERY', 'fill')
+  if (fill !== undefined && fill !== 'prev' && fill !== 'none') fail('PRICE_INVALID_QUERY', 'fill')
   const maxAge = number('maxAge', 'PRICE_INVALID_QUERY')
   const originText = raw.get('origin')
   let origin = 0
@@ -212,7 +213,7 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   if (originText !== undefined && interval === undefined) fail('PRICE_INVALID_INTERVAL', 'origin')
   const directed = direction !== undefined || tolerance !== undefined
   if (directed && (interval !== undefined || aggregate !== undefined)) fail('PRICE_INVALID_QUERY', 'direction', 'tolerance')
-  if (maxAge !== undefined && fill === undefined) fail('PRICE_INVALID_QUERY', 'maxAge')
+  if (maxAge !== undefined && (fill === undefined || fill === 'none')) fail('PRICE_INVALID_QUERY', 'maxAge')
   if (from !== undefined && to !== undefined && from > to) fail('PRICE_INVALID_RANGE', 'fromTimestamp', 'toTimestamp')
   if (aggregate !== 'twap' && directed) {
     if (to === undefined) fail('PRICE_INVALID_QUERY', 'direction', 'tolerance')
@@ -237,7 +238,9 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   if (symbol !== undefined && interval !== undefined) {
     // BigInt: the remainder of a signed origin must not round near 2^53.
     const grid = { from: from!, to: to!, interval, origin: Number(((BigInt(origin) % BigInt(interval)) + BigInt(interval)) % BigInt(interval)) }
-    const items = aggregate === 'candles'
+    const items = fill === 'none'
+      ? (aggregate === 'candles' ? referenceCountedCandles : referenceCountedRange)(ofSymbol(symbol), all(symbol), grid)
+      : aggregate === 'candles'
       ? referenceCandles(ofSymbol(symbol), all(symbol), grid, fill !== undefined, maxAge)
       : referenceRange(ofSymbol(symbol), all(symbol), grid, fill !== undefined, maxAge)
     const page = items.slice(offset, limit === undefined ? undefined : offset + limit)
@@ -246,9 +249,9 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
     }
     if (fields === undefined) return page as PriceAnswer
     if (aggregate === 'candles') {
-      return (page as Candle[]).map((c) => ({ ...c, open: fields(c.open), high: fields(c.high), low: fields(c.low), close: fields(c.close) })) as PriceAnswer
+      return (page as Candle[]).map((c) => (c.open === undefined ? c : { ...c, open: fields(c.open), high: fields(c.high), low: fields(c.low), close: fields(c.close) })) as PriceAnswer
     }
-    if (fill !== undefined) return (page as FilledPoint[]).map((point) => ({ ...point, record: fields(point.record) })) as PriceAnswer
+    if (fill !== undefined) return (page as FilledPoint[]).map((point) => (point.record === undefined ? point : { ...point, record: fields(point.record) })) as PriceAnswer
     return (page as object[]).map(fields) as PriceAnswer
   }
 

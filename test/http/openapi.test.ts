@@ -98,7 +98,7 @@ describe('docs/openapi.yaml', () => {
     }
     const words = (name: string) => deref({ $ref: `#/components/parameters/${name}` }).schema.enum
     expect(words('aggregate')).toEqual(['candles', 'twap'])
-    expect(words('fill')).toEqual(['prev'])
+    expect(words('fill')).toEqual(['prev', 'none'])
     expect(words('direction')).toEqual(['before', 'after', 'nearest'])
   })
 

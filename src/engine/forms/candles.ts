@@ -1,4 +1,5 @@
-import type { Candle, CandlesQuery } from '../../types.js'
+import type { Candle, CandlesQuery, EmptyCandle } from '../../types.js'
+import { countedAnswer, countedBuckets, countedCandle } from './counted.js'
 import { streamBucketed, type BucketedForm } from '../kernels/bucket-stream.js'
 import { CandleBuilder, carriedCandle } from '../kernels/candles.js'
 import { GapFiller, type FillSpan } from '../kernels/gap-fill.js'
@@ -11,7 +12,7 @@ import type { QueryForm } from './query-form.js'
 
 /** Candles: open, high, low, close and count per bucket, gap-filled when asked, then `offset` and `limit`, oldest first. */
 export const candles: QueryForm<CandlesQuery> = {
-  answerForm: () => 'candles',
+  answerForm: (query) => (query.fill?.mode === 'none' ? 'countedCandles' : 'candles'),
   symbols: (query) => [query.symbol],
   reads: bucketedReads,
   cost: (plan, counts) => {
@@ -19,15 +20,19 @@ export const candles: QueryForm<CandlesQuery> = {
     const records = counts.records(query.symbol, query.from, query.to)
     return bucketedCost(query, bucketsChosen(query, records), records)
   },
-  run: candleAnswer,
-  stream: (plan, source, options) => streamBucketed(CANDLE_BUCKETS, plan, source, options),
+  run: (plan, source) => (plan.query.fill?.mode === 'none' ? countedAnswer(plan, source, countedCandle) : candleAnswer(plan, source)),
+  stream: (plan, source, options) =>
+    plan.query.fill?.mode === 'none' ? streamBucketed(COUNTED_CANDLES, plan, source, options) : streamBucketed(CANDLE_BUCKETS, plan, source, options),
 }
+
+/** The candles' buckets with `fill=none`: every bucket, empty ones with `count: 0`. */
+const COUNTED_CANDLES = countedBuckets<CandlesQuery, Candle | EmptyCandle>(countedCandle)
 
 /** The candles form's buckets for the stream: each bucket's candle, or a flat carried one. */
 const CANDLE_BUCKETS: BucketedForm<CandlesQuery, Candle, Candle> = {
   rows: (plan, query, source) => rowsOf(source, query.symbol, readOf(plan, 'main')),
   feed: (query, emit) => new CandleBuilder(query, emit),
-  itemOf: (query) => (span, index) => span.item ?? carriedCandle(query, index, span.row),
+  itemOf: (query) => (span, index) => span.item ?? carriedCandle(query, index, span.row!),
 }
 
 async function candleAnswer(plan: PlanOf<CandlesQuery>, source: ScanSource): Promise<Candle[]> {
@@ -47,6 +52,6 @@ async function candleAnswer(plan: PlanOf<CandlesQuery>, source: ScanSource): Pro
 function candlesOf(query: CandlesQuery, span: FillSpan<Candle>, first: number, last: number): Candle[] {
   if (span.item !== undefined) return [span.item]
   const out: Candle[] = []
-  for (let index = first; index <= last; index++) out.push(carriedCandle(query, index, span.row))
+  for (let index = first; index <= last; index++) out.push(carriedCandle(query, index, span.row!))
   return out
 }

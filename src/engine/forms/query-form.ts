@@ -1,4 +1,4 @@
-import type { AnswerForm, Candle, FilledPoint, PriceAnswer, PriceQuery, SampledRecord } from '../../types.js'
+import type { AnswerForm, Candle, CountedBucket, EmptyCandle, FilledPoint, PriceAnswer, PriceQuery, SampledRecord } from '../../types.js'
 import type { DataCounts } from '../data-counts.js'
 import type { DeferredAnswer } from '../deferred-answer.js'
 import type { PlanOf, PlannedRead } from '../query-plan.js'
@@ -30,5 +30,5 @@ export interface QueryForm<Q extends PriceQuery> {
    */
   run(plan: PlanOf<Q>, source: ScanSource): Promise<PriceAnswer | DeferredAnswer>
   /** The answer as a stream without a cap, oldest first: the bucketed forms only. */
-  stream?(plan: PlanOf<Q>, source: ScanSource, options: QueryOptions): AsyncGenerator<SampledRecord | FilledPoint | Candle>
+  stream?(plan: PlanOf<Q>, source: ScanSource, options: QueryOptions): AsyncGenerator<SampledRecord | FilledPoint | Candle | CountedBucket | EmptyCandle>
 }

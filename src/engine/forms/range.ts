@@ -1,4 +1,5 @@
-import type { FilledPoint, RangeQuery, SampledRecord } from '../../types.js'
+import type { CountedBucket, FilledPoint, RangeQuery, SampledRecord } from '../../types.js'
+import { countedAnswer, countedBuckets, countedPoint } from './counted.js'
 import type { DataCounts } from '../data-counts.js'
 import { DeferredAnswer } from '../deferred-answer.js'
 import { bucketOf } from '../grid.js'
@@ -18,19 +19,24 @@ import type { QueryForm } from './query-form.js'
  * point per bucket, carried records marked: the answer form `filled`.
  */
 export const range: QueryForm<RangeQuery> = {
-  answerForm: (query) => (query.fill === undefined ? 'range' : 'filled'),
+  answerForm: (query) => (query.fill === undefined ? 'range' : query.fill.mode === 'none' ? 'counted' : 'filled'),
   symbols: (query) => [query.symbol],
   reads: bucketedReads,
   cost: rangeCost,
-  run: (plan, source) => (plan.query.fill === undefined ? rangeRecords(plan, source) : filledRange(plan, source)),
-  stream: (plan, source, options) => streamBucketed(RANGE_BUCKETS, plan, source, options),
+  run: (plan, source) =>
+    plan.query.fill === undefined ? rangeRecords(plan, source) : plan.query.fill.mode === 'none' ? countedAnswer(plan, source, countedPoint) : filledRange(plan, source),
+  stream: (plan, source, options) =>
+    plan.query.fill?.mode === 'none' ? streamBucketed(COUNTED_BUCKETS, plan, source, options) : streamBucketed(RANGE_BUCKETS, plan, source, options),
 }
+
+/** The range's buckets with `fill=none`: every bucket, counted. */
+const COUNTED_BUCKETS = countedBuckets<RangeQuery, CountedBucket>(countedPoint)
 
 /** The range form's buckets for the stream: each bucket's latest row, or its filled point. */
 const RANGE_BUCKETS: BucketedForm<RangeQuery, ScanRow, SampledRecord | FilledPoint> = {
   rows: (_plan, query, source) => rowsToSample(source, query.symbol, query),
   feed: (query, emit) => new BucketSampler(query, (row) => emit(bucketOf(query, row.timestamp), row, row)),
-  itemOf: (query) => (query.fill === undefined ? (span) => sampledRecord(span.row) : (span, index) => pointOf(query, span, index)),
+  itemOf: (query) => (query.fill === undefined ? (span) => sampledRecord(span.row!) : (span, index) => pointOf(query, span, index)),
 }
 
 /**
@@ -67,7 +73,7 @@ function pointsOf(query: RangeQuery, span: FillSpan<ScanRow>, first: number, las
 
 /** The gap-filled point of bucket `index` of a span. */
 function pointOf(query: RangeQuery, span: FillSpan<ScanRow>, index: number): FilledPoint {
-  const record = sampledRecord(span.row)
+  const record = sampledRecord(span.row!)
   const { bucket, age } = bucketAge(query, index, record.timestamp)
   return { bucket, carried: span.carried, age, record }
 }
@@ -82,7 +88,8 @@ function rangeCost(plan: PlanOf<RangeQuery>, counts: DataCounts): number {
   const records = counts.records(query.symbol, query.from, query.to)
   const chosen = bucketsChosen(query, records)
   if (query.fill === undefined) refuseSurelyTooLarge(plan, counts, chosen)
-  const onGrid = counts.rowsOnGrid?.(query.symbol, query)
+  // fill=none counts each bucket's records, so it reads them all, not bucket heads.
+  const onGrid = query.fill?.mode === 'none' ? undefined : counts.rowsOnGrid?.(query.symbol, query)
   return bucketedCost(query, chosen, onGrid === undefined ? records : Math.min(records, onGrid))
 }
 

@@ -11,9 +11,11 @@ import type { ScanRow } from '../scan-source.js'
 export interface FillSpan<T> {
   readonly first: number
   readonly last: number
-  /** The row in force: the bucket's close, or the carried record. */
-  readonly row: ScanRow
+  /** The row in force: the bucket's close, or the carried record; none for an empty span (`fill=none`). */
+  readonly row: ScanRow | undefined
   readonly carried: boolean
+  /** With `fill=none`: buckets with no record and nothing carried; `beforeFirst` when no record is at or before them. */
+  readonly empty?: { readonly beforeFirst: boolean }
   /** The bucket's own item (a row, a candle) when not carried. */
   readonly item: T | undefined
 }
@@ -23,11 +25,13 @@ export interface FillSpan<T> {
  * the grid's range appears, an empty one carrying the latest record at or
  * before its end (the previous bucket's close, or the record in force
  * before the range), unless that record is older than `maxAge` at the
- * bucket's end; buckets with nothing to carry are left out.
+ * bucket's end; buckets with nothing to carry are left out. With
+ * `fill=none`, empty buckets are emitted as empty spans instead, all of them.
  */
 export class GapFiller<T> {
   readonly #grid: BucketGrid
   readonly #maxAge: number | undefined
+  readonly #none: boolean
   readonly #emit: (span: FillSpan<T>) => boolean
   readonly #lastBucket: number
   #next: number
@@ -41,6 +45,7 @@ export class GapFiller<T> {
   constructor(grid: BucketGrid, fill: Fill, carry: ScanRow | undefined, emit: (span: FillSpan<T>) => boolean) {
     this.#grid = grid
     this.#maxAge = fill.maxAge
+    this.#none = fill.mode === 'none'
     this.#emit = emit
     this.#next = bucketOf(grid, grid.from)
     this.#lastBucket = bucketOf(grid, grid.to)
@@ -64,7 +69,9 @@ export class GapFiller<T> {
   /** Emits the buckets `next..last` carrying the held record, as far as `maxAge` allows. */
   #carry(last: number): boolean {
     const held = this.#held
-    if (held === undefined || last < this.#next) return true
+    if (last < this.#next) return true
+    if (this.#none) return this.#send({ first: this.#next, last, row: undefined, carried: false, item: undefined, empty: { beforeFirst: held === undefined } })
+    if (held === undefined) return true
     const end = Math.min(last, this.#lastCarried(held.timestamp))
     if (end < this.#next) return true
     return this.#send({ first: this.#next, last: end, row: held, carried: true, item: undefined })

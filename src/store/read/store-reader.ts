@@ -11,7 +11,7 @@ import type { QueryPlan } from '../../engine/query-plan.js'
 import type { ScanSource } from '../../engine/scan-source.js'
 import type { QueryOptions } from '../../engine/typed-queries.js'
 import { releaseOnAbort, throwIfAborted } from '../../rules/abort.js'
-import type { Candle, FilledPoint, Limits, PriceAnswer, PriceQuery, SampledRecord } from '../../types.js'
+import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, PriceAnswer, PriceQuery, SampledRecord } from '../../types.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { ReadState } from './read-state.js'
 import type { ReadView } from './read-view.js'
@@ -70,7 +70,7 @@ export class StoreReader {
    * for its whole life; the view is taken at the first pull and released
    * when the stream ends, is left, fails or its signal aborts.
    */
-  stream(query: PriceQuery, signal: AbortSignal | undefined, action: string): AsyncIterable<SampledRecord | FilledPoint | Candle> {
+  stream(query: PriceQuery, signal: AbortSignal | undefined, action: string): AsyncIterable<SampledRecord | FilledPoint | Candle | CountedBucket | EmptyCandle> {
     const plan = this.plan(query)
     return this.viewStream(action, signal, (view) => streamBuckets(plan, view, signal === undefined ? {} : { signal }))
   }

@@ -7,6 +7,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { formOf, type AnswerForm, type Candle, type FilledPoint, type PriceRecord, type QueryParams, type RangeQuery, type SampledRecord, type Twap, type TypedAnswer } from '../../../src/index.js'
+import type { CountedBucket, EmptyCandle } from '../../../src/index.js'
 import { rejectsCode } from '../../support/assertions.js'
 import { type FeatureTests, useStores } from './context.js'
 import { H, HOUR } from './model.js'
@@ -81,6 +82,13 @@ export const askTests: FeatureTests = (suite) => {
           break
         case 'candles':
           expectTypeOf(result.answer).toEqualTypeOf<Candle[]>()
+          break
+        case 'counted':
+          expectTypeOf(result.answer).toEqualTypeOf<CountedBucket[]>()
+          expectTypeOf(result.query.fill.mode).toEqualTypeOf<'none'>()
+          break
+        case 'countedCandles':
+          expectTypeOf(result.answer).toEqualTypeOf<(Candle | EmptyCandle)[]>()
           break
         case 'twap':
           expectTypeOf(result.answer).toEqualTypeOf<Record<string, Twap>>()
