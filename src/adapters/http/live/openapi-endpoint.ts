@@ -1,7 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { httpErrorAnswer, type HttpAnswer } from '../core/answer.js'
+import { PackageFile, fileAnswer } from '../core/package-file.js'
 
 /** Options of the OpenAPI document served at `/openapi.yaml`. */
 export interface OpenApiOptions {
@@ -25,54 +23,19 @@ export interface OpenApiOptions {
  * for again on the next request.
  */
 export class OpenApiDocument {
-  readonly #file: string | undefined
-  #text: string | undefined
+  readonly #document: PackageFile
 
   constructor(options: OpenApiOptions = {}) {
-    this.#file = options.openApiDocument
+    this.#document = new PackageFile(options.openApiDocument, ['docs', 'openapi.yaml'], ['docs', 'openapi.yaml'])
   }
 
   /** The answer for `GET /openapi.yaml`. */
   answer(): HttpAnswer {
-    const text = this.#load()
+    const text = this.#document.read()
     if (text === undefined) {
       return httpErrorAnswer(404, 'HTTP_NOT_FOUND', 'the OpenAPI document (docs/openapi.yaml of the package) is not found beside this server; set the option openApiDocument')
     }
-    return {
-      status: 200,
-      headers: {
-        // RFC 9512.
-        'content-type': 'application/yaml',
-        'content-length': String(Buffer.byteLength(text, 'utf8')),
-        'cache-control': 'no-cache',
-        'x-content-type-options': 'nosniff',
-      },
-      body: text,
-    }
-  }
-
-  /** The document's text, or `undefined` while it cannot be read. Read synchronously, once: a local file, as the chart page's script is. */
-  #load(): string | undefined {
-    if (this.#text !== undefined) return this.#text
-    try {
-      this.#text = readFileSync(this.#file ?? defaultDocument(), 'utf8')
-      return this.#text
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw err
-    }
-  }
-}
-
-/**
- * `docs/openapi.yaml` of this package: the code runs from `dist/` once built
- * and from `src/adapters/http/live/` in tests; both lie below the package's
- * root, the first folder up with a `package.json`.
- */
-function defaultDocument(): string {
-  const here = dirname(fileURLToPath(import.meta.url))
-  for (let dir = here; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'docs', 'openapi.yaml')
-    if (dirname(dir) === dir) return join(here, 'docs', 'openapi.yaml')
+    // RFC 9512.
+    return fileAnswer('application/yaml', text)
   }
 }

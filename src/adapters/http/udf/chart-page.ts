@@ -1,7 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { httpErrorAnswer, type HttpAnswer } from '../core/answer.js'
+import { PackageFile, fileAnswer } from '../core/package-file.js'
 
 /** Options of the chart page at `/` (below the handler's `basePath`). */
 export interface ChartPageOptions {
@@ -24,19 +22,18 @@ export const CHART_SCRIPT_PATH = '/page/chart.js'
  * asks for `/prices` and `/udf/` below the path it was loaded from.
  */
 export class ChartPage {
-  readonly #file: string | undefined
+  readonly #script: PackageFile
   readonly #html: string
-  #script: string | undefined
 
   /** `basePath` as routing compares it: `''` or `/x...` without a trailing `/`. */
   constructor(options: ChartPageOptions = {}, basePath = '') {
-    this.#file = options.chartScript
+    this.#script = new PackageFile(options.chartScript, ['dist', 'page', 'chart.js'], ['page', 'chart.js'])
     this.#html = pageHtml(escapeHtml(basePath))
   }
 
   /** The answer for `GET /`. */
   page(): HttpAnswer {
-    if (this.#load() === undefined) return notBuilt()
+    if (this.#script.read() === undefined) return notBuilt()
     return fileAnswer('text/html; charset=utf-8', this.#html, {
       // The page needs nothing from elsewhere; saying so keeps it that way.
       'content-security-policy':
@@ -47,38 +44,8 @@ export class ChartPage {
 
   /** The answer for `GET /page/chart.js`. */
   script(): HttpAnswer {
-    const script = this.#load()
+    const script = this.#script.read()
     return script === undefined ? notBuilt() : fileAnswer('text/javascript; charset=utf-8', script)
-  }
-
-  /**
-   * The bundle's text, or `undefined` while it does not exist (looked for
-   * again on the next request). Read synchronously, once: a small local
-   * file, and the answer then leaves in the request's own turn, as answers
-   * from memory do (a client that half-closes still gets it).
-   */
-  #load(): string | undefined {
-    if (this.#script !== undefined) return this.#script
-    try {
-      this.#script = readFileSync(this.#file ?? defaultChartScript(), 'utf8')
-      return this.#script
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw err
-    }
-  }
-}
-
-/**
- * `dist/page/chart.js` of this package. The code runs from `dist/` once
- * built and from `src/adapters/http/` in tests; both lie below the
- * package's root, the first folder up with a `package.json`.
- */
-function defaultChartScript(): string {
-  const here = dirname(fileURLToPath(import.meta.url))
-  for (let dir = here; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return join(dir, 'dist', 'page', 'chart.js')
-    if (dirname(dir) === dir) return join(here, 'page', 'chart.js')
   }
 }
 
@@ -86,19 +53,6 @@ function notBuilt(): HttpAnswer {
   return httpErrorAnswer(503, 'HTTP_PAGE_NOT_BUILT', 'the chart page is not built: run `npm run build`, which makes dist/page/chart.js')
 }
 
-function fileAnswer(type: string, body: string, headers: Readonly<Record<string, string>> = {}): HttpAnswer {
-  return {
-    status: 200,
-    headers: {
-      'content-type': type,
-      'content-length': String(Buffer.byteLength(body, 'utf8')),
-      'cache-control': 'no-cache',
-      'x-content-type-options': 'nosniff',
-      ...headers,
-    },
-    body,
-  }
-}
 
 /** `text` made safe inside an HTML attribute or text (a base path may hold `&`, `"`, `'`, `<`, `>`). */
 function escapeHtml(text: string): string {
