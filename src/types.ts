@@ -163,8 +163,52 @@ export interface TwapQuery extends SelectableQuery {
   readonly to: number
 }
 
+/**
+ * A cross rate (docs/semantics.md, "Cross rates"): the price of one `quote`
+ * in `base`, from the two stored symbols' records in force. `kind` names the
+ * shape: `cross` at one time (the latest, or as of `to`), `crossRange` one
+ * rate per bucket, `crossCandles` OHLC of the derived series per bucket,
+ * `crossTwap` its time-weighted average over `from..to`.
+ */
+export type CrossQuery = CrossAtQuery | CrossRangeQuery | CrossCandlesQuery | CrossTwapQuery
+
+/** What every cross-rate query holds: the two symbols and the most ms allowed between the legs. */
+export interface CrossPair extends SelectableQuery {
+  readonly quote: string
+  readonly base: string
+  /** Absent: any distance. A rate whose legs are farther apart is refused (`legs-too-far-apart`). */
+  readonly maxAge?: number
+}
+
+/** The cross rate at one time: the latest (no `to`) or as of `to`. */
+export interface CrossAtQuery extends CrossPair {
+  readonly kind: 'cross'
+  readonly to?: number
+}
+
+/** The cross rate in force at each bucket's end (clipped to `to`), every bucket of the grid, oldest first. */
+export interface CrossRangeQuery extends CrossPair, BucketGrid {
+  readonly kind: 'crossRange'
+  readonly offset: number
+  readonly limit?: number
+}
+
+/** OHLC of the derived series inside each bucket, every bucket of the grid, oldest first. */
+export interface CrossCandlesQuery extends CrossPair, BucketGrid {
+  readonly kind: 'crossCandles'
+  readonly offset: number
+  readonly limit?: number
+}
+
+/** The time-weighted average of the derived series over `from..to`. */
+export interface CrossTwapQuery extends CrossPair {
+  readonly kind: 'crossTwap'
+  readonly from: number
+  readonly to: number
+}
+
 /** A validated query: the single result of parsing a `GET /prices` parameter set. */
-export type PriceQuery = LatestQuery | SeveralQuery | RangeQuery | CandlesQuery | TwapQuery
+export type PriceQuery = LatestQuery | SeveralQuery | RangeQuery | CandlesQuery | TwapQuery | CrossQuery
 
 /** A record named by a derived answer: enough to fetch it and check its signature. */
 export interface RecordRef {
@@ -256,6 +300,62 @@ export interface Twap {
   readonly last: RecordRef
 }
 
+/** Why a cross rate has no value at a time: a leg missing, the legs too far apart, a zero base, or a quotient that is not finite. */
+export type CrossRefusal = 'no-quote' | 'no-base' | 'legs-too-far-apart' | 'base-zero' | 'not-finite'
+
+/** The two records a cross rate comes from, each named (id, timestamp, value) so it can be fetched and checked. */
+export interface CrossLegs {
+  readonly quote: RecordRef
+  readonly base: RecordRef
+}
+
+/** A cross rate: `quote.value / base.value`, one float64 division, nothing rounded after it. */
+export interface CrossPoint {
+  readonly value: number
+  /** When this rate came into force: the newer leg's timestamp. */
+  readonly timestamp: number
+  /** The older leg's age: the newer leg's timestamp minus the older one's (0 when tied), in ms. */
+  readonly age: number
+  readonly legs: CrossLegs
+}
+
+/** A refused rate: why, and the legs that were in force (a missing one left out). */
+export interface CrossRefused {
+  readonly refused: CrossRefusal
+  readonly legs: Partial<CrossLegs>
+}
+
+/** The cross rate at one time: a point, or its refusal. */
+export type CrossOutcome = { readonly point: CrossPoint } | CrossRefused
+
+/** The answer of the `cross` form: the pair, the as-of time (absent for the latest) and the rate or its refusal. */
+export type CrossRate = { readonly quote: string; readonly base: string; readonly at?: number } & CrossOutcome
+
+/** One bucket of a cross-rate range: the rate in force at `at`, the bucket's last ms (clipped to `to`). */
+export type CrossSample = { readonly bucket: number; readonly at: number } & CrossOutcome
+
+/**
+ * One bucket of cross-rate candles. The derived series in a bucket is the
+ * rate in force at its start (clipped to `from`) and the rate after each
+ * record of either leg inside it; `points` of them have a value and
+ * `refused` do not. `open` is the first point, `close` the last, `high` and
+ * `low` the greatest and least value (a tie goes to the later point).
+ */
+export type CrossCandle =
+  | { readonly bucket: number; readonly open: CrossPoint; readonly high: CrossPoint; readonly low: CrossPoint; readonly close: CrossPoint; readonly points: number; readonly refused: number }
+  /** No point of the bucket has a value: `reason` is the last one's refusal. */
+  | { readonly bucket: number; readonly points: 0; readonly refused: number; readonly reason: CrossRefusal }
+
+/**
+ * The time-weighted average of a cross rate over `from..to` (each rate
+ * weighs the time until the next, as {@link Twap}), or its refusal when a
+ * rate in force from `start` to `to` is refused (`at` is when).
+ */
+export type CrossTwap = { readonly quote: string; readonly base: string; readonly from: number; readonly to: number } & (
+  | { readonly twap: number; readonly start: number; readonly count: number; readonly first: CrossPoint; readonly last: CrossPoint }
+  | (CrossRefused & { readonly at: number })
+)
+
 /** The answer to a query: an array for single-symbol forms, an object keyed by symbol for several and TWAP. */
 export type PriceAnswer =
   | PriceRecord[]
@@ -266,6 +366,10 @@ export type PriceAnswer =
   | (Candle | EmptyCandle)[]
   | Record<string, PriceRecord>
   | Record<string, Twap>
+  | CrossRate
+  | CrossSample[]
+  | CrossCandle[]
+  | CrossTwap
 
 /**
  * An answer with the form that produced it, from `store.ask()`: switch on
@@ -278,6 +382,7 @@ export type PriceAnswer =
  * - `candles`: one candle per bucket, gap-filled or not;
  * - `counted`, `countedCandles`: range and candles with `fill=none`, every bucket;
  * - `twap`: the time-weighted average of each symbol, keyed by symbol.
+ * - `cross`, `crossRange`, `crossCandles`, `crossTwap`: cross rates (quote in base), at one time, per bucket, as candles, averaged.
  */
 export type TypedAnswer =
   | { readonly form: 'latest'; readonly query: LatestQuery; readonly answer: PriceRecord[] }
@@ -288,6 +393,10 @@ export type TypedAnswer =
   | { readonly form: 'counted'; readonly query: RangeQuery & { readonly fill: Fill & { readonly mode: 'none' } }; readonly answer: CountedBucket[] }
   | { readonly form: 'countedCandles'; readonly query: CandlesQuery & { readonly fill: Fill & { readonly mode: 'none' } }; readonly answer: (Candle | EmptyCandle)[] }
   | { readonly form: 'twap'; readonly query: TwapQuery; readonly answer: Record<string, Twap> }
+  | { readonly form: 'cross'; readonly query: CrossAtQuery; readonly answer: CrossRate }
+  | { readonly form: 'crossRange'; readonly query: CrossRangeQuery; readonly answer: CrossSample[] }
+  | { readonly form: 'crossCandles'; readonly query: CrossCandlesQuery; readonly answer: CrossCandle[] }
+  | { readonly form: 'crossTwap'; readonly query: CrossTwapQuery; readonly answer: CrossTwap }
 
 /** The name of an answer's form: `TypedAnswer['form']`. */
 export type AnswerForm = TypedAnswer['form']

@@ -60,6 +60,8 @@ export interface StoreConfig {
   readonly retention?: { readonly days: number }
   /** The store's `signatures` option: from `--config`, or the signature flags (signature-flags.ts). */
   readonly signatures?: SignatureOptions
+  /** The store's `cursorSecret` option: `serve --cursor-secret-file` (cursor-secret-file.ts). */
+  readonly cursorSecret?: Uint8Array
 }
 
 /** The values {@link STORE_OPTIONS} parse into. */

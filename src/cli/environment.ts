@@ -15,6 +15,7 @@ export const ENV = {
   host: 'PRICE_STORE_HOST',
   writeToken: 'PRICE_STORE_WRITE_TOKEN',
   writeTokenFile: 'PRICE_STORE_WRITE_TOKEN_FILE',
+  cursorSecretFile: 'PRICE_STORE_CURSOR_SECRET_FILE',
 } as const
 
 /** What the environment sets, by the CLI's own names. */
@@ -26,7 +27,8 @@ export const ENVIRONMENT_HELP = `Environment (a flag given wins over its variabl
   ${ENV.port}                        serve's --port default
   ${ENV.host}            serve's --host default
   ${ENV.writeTokenFile}  serve's --write-token-file default
-  ${ENV.writeToken}       serve's write token itself, when no token file is given`
+  ${ENV.writeToken}       serve's write token itself, when no token file is given
+  ${ENV.cursorSecretFile} serve's --cursor-secret-file default`
 
 /** Reads {@link ENV} from `env` (the process's environment unless a test injects one). */
 export function readEnvironment(env: Readonly<Record<string, string | undefined>> = process.env): CliEnvironment {

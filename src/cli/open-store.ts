@@ -42,10 +42,10 @@ export async function openStore(config: StoreConfig, { mustExist, retention = fa
     const stored = needsStoredProvider(config.provider) ? await PriceStore.storedProvider(location) : undefined
     provider = chooseProvider(config.provider, stored)
     if (!mustExist) await mkdir(location, { recursive: true })
-    const { limits, signatures } = config
+    const { limits, signatures, cursorSecret } = config
     return await PriceStore.open(location, {
       provider, ...(limits === undefined ? {} : { limits }), ...(retention && config.retention !== undefined ? { retention: config.retention } : {}),
-      ...(signatures === undefined ? {} : { signatures }),
+      ...(signatures === undefined ? {} : { signatures }), ...(cursorSecret === undefined ? {} : { cursorSecret }),
     })
   } catch (err) {
     throw await explainOpenFailure(err, location, provider, whileServed)

@@ -5,6 +5,8 @@ import { readClockOnce } from '../rules/time-text.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import type { CliIo } from './io.js'
 import { openStore } from './open-store.js'
+import { batchOptionsFromCli } from './batch-query.js'
+import { printAllPages, withAllPagesHint } from './all-pages.js'
 
 /** The `GET /prices` parameters, also accepted as `--name value` flags. */
 const QUERY_PARAMETERS = KNOWN_PARAMETERS
@@ -21,6 +23,12 @@ arguments, each read like a URL query string ("symbol=BTC&limit=3" works,
   price-store query symbol=ETH fromTimestamp=1717113600000 toTimestamp=1717200000000 interval=3600000
   price-store query symbol=ETH fromTimestamp=1717113600000 toTimestamp=1717200000000 interval=3600000 aggregate=candles
   price-store query symbols=BTC,ETH toTimestamp=1717113600000 direction=nearest tolerance=60000
+  price-store query symbols=BTC,ETH --times-file times.txt direction=nearest
+
+With --times-file FILE, a batch as-of (store.batchAsOf): each symbol at each
+time of FILE (one a line, any time form; blank and # lines skipped); only
+symbols, direction and tolerance apply. At most 10,000 times and 100,000
+entries (symbols × times); see docs/semantics.md, "Batch as-of".
 
 Parameters: ${QUERY_PARAMETERS.join(', ')} (see docs/http.md).
 Here fromTimestamp and toTimestamp also take the CLI's other time forms (an
@@ -32,12 +40,19 @@ must exist and must not be open in another process (query a running
 
 Options:
   --pretty                    indent the JSON
+  --times-file FILE           batch as-of at the times in FILE
+  --all-pages                 a list answer (latest-N, history, range, candles, cross-rate range or candles)
+                              in pages of limit items (default: the most a query may ask for), following
+                              each page's cursor from cursor= (or the first page) to the last; printed as
+                              one JSON array
 ${STORE_OPTIONS_HELP}
 `
 
 const options = {
   ...STORE_OPTIONS,
   pretty: { type: 'boolean' },
+  'times-file': { type: 'string' },
+  'all-pages': { type: 'boolean' },
   ...Object.fromEntries(QUERY_PARAMETERS.map((name) => [name, { type: 'string', multiple: true }])),
 } as const
 
@@ -58,10 +73,18 @@ export async function queryCommand(argv: readonly string[], io: CliIo): Promise<
     // Repeats stay repeats, so "--limit 1 --limit 2" is refused just as in HTTP.
     for (const value of (flags[name] as string[] | undefined) ?? []) params.append(name, value)
   }
-  resolveTimes(params)
+  const timesFile = values['times-file']
+  const allPages = values['all-pages'] === true
+  if (allPages && timesFile !== undefined) throw new UsageError('--all-pages pages list answers: it cannot be used with --times-file')
+  const batch = timesFile === undefined ? undefined : await batchOptionsFromCli(params, timesFile)
+  if (batch === undefined) resolveTimes(params)
   const store = await openStore(await resolveStoreConfig(values), { mustExist: true, whileServed: 'ask it over HTTP: GET /prices takes the same parameters' })
   try {
-    const answer = await store.query(params)
+    if (allPages) {
+      await printAllPages(store, params, values.pretty === true, io)
+      return 0
+    }
+    const answer = batch === undefined ? await store.query(params).catch(withAllPagesHint) : await store.batchAsOf(batch)
     io.stdout.write(`${toExactJson(answer, values.pretty === true ? 2 : 0)}\n`)
     return 0
   } finally {

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/htt
 import type { AccessLogEntry, ObservationOptions } from '../adapters/http/observe/access-log.js'
 import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/live/write-endpoint.js'
+import { readCursorSecret } from './cursor-secret-file.js'
 import { environmentPort, readEnvironment, resolveWriteToken, ENVIRONMENT_HELP, type WriteTokenSource } from './environment.js'
 import { MAX_TIMER_MS } from '../rules/options.js'
 import { isPriceStoreError } from '../errors.js'
@@ -92,6 +93,11 @@ Writes (POST /prices, off unless a token is given; see docs/http.md):
                               the database into a new subdirectory of DIR while it serves ("price-store
                               backup --url"); a request names the subdirectory only, never a path
 
+Pages (GET /prices?...&cursor=, see docs/http.md):
+  --cursor-secret-file FILE   sign page cursors with FILE's content (at least 32 random bytes, one final
+                              newline dropped) instead of the database's own secret: give every node behind
+                              one balancer the same file so each accepts the others' cursors
+
 ${CLUSTER_FLAGS_HELP}
 
 ${LIMIT_OPTIONS_HELP}
@@ -129,6 +135,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'headers-timeout-ms': { type: 'string' },
       'request-timeout-ms': { type: 'string' },
       'write-token-file': { type: 'string' },
+      'cursor-secret-file': { type: 'string' },
       'max-write-bytes': { type: 'string' },
       'backup-dir': { type: 'string' },
       'max-stream-subscribers': { type: 'string' },
@@ -151,7 +158,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const writes = writeOptions(token, values['max-write-bytes'])
   const retentionDays = parseIntegerOption('retention-days', values['retention-days'], 1, 1_000_000)
   const resolved = withSignatureFlags(withLimitFlags(await resolveStoreConfig(values), values), values)
-  const config = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
+  const retained = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
+  const cursorSecret = await readCursorSecret(values['cursor-secret-file'], env, io)
+  const config = cursorSecret === undefined ? retained : { ...retained, cursorSecret }
   const demoIfEmpty = values['demo-if-empty'] === true
   const liveDemo = values['live-demo'] === true && values['no-live-demo'] !== true
   const cluster = parseClusterFlags(values)

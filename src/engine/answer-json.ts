@@ -42,7 +42,7 @@ export function sizedAnswerJson(answer: PriceAnswer): SizedJson {
   let first = true
   for (const symbol of Object.keys(answer)) {
     const key = JSON.stringify(symbol)
-    const record = recordToJson(answer[symbol] as object)
+    const record = recordToJson((answer as Record<string, object>)[symbol] as object)
     json += (first ? '' : ',') + key + ':' + record.json
     bytes += (first ? 0 : 1) + Buffer.byteLength(key, 'utf8') + 1 + record.bytes
     first = false
@@ -81,7 +81,8 @@ export function recordJson(record: object): string {
 }
 
 function recordToJson(record: object): SizedJson {
-  if (!Object.isFrozen(record)) return measured(toExactJson(record))
+  // A cross-rate answer's top level holds strings and numbers too, which are "frozen" but no WeakMap key.
+  if (typeof record !== 'object' || !Object.isFrozen(record)) return measured(toExactJson(record))
   let sized = jsonOfRecord.get(record)
   if (sized === undefined) {
     sized = measured(toExactJson(record))

@@ -54,6 +54,11 @@ export function selectAnswerFields(answer: PriceAnswer | DeferredAnswer, form: A
       return mapValues(answer as Record<string, object>, select) as PriceAnswer
     case 'twap':
       return mapValues(answer as Record<string, Twap>, (twap) => ({ ...twap, first: select(twap.first), last: select(twap.last) }))
+    case 'cross':
+    case 'crossRange':
+    case 'crossCandles':
+    case 'crossTwap':
+      return answer // cross rates refuse `fields` (parse-query.ts): their legs are record references already
   }
 }
 

@@ -3,6 +3,8 @@ import type { PriceStoreErrorCode } from '../errors.js'
 import type { Limits, PriceQuery, Provider, QueryParams } from '../types.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill } from './form-rules.js'
 import { toGrid } from './grid.js'
+import { readCursor, resumeRefusal } from './cursor.js'
+import { toCrossQuery, type CrossParts } from './forms/cross-query.js'
 import { fail } from '../rules/query-errors.js'
 import { parseFieldSelection } from '../rules/fields.js'
 import { symbolProblem } from '../rules/text-rules.js'
@@ -27,7 +29,7 @@ export interface QueryConfig {
 /** The known `GET /prices` parameters, in the order their errors take precedence. */
 export const KNOWN_PARAMETERS = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
-  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields', 'quote', 'base', 'cursor',
 ] as const
 type KnownParameter = (typeof KNOWN_PARAMETERS)[number]
 /** The known parameters given, each once; a value may be a non-string when it came from a plain object. */
@@ -51,6 +53,19 @@ const NAMES = { from: 'fromTimestamp', to: 'toTimestamp' } as const
  * // => { kind: 'latest', symbol: 'BTC', limit: 10, offset: 0 }
  */
 export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery {
+  return parseParameters(params, config, false)
+}
+
+/**
+ * {@link parseQuery} for `store.page` (store/read/cursor-pages.ts): a
+ * non-empty `cursor` is accepted (its position and signature are the
+ * caller's to check); `parseQuery` refuses one after every other rule.
+ */
+export function parsePageQuery(params: QueryParams, config: QueryConfig): PriceQuery {
+  return parseParameters(params, config, true)
+}
+
+function parseParameters(params: QueryParams, config: QueryConfig, resumes: boolean): PriceQuery {
   const raw = readKnownParameters(params)
 
   if ('symbol' in raw) checkSymbol('symbol', raw.symbol)
@@ -73,6 +88,17 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   const tolerance = 'tolerance' in raw ? parseInteger('tolerance', raw.tolerance, 'PRICE_INVALID_QUERY') : undefined
   // Spread into the query only when given: a query without `fields` is the same object as before it existed.
   const selection = 'fields' in raw ? { fields: parseFieldSelection('fields', raw.fields) } : undefined
+  if ('quote' in raw) checkSymbol('quote', raw.quote)
+  if ('base' in raw) checkSymbol('base', raw.base)
+  // A cursor is checked here for its layout only; `store.page` checks its signature (store/read/cursor-pages.ts).
+  const cursor = 'cursor' in raw ? checkCursor(raw.cursor) : undefined
+  if ('quote' in raw || 'base' in raw) {
+    const cross = crossQuery(raw, { from, to, interval, origin, aggregate, maxAge, limit })
+    // A cross-rate range or candles is a list of buckets, paged as the single-symbol ones; at one time or a TWAP, not.
+    if (cursor !== undefined) checkCursorUse('offset' in raw, cross.kind === 'crossRange' || cross.kind === 'crossCandles')
+    if (cursor !== undefined && cursor !== '' && !resumes) throw resumeRefusal()
+    return cross
+  }
 
   if ('symbol' in raw && symbols !== undefined) {
     throw fail('PRICE_INVALID_QUERY', 'symbols', `give either symbol or symbols, not both (got symbol=${describeValue(raw.symbol)} and symbols=${describeValue(raw.symbols)})`)
@@ -103,6 +129,9 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
   }
   const fillMode = toFill(fill, maxAge)
   checkOrder(from, to)
+  if (cursor !== undefined) checkCursorUse('offset' in raw, 'symbol' in raw && aggregate !== 'twap' && (interval !== undefined || (direction === undefined && tolerance === undefined)))
+  // Last of the rules (nothing below throws for a list form): a later page is `store.page`'s, never a silent first page.
+  if (cursor !== undefined && cursor !== '' && !resumes) throw resumeRefusal()
 
   const window = { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
   if (aggregate === 'twap') {
@@ -128,6 +157,32 @@ export function parseQuery(params: QueryParams, config: QueryConfig): PriceQuery
 }
 
 const AGGREGATES = ['candles', 'twap'] as const
+
+/** A `cursor`'s own rule: empty (the first page) or a cursor's layout (engine/cursor.ts). */
+function checkCursor(value: unknown): string {
+  checkString('cursor', value, 'PRICE_INVALID_QUERY')
+  readCursor(value)
+  return value
+}
+
+/** A cursor pages a list (latest-N, history, range, candles, a cross-rate range or candles), in place of `offset`. */
+function checkCursorUse(withOffset: boolean, list: boolean): void {
+  if (withOffset) throw fail('PRICE_INVALID_QUERY', 'cursor', 'give either offset or cursor, not both: a cursor resumes after the page before it')
+  if (!list) throw fail('PRICE_INVALID_QUERY', 'cursor', 'cursor pages list answers only (latest-N, history, range, candles, a cross-rate range or candles), not several, TWAP, a cross rate at one time or a directed as-of lookup')
+}
+
+/**
+ * A cross-rate query (`quote` and `base`, docs/semantics.md "Cross rates"):
+ * the parameters that pick other forms' records are refused, the rest go
+ * to the cross-rate rules (forms/cross-query.ts).
+ */
+function crossQuery(raw: RawParameters, parsed: Omit<CrossParts, 'quote' | 'base' | 'offset'>): PriceQuery {
+  for (const name of ['symbol', 'symbols', 'fill', 'direction', 'tolerance', 'fields'] as const) {
+    if (name in raw) throw fail('PRICE_INVALID_QUERY', name, `${name} does not apply to a cross rate (quote and base name its two symbols)`)
+  }
+  const offset = 'offset' in raw ? parseInteger('offset', raw.offset, 'PRICE_INVALID_QUERY') : undefined
+  return toCrossQuery({ ...parsed, quote: raw.quote, base: raw.base, offset }, NAMES)
+}
 const FILLS = ['prev', 'none'] as const
 
 /** The error for a form that needs both ends of its window. */

@@ -65,7 +65,18 @@ export interface ScanSource {
    * cannot serve this grid; the engine then scans.
    */
   bucketHeads?(symbol: string, range: SampleRange): AsyncIterable<readonly ScanRow[]> | readonly ScanRow[] | undefined
+  /**
+   * Optional shortcut for batch as-of: for each of `times` (ascending,
+   * distinct), the newest row of `symbol` at or before it (`side` `before`)
+   * or the oldest at or after it (`after`), `undefined` where none; one walk
+   * over the symbol's rows instead of a seek per time. The engine falls back
+   * to `scan`/`scanNow` seeks without it (kernels/batch-as-of.ts).
+   */
+  inForce?(symbol: string, times: readonly number[], side: InForceSide): Promise<readonly (ScanRow | undefined)[]> | readonly (ScanRow | undefined)[]
 }
+
+/** Which record in force {@link ScanSource.inForce} finds: at or before each time, or at or after it. */
+export type InForceSide = 'before' | 'after'
 
 /**
  * A range to sample: the bucket grid of a range (both ends inclusive;

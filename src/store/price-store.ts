@@ -5,6 +5,8 @@ import { parseQuery } from '../engine/parse-query.js'
 import { checkPlan } from '../engine/plan.js'
 import type { QueryPlan } from '../engine/query-plan.js'
 import { typedAnswer } from '../engine/answer-form.js'
+import { answerBatchAsOf, type BatchAsOfAnswer, type BatchAsOfOptions, type BatchAsOfPage, type BatchAsOfPageOptions } from './batch-as-of.js'
+import { toTypedCrossQuery, type CrossAnswerOf, type CrossOptions } from '../engine/forms/cross-query.js'
 import { signalOf, toCandlesQuery, toExportSelection, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery } from '../engine/typed-queries.js'
 import type { CandleOptions, ExportOptions, FillOf, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer } from '../types.js'
@@ -14,6 +16,7 @@ import { resolveOptions, type PriceStoreOptions } from './lifecycle/store-option
 import { assembleStore, type StoreParts } from './lifecycle/store-parts.js'
 import { readStoredProvider } from './lifecycle/stored-provider.js'
 import { isPlanShaped, streamOptions, type StreamOptions } from './read/query-arguments.js'
+import { answerPage, type PricePage } from './read/cursor-pages.js'
 import { backupWith, type BackupOptions, type BackupResult } from './services/backup.js'
 import { exportRecords } from './services/export.js'
 import { storeQuality, type QualityOptions, type QualityReport } from './services/quality.js'
@@ -25,7 +28,7 @@ import type { WatchIterator, WatchOptions } from './services/watch/watch-options
 import type { PruneOptions, PruneResult } from './upkeep/prune-request.js'
 import type { BatchCommit, PutBatchOptions } from './write/batch-writer.js'
 
-export type { StoreStatus, BatchCommit, PutBatchOptions }
+export type { StoreStatus, BatchCommit, PutBatchOptions, PricePage }
 
 type AnyLevel = AbstractLevel<any, any, any>
 
@@ -70,36 +73,26 @@ export class PriceStore {
   }
 
   /** The provider this store serves. */
-  get provider(): Provider {
-    return this.#parts.options.provider
-  }
+  get provider(): Provider { return this.#parts.options.provider }
 
   /** The query caps in force. */
-  get limits(): Limits {
-    return this.#parts.options.limits
-  }
+  get limits(): Limits { return this.#parts.options.limits }
 
   /** Where the store is in its life: queries and writes need `'open'`. */
-  get status(): StoreStatus {
-    return this.#parts.life.status
-  }
+  get status(): StoreStatus { return this.#parts.life.status }
 
   /**
    * Opens the database, checks its format version and provider (recording them in a new database) and replays
    * the unsealed records of its log. Opening an open store does nothing.
    * @throws PriceStoreError `PRICE_LOCKED`, `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`, `PRICE_STORAGE_ERROR`
    */
-  async open(): Promise<void> {
-    await openStore(this.#parts)
-  }
+  async open(): Promise<void> { await openStore(this.#parts) }
 
   /**
    * Waits for pending writes, seals every open hour (so a closed store is all chunks and reopens without
    * replaying its log), then closes the database. Closing a closed store does nothing.
    */
-  async close(): Promise<void> {
-    await closeStore(this.#parts)
-  }
+  async close(): Promise<void> { await closeStore(this.#parts) }
 
   /**
    * Closes the store (as {@link PriceStore.close}) when a scope declared with `await using` ends, so a store
@@ -107,17 +100,13 @@ export class PriceStore {
    * @example
    * await using store = await PriceStore.open('./data/prices', { provider })
    */
-  async [asyncDispose](): Promise<void> {
-    await this.close()
-  }
+  async [asyncDispose](): Promise<void> { await this.close() }
 
   /**
    * Writes one record. See {@link PriceStore.putMany}.
    * @throws PriceStoreError `PRICE_INVALID_RECORD`, `PRICE_NOT_OPEN`, `PRICE_STORAGE_ERROR`
    */
-  async put(record: NewPriceRecord): Promise<void> {
-    await this.putMany([record])
-  }
+  async put(record: NewPriceRecord): Promise<void> { await this.putMany([record]) }
 
   /**
    * Validates and writes a batch of records atomically: if any record is bad, nothing is written. A record with
@@ -128,9 +117,7 @@ export class PriceStore {
    *   `details.field`, or `details.parameter` `records` when the batch is not
    *   an iterable), `PRICE_NOT_OPEN`, `PRICE_STORAGE_ERROR`
    */
-  async putMany(records: Iterable<NewPriceRecord>): Promise<number> {
-    return (await this.putBatch(records)).stored
-  }
+  async putMany(records: Iterable<NewPriceRecord>): Promise<number> { return (await this.putBatch(records)).stored }
 
   /**
    * {@link PriceStore.putMany}, resolving with the batch's commit position as well: the position `watch` and
@@ -175,6 +162,11 @@ export class PriceStore {
     return this.#parts.reader.answerQuery(toSeveralQuery(symbols, options, this.limits), signalOf(options)) as Promise<Record<string, PriceRecord>>
   }
 
+  /** Batch as-of, symbols × times, keyed by symbol then time (docs/semantics.md, "Batch as-of"). @throws PriceStoreError */
+  batchAsOf(options: BatchAsOfPageOptions): Promise<BatchAsOfPage>
+  batchAsOf(options: BatchAsOfOptions): Promise<BatchAsOfAnswer>
+  batchAsOf(options: BatchAsOfOptions): Promise<BatchAsOfAnswer | BatchAsOfPage> { return answerBatchAsOf(this.#parts, options) }
+
   /**
    * One record per `interval` bucket of `from..to` (both inclusive), the bucket's latest, oldest first, each
    * with `minutes`; then `offset` and `limit`. With `fill: 'prev'`, one point per bucket instead, an empty
@@ -211,6 +203,11 @@ export class PriceStore {
     return this.#parts.reader.answerQuery(toTwapQuery(symbols, options, this.limits), signalOf(options)) as Promise<Record<string, Twap>>
   }
 
+  /** The price of one `quote` in `base`, each rate naming its two records (docs/semantics.md, "Cross rates"). @throws PriceStoreError */
+  cross<O extends CrossOptions>(quote: string, base: string, options?: O): Promise<CrossAnswerOf<O>> {
+    return this.#parts.reader.answerQuery(toTypedCrossQuery(quote, base, options, this.limits), signalOf(options)) as Promise<CrossAnswerOf<O>>
+  }
+
   /**
    * The range form as a stream, without the `maxRangePoints` cap, read from one consistent view; gap-filled
    * points with `fill: 'prev'`. Arguments are checked when it is called. With `signal`, an abort makes the next
@@ -244,6 +241,13 @@ export class PriceStore {
   }
 
   /**
+   * One page of a list answer (latest-N, history, range, candles) and the `next` cursor, absent on the last page:
+   * pass it back as `cursor` with the same parameters. Stable while records are written (docs/semantics.md, "Cursors").
+   * @throws PriceStoreError as {@link PriceStore.query}; `PRICE_INVALID_QUERY` (parameter `cursor`) for a bad cursor
+   */
+  page(params: QueryParams, options: QueryOptions = {}): Promise<PricePage> { return answerPage(this.#parts, params, options) }
+
+  /**
    * Answers a `GET /prices` parameter set, or a plan made by {@link PriceStore.plan}, as
    * {@link PriceStore.query} does, but with the answer's form named: switch on `form` and `answer` has its
    * exact type.
@@ -263,9 +267,7 @@ export class PriceStore {
    * and its cost (`heavy`), which a host can act on before running it with {@link PriceStore.run}.
    * @throws PriceStoreError with a `PRICE_INVALID_*` or `PRICE_UNSUPPORTED_PROVIDER` code
    */
-  plan(params: QueryParams): QueryPlan {
-    return this.#parts.reader.plan(parseQuery(params, this.#parts.options))
-  }
+  plan(params: QueryParams): QueryPlan { return this.#parts.reader.plan(parseQuery(params, this.#parts.options)) }
 
   /**
    * Answers a plan made by {@link PriceStore.plan}.
@@ -307,36 +309,26 @@ export class PriceStore {
    * The position of the newest commit (0 before the first): every batch `putMany` writes is one commit,
    * numbered one more than the one before, across restarts. `watch({ after: store.position })` starts from now.
    */
-  get position(): number {
-    return this.#parts.journal.head
-  }
+  get position(): number { return this.#parts.journal.head }
 
   /** The replication log's id of the commit at {@link PriceStore.position}, when `putBatch` was given one (see {@link PutBatchOptions}). */
-  get positionId(): string | undefined {
-    return this.#parts.journal.headId
-  }
+  get positionId(): string | undefined { return this.#parts.journal.headId }
 
   /** The `signatures` policy, the verdicts taken since the store opened and the batches refused for one (no I/O). */
-  get signatures(): SignatureCounts {
-    return { policy: this.#parts.ingest.policy, ...this.#parts.ingest.counts() }
-  }
+  get signatures(): SignatureCounts { return { policy: this.#parts.ingest.policy, ...this.#parts.ingest.counts() } }
 
   /**
    * Records committed since the store was opened, by every writer of this store (each `putMany`/`put` counts
    * its records once committed; a failed batch counts nothing). A counter for monitoring, read without I/O: it
    * starts again from 0 at each `open()`.
    */
-  get recordsWritten(): number {
-    return this.#parts.step.recordsWritten
-  }
+  get recordsWritten(): number { return this.#parts.step.recordsWritten }
 
   /**
    * When the newest commit since the store was opened landed (ms since the epoch, this process's clock), or
    * `undefined` before the first one.
    */
-  get lastCommitAt(): number | undefined {
-    return this.#parts.step.lastCommitAt
-  }
+  get lastCommitAt(): number | undefined { return this.#parts.step.lastCommitAt }
 
   /**
    * The records each commit writes, in commit order, as they are committed: with `after`, first the commits
@@ -351,9 +343,7 @@ export class PriceStore {
    *   lastSeen = item.position
    * }
    */
-  watch(options: WatchOptions = {}): WatchIterator {
-    return startWatch(this.#parts, options, this.limits)
-  }
+  watch(options: WatchOptions = {}): WatchIterator { return startWatch(this.#parts, options, this.limits) }
 
   /**
    * Removes every record with `timestamp < before` (of `symbol`, or of every symbol) and never one at or after
@@ -367,9 +357,7 @@ export class PriceStore {
    * @example
    * await store.prune({ before: Date.parse('2024-01-01T00:00:00Z') }) // { records, hours, symbols }
    */
-  async prune(options: PruneOptions): Promise<PruneResult> {
-    return this.#parts.upkeep.prune(options)
-  }
+  async prune(options: PruneOptions): Promise<PruneResult> { return this.#parts.upkeep.prune(options) }
 
   /** Every symbol with at least one record, in UTF-8 byte order. */
   async symbols(): Promise<string[]> {
@@ -399,9 +387,7 @@ export class PriceStore {
    * provider. Reads no record: sealed hours are counted from the heads index.
    * @throws PriceStoreError `PRICE_NOT_OPEN`, `PRICE_ABORTED` (`options.signal`), `PRICE_CORRUPT_VALUE`
    */
-  async stats(options: QueryOptions = {}): Promise<StoreStats> {
-    return storeStats(this.#parts, signalOf(options))
-  }
+  async stats(options: QueryOptions = {}): Promise<StoreStats> { return storeStats(this.#parts, signalOf(options)) }
 
   /** Feed quality per symbol over `from..to` (docs/semantics.md, "Feed quality"). @throws PriceStoreError `PRICE_INVALID_*`, `PRICE_RANGE_TOO_LARGE`, `PRICE_NOT_OPEN`, `PRICE_ABORTED` */
   quality(options: QualityOptions): Promise<QualityReport> { return storeQuality(this.#parts, options) }
@@ -412,9 +398,7 @@ export class PriceStore {
    * store returns (docs/semantics.md, "Signature verdicts"). Reads one consistent view.
    * @throws PriceStoreError as `export`, `PRICE_INVALID_QUERY` (`recheck`, `limit`), `PRICE_NOT_OPEN`, `PRICE_ABORTED`
    */
-  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
-    return verifyWith(this.#parts, options)
-  }
+  async verify(options: VerifyOptions = {}): Promise<VerifyReport> { return verifyWith(this.#parts, options) }
 
   /**
    * Writes a consistent copy of the store, from one snapshot, into a new store directory `dir` (classic-level)

@@ -39,6 +39,12 @@ export type { ModelConfig, ModelResult, ModelPruneResult } from './reference-mod
 // The reference model of the feed-quality report (store.quality()).
 export { referenceQuality } from './reference-forms/quality.js'
 export type { ReferenceQualityOptions } from './reference-forms/quality.js'
+export { referenceBatchAsOf } from './reference-forms/batch-asof.js'
+export type { ReferenceBatchEntry } from './reference-forms/batch-asof.js'
+export { referenceCross, referenceLatestCross } from './reference-forms/cross.js'
+export type { ReferenceCross } from './reference-forms/cross.js'
+export { referencePage, referencePages } from './reference-forms/page.js'
+export type { ReferencePage, ReferencePageGrid, ReferencePosition } from './reference-forms/page.js'
 
 // Arbitraries of `fields` selections (docs/semantics.md, "Field selection").
 export { SELECTABLE_FIELDS, INVALID_FIELDS, fieldsValueArb, withFieldsArb } from './field-arbitraries.js'

@@ -73,12 +73,16 @@ function paramValueArbs(data: ParamContext, limits: Limits) {
     ),
     direction: weighted(fc.constantFrom('before', 'after', 'nearest'), fc.constantFrom('', 'Before', 'newest', 'both')),
     tolerance: weighted(withLeadingZeros(fc.oneof(fc.integer({ min: 0, max: 3 * interval }), fc.constant(0))), fc.constantFrom(...NUMERIC_GARBAGE)),
+    // Cross rates: mostly two known symbols (now and then the same one twice, or one the data lacks).
+    quote: weighted(fc.oneof({ arbitrary: known, weight: 6 }, { arbitrary: symbolArb, weight: 1 }), fc.constantFrom(...INVALID_SYMBOLS)),
+    base: weighted(fc.oneof({ arbitrary: known, weight: 6 }, { arbitrary: symbolArb, weight: 1 }), fc.constantFrom(...INVALID_SYMBOLS)),
   }
 }
 
 type Name =
   | 'symbol' | 'symbols' | 'provider' | 'limit' | 'offset' | 'fromTimestamp' | 'toTimestamp' | 'interval'
-  | 'aggregate' | 'fill' | 'maxAge' | 'origin' | 'direction' | 'tolerance'
+  | 'aggregate' | 'fill' | 'maxAge' | 'origin' | 'direction' | 'tolerance' | 'quote' | 'base'
+/** The names chaos draws from; `quote` and `base` come only with the cross-rate shapes (and `added`), so chaos keeps aiming at the other forms. */
 const NAMES: readonly Name[] = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
   'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance',
@@ -110,6 +114,11 @@ const SHAPES: Readonly<Record<string, readonly Name[]>> = {
   severalDirected: ['symbols', 'toTimestamp', 'direction', 'tolerance'],
   twapSeveral: ['symbols', 'fromTimestamp', 'toTimestamp', 'aggregate'],
   twapOne: ['symbol', 'fromTimestamp', 'toTimestamp', 'aggregate'],
+  crossLatest: ['quote', 'base'],
+  crossAsOf: ['quote', 'base', 'toTimestamp', 'maxAge'],
+  crossRange: ['quote', 'base', 'interval', 'fromTimestamp', 'toTimestamp', 'origin', 'maxAge'],
+  crossCandlesPaged: ['quote', 'base', 'interval', 'fromTimestamp', 'toTimestamp', 'aggregate', 'offset', 'limit'],
+  crossTwap: ['quote', 'base', 'fromTimestamp', 'toTimestamp', 'aggregate', 'maxAge'],
 }
 
 /** The most buckets a gap-filled query may span in the model tests: the naive model visits each one. */
@@ -144,7 +153,7 @@ export function rawEntriesArb(data: ParamContext, limits: Limits = TEST_LIMITS):
     .record({
       shape: fc.constantFrom(...Object.keys(SHAPES), 'chaos'),
       chaos: fc.subarray([...NAMES]),
-      added: rarely(fc.constantFrom(...NAMES), 5),
+      added: rarely(fc.constantFrom(...NAMES, 'quote', 'base'), 5),
       dropped: rarely(fc.constantFrom(...NAMES), 8),
       repeated: rarely(fc.constantFrom(...NAMES), 12),
       ordered: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
@@ -159,7 +168,7 @@ export function rawEntriesArb(data: ParamContext, limits: Limits = TEST_LIMITS):
         first = { ...first, fromTimestamp: first.toTimestamp, toTimestamp: first.fromTimestamp }
       }
       // A form's shape asks for its own aggregate, unless the value drawn is malformed.
-      const form = shape.startsWith('twap') ? 'twap' : shape.startsWith('candles') ? 'candles' : undefined
+      const form = /^(twap|crossTwap)/.test(shape) ? 'twap' : /^(candles|crossCandles)/.test(shape) ? 'candles' : undefined
       if (form !== undefined && (first.aggregate === 'candles' || first.aggregate === 'twap')) first = { ...first, aggregate: form }
       const names = new Set<Name>(shape === 'chaos' ? chaos : SHAPES[shape])
       if (added !== null) names.add(added)

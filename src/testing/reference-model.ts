@@ -13,6 +13,7 @@ import { ModelTooBig } from './reference-forms/grid.js'
 import { referenceRange } from './reference-forms/range.js'
 import { referenceCountedCandles, referenceCountedRange } from './reference-forms/empty-buckets.js'
 import { referenceTwap } from './reference-forms/twap.js'
+import { referenceCrossQuery } from './reference-forms/cross.js'
 
 export { ModelTooBig, NearNumber }
 
@@ -29,7 +30,7 @@ export type ModelResult =
 
 const KNOWN = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
-  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields', 'quote', 'base',
 ] as const
 type Known = (typeof KNOWN)[number]
 
@@ -133,6 +134,8 @@ class ModelError extends Error {
     /** The parameters the error message may name (SPEC §2: it names the parameter at fault). */
     readonly parameters: readonly string[],
     readonly details?: { count: number; cap: number },
+    /** Found while answering, not while parsing (a cross rate's unknown symbol). */
+    readonly whileAnswering = false,
   ) {
     super(code)
   }
@@ -201,6 +204,15 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   const tolerance = number('tolerance', 'PRICE_INVALID_QUERY')
   const fieldsText = raw.get('fields')
   const fields = fieldsText === undefined ? undefined : referenceFieldSelection(fieldsText) ?? fail('PRICE_INVALID_QUERY', 'fields')
+  for (const name of ['quote', 'base'] as const) if (raw.has(name) && !isValidSymbol(raw.get(name)!)) fail('PRICE_INVALID_SYMBOL', name)
+  if (raw.has('quote') || raw.has('base')) {
+    const crossed = referenceCrossQuery(records, {
+      ...defined({ quote: raw.get('quote'), base: raw.get('base'), maxAge, from, to, interval, origin: originText === undefined ? undefined : origin, aggregate, offset, limit }),
+      given: [...raw.keys()],
+    }, config.limits.maxRangePoints)
+    if ('answer' in crossed) return crossed.answer as PriceAnswer
+    throw new ModelError(crossed.error, [crossed.parameter], crossed.details, crossed.whileAnswering === true)
+  }
 
   if (symbol !== undefined && symbols !== undefined) fail('PRICE_INVALID_QUERY', 'symbol')
   if (aggregate === 'twap' && interval !== undefined) fail('PRICE_INVALID_INTERVAL', 'interval')
@@ -327,7 +339,7 @@ export function referenceFaultParameters(params: QueryParams, config: ModelConfi
     return undefined
   } catch (err) {
     if (!(err instanceof ModelError)) throw err
-    return err.code === 'PRICE_RANGE_TOO_LARGE' ? undefined : err.parameters
+    return err.code === 'PRICE_RANGE_TOO_LARGE' || err.whileAnswering ? undefined : err.parameters
   }
 }
 
@@ -335,7 +347,9 @@ export function referenceFaultParameters(params: QueryParams, config: ModelConfi
 export function keyOrder(answer: unknown): unknown {
   if (Array.isArray(answer)) return answer.map((r) => Object.keys(r as object))
   const obj = answer as Record<string, unknown>
-  return { symbols: Object.keys(obj), records: Object.keys(obj).map((k) => Object.keys(obj[k] as object)) }
+  // A cross rate's top level holds strings and numbers (a TWAP's `twap` may be a NearNumber): no keys of their own.
+  const keysOf = (value: unknown) => (typeof value === 'object' && value !== null && !(value instanceof NearNumber) ? Object.keys(value) : [])
+  return { symbols: Object.keys(obj), records: Object.keys(obj).map((k) => keysOf(obj[k])) }
 }
 
 /** Runs the real thing and puts its answer or coded error in the model's shape; anything uncoded is rethrown. */
@@ -347,4 +361,9 @@ export async function outcomeOf(run: () => Promise<PriceAnswer> | PriceAnswer): 
     if (err.code !== 'PRICE_RANGE_TOO_LARGE') return { error: err.code }
     return { error: err.code, details: { count: err.details.count ?? NaN, cap: err.details.cap ?? NaN } }
   }
+}
+
+/** The entries of `object` whose value is not undefined (the cross-rate reference takes absent as absent). */
+function defined<T extends object>(object: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> }
 }

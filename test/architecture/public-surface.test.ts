@@ -1,7 +1,8 @@
 /**
  * The public surface (issue 19): `price-store` holds what a host of the
- * store needs, at most 90 names, types included (70 until issue 22 added
- * signature verification and feed quality); the HTTP adapter is
+ * store needs, at most 100 names, types included (70 until issue 22 added
+ * signature verification and feed quality, 90 until issue 24 added batch
+ * as-of, cross rates and pages); the HTTP adapter is
  * `price-store/http`; the machinery behind both stays internal. The names
  * are read from the entry files' export lists (TypeScript's parser, so type
  * exports count too) and checked against what the modules really export.
@@ -44,9 +45,9 @@ const INTERNAL = [
 ]
 
 describe('the public surface', () => {
-  it('price-store exports at most 90 names, types included', () => {
+  it('price-store exports at most 100 names, types included', () => {
     expect(rootNames.length).toBeGreaterThan(40)
-    expect(rootNames.length).toBeLessThanOrEqual(90)
+    expect(rootNames.length).toBeLessThanOrEqual(100)
   })
 
   it('counts what the modules really export (the values; types leave no trace at run time)', () => {

@@ -29,6 +29,10 @@ const QUERIES: Record<string, PriceQuery> = {
   filled: parse(`symbol=BTC&${window}&interval=1000&fill=prev`),
   candles: parse(`symbol=BTC&${window}&interval=1000&aggregate=candles`),
   twap: parse(`symbols=BTC&${window}&aggregate=twap`),
+  cross: parse('quote=ETH&base=BTC&toTimestamp=5000'),
+  crossRange: parse(`quote=ETH&base=BTC&${window}&interval=1000`),
+  crossCandles: parse(`quote=ETH&base=BTC&${window}&interval=1000&aggregate=candles`),
+  crossTwap: parse(`quote=ETH&base=BTC&${window}&aggregate=twap`),
 }
 
 const EMPTY: ScanSource = {
@@ -38,7 +42,7 @@ const EMPTY: ScanSource = {
 
 describe('the FORMS table', () => {
   it('has one form per query kind, and no other', () => {
-    expect(Object.keys(FORMS).sort()).toEqual(['candles', 'latest', 'range', 'several', 'twap'])
+    expect(Object.keys(FORMS).sort()).toEqual(['candles', 'cross', 'crossCandles', 'crossRange', 'crossTwap', 'latest', 'range', 'several', 'twap'])
     expect(Object.isFrozen(FORMS)).toBe(true)
   })
 
@@ -47,6 +51,7 @@ describe('the FORMS table', () => {
     expect(forms).toEqual({
       latest: 'latest', history: 'latest', asOf: 'latest', several: 'several', severalAsOf: 'several',
       range: 'range', filled: 'filled', candles: 'candles', twap: 'twap',
+      cross: 'cross', crossRange: 'crossRange', crossCandles: 'crossCandles', crossTwap: 'crossTwap',
     })
   })
 

@@ -15,6 +15,7 @@ import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { ArraySource } from '../support/array-source.js'
 import { propertyBackends } from './backends.js'
+import { outcome } from './answer-outcome.js'
 
 const config = { provider: TEST_PROVIDER, limits: TEST_LIMITS }
 const scale = Number(process.env['FC_SCALE']) || 1
@@ -49,15 +50,6 @@ const scenarioArb = dataSetArb.chain((data) => {
   return fc.record({ data: fc.constant(data), queries: fc.array(queryArb, { minLength: 1, maxLength: 6 }) })
 })
 
-async function outcome(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { answer: await run() }
-  } catch (err) {
-    const { code, details } = err as { code?: string; details?: { count?: number; cap?: number } }
-    if (code === undefined) throw err
-    return code === 'PRICE_RANGE_TOO_LARGE' ? { error: code, details: { count: details?.count, cap: details?.cap } } : { error: code }
-  }
-}
 
 describe.each(backends)('fill=none on $name', (backend) => {
   it('engine, store (query and stream) and the reference model answer every bucket alike', async () => {

@@ -4,6 +4,7 @@
  * any client library smoothing over what the server does.
  */
 import { connect } from 'node:net'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
 /** A parsed HTTP answer. */
 export interface RawAnswer {
@@ -14,8 +15,10 @@ export interface RawAnswer {
   readonly status: number
   /** Lower-case names; a repeated header keeps its last value. */
   readonly headers: Readonly<Record<string, string>>
-  /** The body: `content-length` bytes after the head, decoded as UTF-8 ('' for HEAD). */
+  /** The body: `content-length` bytes after the head, their `content-encoding` undone, decoded as UTF-8 ('' for HEAD). */
   readonly body: string
+  /** The body's length as sent, before its `content-encoding` is undone (what `content-length` counts). */
+  readonly sentLength: number
   /** Bytes after the head that were received (may exceed the body when the server sent more). */
   readonly bodyBytes: number
 }
@@ -120,7 +123,7 @@ function parseAnswer(bytes: Buffer, head: boolean, closed: boolean): { answer: R
     // An answer that closes its connection is read to the close, so a body
     // longer than announced would be seen.
     if (closes && !closed) return undefined
-    let body = ''
+    let sent: Buffer = Buffer.alloc(0)
     let consumed = bodyStart
     // A HEAD answer has no body, unless it is a raw error answer the server
     // sent because it could not parse the request (then it closes).
@@ -128,20 +131,30 @@ function parseAnswer(bytes: Buffer, head: boolean, closed: boolean): { answer: R
       const chunked = /\bchunked\b/i.test(headers['transfer-encoding'] ?? '') ? dechunk(rest) : undefined
       if (chunked !== undefined) {
         // A chunked answer is whole at its last (empty) chunk: the connection may stay open after it.
-        body = chunked.body.toString('utf8')
+        sent = chunked.body
         consumed = bodyStart + chunked.consumed
       } else if (!Number.isSafeInteger(length)) {
         if (!closed) return undefined
-        body = rest.toString('utf8')
+        sent = rest
         consumed = bytes.length
       } else {
         if (rest.length < length && !closed) return undefined
-        body = rest.subarray(0, length).toString('utf8')
+        sent = rest.subarray(0, length)
         consumed = bodyStart + Math.min(length, rest.length)
       }
     }
-    return { answer: { kind: 'answer', interim, statusLine, status, headers, body, bodyBytes: rest.length }, consumed }
+    const body = decoded(sent, headers['content-encoding']).toString('utf8')
+    return { answer: { kind: 'answer', interim, statusLine, status, headers, body, sentLength: sent.length, bodyBytes: rest.length }, consumed }
   }
+}
+
+/** `body` with its `content-encoding` (gzip, br or deflate) undone; the bytes as they are for any other. */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  if (body.length === 0) return body
+  if (encoding === 'gzip') return gunzipSync(body)
+  if (encoding === 'br') return brotliDecompressSync(body)
+  if (encoding === 'deflate') return inflateSync(body)
+  return body
 }
 
 /**

@@ -18,6 +18,7 @@ import { HandlerMetrics } from './observe/metrics.js'
 import { createRequestHooks, type RequestTrace } from './observe/request-observer.js'
 import { reportError } from './core/answer.js'
 import type { AnswerOptions, PricesQueryable } from './prices/answer.js'
+import { answerBatch, servesBatch, type BatchSource } from './prices/batch-endpoint.js'
 import { answerThroughGate, type PricesRequest } from './prices/through-gate.js'
 import { checkBasePath, endpointName, notFoundAnswer, routeRequest, type Route, type RouteTable } from './routes.js'
 import { ChartPage, type ChartPageOptions } from './udf/chart-page.js'
@@ -127,7 +128,7 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters, replica: replication.replica }) : undefined
   const hooks = createRequestHooks(metrics, options)
   const live = createLiveEndpoints(store, supports, options, { counters, metrics, replication })
-  const table: RouteTable = { charts: supports.charts, basePath: checkBasePath(options.basePath), ...live.table }
+  const table: RouteTable = { charts: supports.charts, basePath: checkBasePath(options.basePath), ...live.table, batch: servesBatch(store) }
   const page = new ChartPage(options, table.basePath)
   const openApi = new OpenApiDocument(options)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
@@ -153,7 +154,9 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         // "At least position P": checked before the query is admitted, so a read that waits holds no slot.
         const asked = floor.check(req, res, routed.params)
         if (asked !== undefined) {
-          req.resume() // no endpoint that reads at a position takes a body
+          // Only a POST batch reads a body at a position: it stays unread (paused) while the read waits.
+          const keepsBody = 'batch' in routed && req.method === 'POST' && !('status' in asked)
+          if (!keepsBody) req.resume()
           if ('status' in asked) sendAnswer(res, floorAnswer(asked, 'udf' in routed), head)
           else afterFloor(asked, req, res, head, arrivedAt, routed, trace)
           return
@@ -170,7 +173,8 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
     req.resume()
     const asRead = routeRequest('GET', target, table)
     const allow = 'answer' in routed ? routed.answer.headers.allow : undefined
-    sendAnswer(res, policy.preflight(req, asRead !== undefined && isCorsRead(asRead), `${allow ?? 'GET, HEAD'}, OPTIONS`))
+    const postRead = asRead !== undefined && 'batch' in asRead
+    sendAnswer(res, policy.preflight(req, asRead !== undefined && isCorsRead(asRead), `${allow ?? 'GET, HEAD'}, OPTIONS`, postRead))
   }
 
   /** Serves a request once its position floor, if any, is reached; answers its refusal otherwise. */
@@ -192,6 +196,14 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
       if (routed !== undefined && 'live' in routed) {
         // The endpoint owns the request from here, its body included.
         live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt, compression })
+        return
+      }
+      if (routed !== undefined && 'batch' in routed) {
+        // Reads its own body (POST), so before the drain below.
+        answerBatch(gate, store as unknown as BatchSource, req, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res, trace)).then(
+          (answer) => sendOrFail(options, res, answer, head, send),
+          (err: unknown) => failRequest(options, res, err, head),
+        )
         return
       }
       // Bodies mean nothing here; draining them keeps a keep-alive connection usable.

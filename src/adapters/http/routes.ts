@@ -26,6 +26,8 @@ export type Route =
   | { readonly page: 'html' | 'script' }
   | { readonly document: 'openapi' }
   | { readonly live: LiveEndpoint; readonly params: URLSearchParams }
+  /** `GET`, `HEAD` or `POST /prices/batch` (batch as-of; POST carries the batch as a JSON body, a read). */
+  | { readonly batch: true; readonly params: URLSearchParams }
 
 /** What a handler serves: whether it has charts, and under which path prefix. */
 export interface RouteTable {
@@ -49,6 +51,8 @@ export interface RouteTable {
   readonly verify?: boolean
   /** `POST /admin/backup` is served (issue 23: a backup directory and a write token are configured). */
   readonly backup?: boolean
+  /** `/prices/batch` is served (issue 24: the store answers batch as-of). */
+  readonly batch?: boolean
 }
 
 /**
@@ -71,7 +75,13 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
   const page = table.charts && path === '/' ? 'html' : table.charts && path === CHART_SCRIPT_PATH ? 'script' : undefined
   // The OpenAPI document (issue 23): served by every handler, whatever its store.
   const document = path === OPENAPI_PATH ? 'openapi' : undefined
-  if (!prices && udf === undefined && page === undefined && live === undefined && document === undefined) return undefined
+  const batch = table.batch === true && path === '/prices/batch'
+  if (!prices && udf === undefined && page === undefined && live === undefined && document === undefined && !batch) return undefined
+  if (batch) {
+    // A read that may carry its batch as a body: POST needs no write token.
+    if (method === 'GET' || method === 'HEAD' || method === 'POST') return { batch, params: new URLSearchParams(target.query) }
+    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', `method ${JSON.stringify(method)} is not allowed on ${target.path}; use GET, HEAD or POST`, { allow: 'GET, HEAD, POST' }) }
+  }
   // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
   if (prices && method === 'POST' && table.writes === true) return { live: 'write', params: new URLSearchParams(target.query) }
   // The one route that takes POST only: it changes the server's disk.
@@ -104,6 +114,7 @@ export function endpointName(routed: Route | undefined): string {
   if ('page' in routed) return 'page'
   if ('document' in routed) return 'openapi'
   if ('live' in routed) return routed.live
+  if ('batch' in routed) return 'batch'
   if ('udf' in routed) return UDF_ENDPOINTS[routed.udf] ?? 'udf'
   return 'prices'
 }

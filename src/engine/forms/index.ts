@@ -1,5 +1,9 @@
 import type { PriceQuery } from '../../types.js'
 import { candles } from './candles.js'
+import { cross } from './cross.js'
+import { crossCandles } from './cross-candles.js'
+import { crossRange } from './cross-range.js'
+import { crossTwap } from './cross-twap.js'
 import { latest } from './latest.js'
 import type { QueryForm } from './query-form.js'
 import { range } from './range.js'
@@ -23,6 +27,10 @@ export const FORMS: { readonly [K in PriceQuery['kind']]: QueryForm<QueryOfKind<
   range,
   candles,
   twap,
+  cross,
+  crossRange,
+  crossCandles,
+  crossTwap,
 })
 
 /** The form of `query`: one property read of {@link FORMS}. */

@@ -79,8 +79,8 @@ export async function lookup(source: ScanSource, symbol: string, plan: QueryPlan
   return nearer(plan.query as LookupWindow, before, after)
 }
 
-/** Of the records found before and after the as-of time, the nearer; an equal distance goes to the one before. */
-function nearer(query: LookupWindow, before: ScanRow | undefined, after: ScanRow | undefined): ScanRow | undefined {
+/** Of the records found before and after the as-of time, the nearer; an equal distance goes to the one before (batch as-of shares it). */
+export function nearer(query: LookupWindow, before: ScanRow | undefined, after: ScanRow | undefined): ScanRow | undefined {
   if (before === undefined || after === undefined) return before ?? after
   const to = query.to as number
   return to - before.timestamp <= after.timestamp - to ? before : after

@@ -4,6 +4,7 @@ import type { Limits } from '../../types.js'
 import type { ProviderNames } from '../../engine/parse-query.js'
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_COMMITS } from '../services/watch/commit-journal.js'
 import type { JournalWindow } from '../services/watch/commit-journal.js'
+import { configuredCursorSecret } from '../read/cursor-secret.js'
 import { resolveSignatureOptions, type ResolvedSignatureOptions, type SignatureOptions } from '../signatures/signature-options.js'
 
 /** Newest records per symbol kept in memory unless configured otherwise. */
@@ -96,6 +97,12 @@ export interface PriceStoreOptions {
    * docs/semantics.md, "Signature verdicts".
    */
   readonly signatures?: SignatureOptions
+  /**
+   * The secret page cursors are signed with (`store.page`, docs/semantics.md "Cursors"), instead of the one the
+   * store makes and keeps: give every node behind one balancer the same, so each accepts the others' cursors.
+   * At least 32 random bytes (a string counts its UTF-8 bytes; e.g. `openssl rand -base64 48`); kept secret.
+   */
+  readonly cursorSecret?: string | Uint8Array
 }
 
 /** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
@@ -115,6 +122,8 @@ export interface ResolvedOptions {
   /** Days of records kept, or `undefined` to keep everything. */
   readonly retentionDays: number | undefined
   readonly signatures: ResolvedSignatureOptions
+  /** The configured cursor secret's bytes; absent: the store's own. */
+  readonly cursorSecret?: Uint8Array
 }
 
 /**
@@ -177,6 +186,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     journal: Object.freeze({ commits, bytes }),
     retentionDays,
     signatures: resolveSignatureOptions((options as Partial<PriceStoreOptions>).signatures),
+    ...configuredCursorSecret((options as Partial<PriceStoreOptions>).cursorSecret),
   })
 }
 

@@ -6,7 +6,7 @@
  */
 import type { AbstractIterator, AbstractLevel, AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
-import type { SampleRange, ScanOptions, ScanSource } from '../../engine/scan-source.js'
+import type { InForceSide, SampleRange, ScanOptions, ScanSource } from '../../engine/scan-source.js'
 import { bucketOf, nestsOn } from '../../engine/grid.js'
 import { readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
@@ -15,6 +15,7 @@ import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
+import { walkInForce } from './in-force.js'
 import { mergeRows } from './open-area.js'
 import type { OpenArea } from './open-area.js'
 import type { Row } from './row.js'
@@ -163,6 +164,16 @@ export class ReadView implements ScanSource {
     const found = open.length === 0 ? undefined : findRow(new RowArray(open), timestamp, id)
     if (found !== undefined || this.#headsOf(symbol, period) === null) return found
     return findRow(this.#chunk(symbol, period, true), timestamp, id)
+  }
+
+  /** Batch as-of's walk over this view (in-force.ts): each hour's rows listed once, every time in it searched. */
+  inForce(symbol: string, times: readonly number[], side: InForceSide): Promise<(Row | undefined)[]> {
+    return walkInForce(this, symbol, times, side) as Promise<(Row | undefined)[]>
+  }
+
+  /** Every row of `symbol` in `period`, ascending, as a list searched by timestamp; a chunk read is cached when `install`. */
+  periodList(symbol: string, period: number, install: boolean): RowList {
+    return this.#periodRows(symbol, period, install)
   }
 
   /** Read options that read another sublevel from this view's snapshot. */

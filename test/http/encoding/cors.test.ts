@@ -53,7 +53,7 @@ describe("cors: { origins: '*' }", () => {
     for (const path of ['/prices?symbol=BTC', '/udf/config', '/stats', '/health', '/prices/export?symbol=ETH&from=0&to=1', '/prices?symbol=']) {
       const read = await fetch(`${open.url}${path}`, { headers: { origin: 'https://anyone.example' } })
       expect(read.headers.get('access-control-allow-origin'), path).toBe('*')
-      expect(read.headers.get('access-control-expose-headers'), path).toBe('retry-after')
+      expect(read.headers.get('access-control-expose-headers'), path).toBe('retry-after, x-next-cursor, link')
       expect(read.headers.get('vary') ?? '', path).not.toMatch(/origin/i)
       await read.arrayBuffer()
     }
@@ -75,6 +75,25 @@ describe("cors: { origins: '*' }", () => {
     const udf = await preflight(`${open.url}/udf/history?symbol=BTC`, 'HEAD')
     expect(udf.headers['access-control-allow-origin']).toBe('*')
     expect(udf.headers['access-control-allow-headers']).toBeUndefined()
+  })
+
+  it('a batch as-of reads with POST too: its preflight lets POST and content-type through; /prices keeps POST closed', async () => {
+    const batch = await preflight(`${open.url}/prices/batch`, 'POST', 'content-type, authorization')
+    expect(batch.status).toBe(204)
+    expect(batch.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, HEAD, POST',
+      'access-control-allow-headers': 'content-type',
+      allow: 'GET, HEAD, POST, OPTIONS',
+    })
+    const posted = await fetch(`${open.url}/prices/batch`, {
+      method: 'POST', body: JSON.stringify({ symbols: ['BTC'], times: [0] }), headers: { origin: APP, 'content-type': 'application/json' },
+    })
+    expect(posted.status).toBe(200)
+    expect(posted.headers.get('access-control-allow-origin')).toBe('*')
+    expect(await posted.json()).toEqual({ BTC: { 0: null } })
+    const write = await preflight(`${open.url}/prices`, 'POST', 'content-type')
+    expect(write.headers['access-control-allow-origin']).toBeUndefined()
   })
 
   it('writes and operator endpoints stay closed: no access-control-allow-origin on their preflight or answer', async () => {

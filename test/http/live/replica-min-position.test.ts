@@ -173,6 +173,20 @@ describe('minPosition on a replicated node', () => {
     expect(answer.text).toBe(plain.text)
   })
 
+  it('a POST batch waits for its position with its body unread, then answers it whole', async () => {
+    const body = JSON.stringify({ symbols: ['BTC', 'ETH'], times: [FROM, END], direction: 'nearest' })
+    const ask = (headers: Record<string, string>) =>
+      fetch(`${replicated.url}/prices/batch`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }).then(answerOf)
+    const plain = await ask({})
+    expect(plain.status).toBe(200)
+    const waiting = ask({ 'x-min-position': String(replica.position + 1) })
+    await until(() => replica.waiting === 1, 'the batch waits for its position')
+    replica.advanceTo(replica.position + 1)
+    const answer = await waiting
+    expect(answer.status).toBe(200)
+    expect(answer.text).toBe(plain.text)
+  })
+
   it('answers 503 HTTP_POSITION_NOT_REACHED with both positions once minPositionWaitMs passes', async () => {
     for (const path of ['/prices?symbol=BTC', '/prices/export', '/stats']) {
       const res = await get(`${impatient.url}${withFloor(path, '10')}`)

@@ -93,6 +93,11 @@ export const askTests: FeatureTests = (suite) => {
         case 'twap':
           expectTypeOf(result.answer).toEqualTypeOf<Record<string, Twap>>()
           break
+        case 'cross':
+        case 'crossRange':
+        case 'crossCandles':
+        case 'crossTwap':
+          break
         default:
           expectTypeOf(result).toBeNever()
       }

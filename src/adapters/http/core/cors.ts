@@ -37,9 +37,10 @@ export const CORS_REQUEST_HEADERS: readonly string[] = Object.freeze(['last-even
 /**
  * Answer headers a cross-origin page may read beyond the safelisted ones
  * (`content-type`, `content-length`, `cache-control`, ...): `retry-after`,
- * which says when to come back after a 503.
+ * which says when to come back after a 503, and `x-next-cursor` and `link`,
+ * the next page of a paged answer (prices/page-answer.ts).
  */
-export const CORS_EXPOSED_HEADERS = 'retry-after'
+export const CORS_EXPOSED_HEADERS = 'retry-after, x-next-cursor, link'
 
 const READ_METHODS = 'GET, HEAD'
 
@@ -92,16 +93,18 @@ export class CorsPolicy {
    * ({@link CORS_REQUEST_HEADERS}) and `access-control-max-age`. Any other
    * preflight (a write, an admin endpoint, another origin or method) gets
    * no `access-control-allow-origin`, so the browser does not send the request.
+   * `postRead`: the path also reads with POST (a batch as-of with its list in
+   * a JSON body), so POST and `Content-Type` are let through too.
    */
-  preflight(req: IncomingMessage, read: boolean, allow: string): HttpAnswer {
+  preflight(req: IncomingMessage, read: boolean, allow: string, postRead = false): HttpAnswer {
     const headers: Record<string, string> = { allow }
     if (!this.#anyOrigin) headers.vary = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers'
     const origin = this.#allowedOrigin(req.headers.origin)
     const method = req.headers['access-control-request-method']
-    if (read && origin !== undefined && (method === 'GET' || method === 'HEAD')) {
+    if (read && origin !== undefined && (method === 'GET' || method === 'HEAD' || (postRead && method === 'POST'))) {
       headers['access-control-allow-origin'] = origin
-      headers['access-control-allow-methods'] = READ_METHODS
-      const asked = allowedRequestHeaders(req.headers['access-control-request-headers'])
+      headers['access-control-allow-methods'] = postRead ? `${READ_METHODS}, POST` : READ_METHODS
+      const asked = allowedRequestHeaders(req.headers['access-control-request-headers'], postRead)
       if (asked !== '') headers['access-control-allow-headers'] = asked
       headers['access-control-max-age'] = this.#maxAge
     }
@@ -116,13 +119,13 @@ export class CorsPolicy {
   }
 }
 
-/** The headers of `Access-Control-Request-Headers` that a read may send, lower-case, comma-separated. */
-function allowedRequestHeaders(asked: string | undefined): string {
+/** The headers of `Access-Control-Request-Headers` that a read may send (with a body: `content-type` too), lower-case, comma-separated. */
+function allowedRequestHeaders(asked: string | undefined, withBody: boolean): string {
   if (asked === undefined) return ''
   return asked
     .split(',')
     .map((name) => name.trim().toLowerCase())
-    .filter((name) => CORS_REQUEST_HEADERS.includes(name))
+    .filter((name) => CORS_REQUEST_HEADERS.includes(name) || (withBody && name === 'content-type'))
     .join(', ')
 }
 

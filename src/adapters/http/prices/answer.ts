@@ -5,6 +5,7 @@ import type { PriceAnswer, QueryParams } from '../../../types.js'
 import { supportsOf, type StoreSupports } from '../capabilities.js'
 import { bodyAnswer, failedAnswer, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
 import { StreamedBody } from '../core/streamed-body.js'
+import { answerPage, planOfRequest, wantsPage, type PagedQueryable } from './page-answer.js'
 
 /**
  * What {@link answerPrices} needs from a store: `PriceStore` fits, and so
@@ -34,7 +35,11 @@ export interface PricesQueryable {
  * parameters; and its cost, the work it will do in records (see
  * `PricesQueryable.cost`), infinite when unknown.
  */
-export type PlannedRequest = ({ readonly plan: QueryPlan } | { readonly params: URLSearchParams }) & { readonly cost: number }
+export type PlannedRequest = ({ readonly plan: QueryPlan } | { readonly params: URLSearchParams }) & {
+  readonly cost: number
+  /** With `cursor`, to a store that pages: the parameters of the page (page-answer.ts); the plan is the unpaged query's. */
+  readonly page?: URLSearchParams
+}
 
 /**
  * Compiles a request with the store's `plan`, when it has one, and weighs
@@ -48,8 +53,9 @@ export function planRequest(
 ): PlannedRequest | HttpAnswer {
   if (!supports.plans) return { params, cost: Number.POSITIVE_INFINITY }
   try {
-    const plan = (store.plan as (params: QueryParams) => QueryPlan)(params)
-    return { plan, cost: weighPlan(store, plan, supports) }
+    const plan = planOfRequest(store, (store.plan as (params: QueryParams) => QueryPlan).bind(store), params)
+    const cost = weighPlan(store, plan, supports)
+    return wantsPage(store, params) ? { plan, cost, page: params } : { plan, cost }
   } catch (err) {
     return failedAnswer(options, err)
   }
@@ -97,6 +103,7 @@ export function answerPlanned(
 ): Promise<HttpAnswer> {
   // Plain promise chaining rather than async/await: this runs once per
   // request, and each await layer costs the server measurable CPU.
+  if (request.page !== undefined) return answerPage(store as PricesQueryable & PagedQueryable, request.page, options, pricesAnswer)
   let prices: Promise<PriceAnswer | DeferredAnswer>
   try {
     // Promise.resolve: a stub may answer with a plain value or a thenable, as `await` allowed.
