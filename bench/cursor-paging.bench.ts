@@ -37,18 +37,24 @@ async function main(): Promise<void> {
     const symbol = shape.symbols[0]!
     const window = { symbol, fromTimestamp: String(shape.from), toTimestamp: String(shape.from + DAYS * DAY_MS - 1) }
     const forms: Record<string, Params> = { 'history (newest first)': window, 'range interval=1 (oldest first)': { ...window, interval: '1' } }
-        const ids = (answer: unknown): string[] => (answer as { id: string }[]).map((record) => record.id)
+    const ids = (answer: unknown): string[] => (answer as { id: string }[]).map((record) => record.id)
+    const firstTimestamp = (answer: unknown): number => (answer as { timestamp: number }[])[0]!.timestamp
     console.log(`cursor vs offset paging, ${DAYS} days of ${symbol} (${shape.ticks} records), pages of ${PAGE}, each page the median of ${ROUNDS} passes (ms):`)
     for (const [name, params] of Object.entries(forms)) {
       const limit = String(PAGE)
       // Every cursor page once, in order: the cursors of the first and the last page, and the records.
       const cursors: string[] = []
       const byCursor: string[] = []
+      // Each page's window asked directly (no cursor): where its first item lies, to the end the form reads towards.
+      const direct: Params[] = []
+      const newestFirst = params.interval === undefined
       let cursor = ''
       for (;;) {
         cursors.push(cursor)
         const page = await store.page({ ...params, limit, cursor })
         byCursor.push(...ids(page.answer))
+        const at = String(firstTimestamp(page.answer))
+        direct.push(newestFirst ? { ...params, toTimestamp: at } : { ...params, fromTimestamp: at })
         if (page.next === undefined) break
         cursor = page.next
       }
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
       }
       const cursorMs = await perPage((index) => store.page({ ...params, limit, cursor: cursors[index]! }))
       const offsetMs = await perPage((index) => store.query({ ...params, limit, offset: String(index * PAGE) }))
+      const directMs = await perPage((index) => store.query({ ...direct[index]!, limit }))
       const summary = (ms: number[]): string => {
         const sorted = [...ms].sort((x, y) => x - y)
         return `first ${ms[0]!.toFixed(2)}, last ${ms[pages - 1]!.toFixed(2)}, median ${sorted[Math.floor(pages / 2)]!.toFixed(2)}, slowest ${sorted[pages - 1]!.toFixed(2)}; last/first ${(ms[pages - 1]! / ms[0]!).toFixed(2)}`
@@ -77,6 +84,9 @@ async function main(): Promise<void> {
       console.log(`  ${name}, ${pages} pages:`)
       console.log(`    cursor: ${summary(cursorMs)} (target ≈ 1)`)
       console.log(`    offset: ${summary(offsetMs)}`)
+      console.log(`    the same windows asked directly: ${summary(directMs)}`)
+      const perDirect = cursorMs.map((ms, index) => ms / directMs[index]!).sort((x, y) => x - y)
+      console.log(`    cursor page / the same window asked directly: median ${perDirect[Math.floor(pages / 2)]!.toFixed(2)}, last page ${(cursorMs[pages - 1]! / directMs[pages - 1]!).toFixed(2)}`)
       console.log(`    last page offset/cursor ${(offsetMs[pages - 1]! / cursorMs[pages - 1]!).toFixed(1)}; whole paging offset/cursor ${(offsetMs.reduce((x, y) => x + y) / cursorMs.reduce((x, y) => x + y)).toFixed(1)}`)
     }
   } finally {
