@@ -128,14 +128,21 @@ async function answerOf(plan: QueryPlan, source: ScanSource, options: QueryOptio
   return (await executePlan(plan, source, options)) as BucketItem[]
 }
 
-/** How much wider each window is than the one before (see {@link inGrowingWindows}). */
+/** How much wider each window is than the one before at least (see {@link inGrowingWindows}). */
 const WINDOW_GROWTH = 4
+/** How much wider the window after one that held nothing is: nothing was learnt of the data's density. */
+const EMPTY_WINDOW_GROWTH = 16
+/** The margin over the width the density seen so far predicts, so that a slightly sparser stretch still fits. */
+const DENSITY_MARGIN = 1.25
 
 /**
  * The narrowed query's first `limit + 1` items, read over windows that
  * start at its `from` and end on a bucket's last millisecond, `limit + 1`
- * buckets wide and then {@link WINDOW_GROWTH} times wider each time, until
- * one holds them or reaches `to`. Each bucket inside such a window is
+ * buckets wide and then wider, until one holds them or reaches `to`: as wide
+ * as the density of the window before predicts (with a margin), at least
+ * {@link WINDOW_GROWTH} times wider ({@link EMPTY_WINDOW_GROWTH} after an
+ * empty one), so sparse data under fine buckets (10-s records, 1-ms
+ * buckets) takes two or three reads, not eight. Each bucket inside such a window is
  * answered exactly as in the whole window (it lies wholly inside it), so a
  * page near the end of a long range reads about its own records, not the
  * rest of the range (which a source may read at once). Only while the page
@@ -144,11 +151,13 @@ const WINDOW_GROWTH = 4
 async function inGrowingWindows(plan: QueryPlan, limit: number, source: ScanSource, options: QueryOptions): Promise<BucketItem[]> {
   const query = plan.query as BucketedQuery
   const first = bucketOf(query, query.from)
-  for (let width = limit + 1; ; width *= WINDOW_GROWTH) {
+  for (let width = limit + 1; ;) {
     const end = bucketStart(query, first + width) - 1
     if (!(end < query.to)) return answerOf(plan, source, options)
     const items = await answerOf(planQuery(Object.freeze({ ...query, to: end }), plan.maxRangePoints), source, options)
     if (items.length > limit) return items
+    const predicted = items.length === 0 ? width * EMPTY_WINDOW_GROWTH : Math.ceil((width * (limit + 1) * DENSITY_MARGIN) / items.length)
+    width = Math.max(width * WINDOW_GROWTH, predicted)
   }
 }
 
