@@ -6,7 +6,7 @@
  * single lookups answer.
  */
 import type { AsOfDirection } from '../../types.js'
-import type { InForceSide, ScanOptions, ScanRow, ScanSource } from '../scan-source.js'
+import type { InForceSide, ScanRow, ScanSource } from '../scan-source.js'
 import { nearer } from './lookup.js'
 import { firstRow } from './rows.js'
 
@@ -34,23 +34,17 @@ export async function seekInForce(source: ScanSource, symbol: string, times: rea
   if (side === 'before') {
     for (let i = 0; i < times.length; i++) {
       const from = i === 0 ? 0 : (times[i - 1] as number) + 1
-      carried = (await seek(source, symbol, { from, to: times[i] as number, reverse: true, limit: 1 })) ?? carried
+      carried = (await firstRow(source, symbol, { from, to: times[i] as number, reverse: true, limit: 1 })) ?? carried
       found[i] = carried
     }
   } else {
     for (let i = times.length - 1; i >= 0; i--) {
       const to = i === times.length - 1 ? Number.MAX_SAFE_INTEGER : (times[i + 1] as number) - 1
-      carried = (await seek(source, symbol, { from: times[i] as number, to, reverse: false, limit: 1 })) ?? carried
+      carried = (await firstRow(source, symbol, { from: times[i] as number, to, reverse: false, limit: 1 })) ?? carried
       found[i] = carried
     }
   }
   return found
-}
-
-/** The first row of a one-row read: at once when the source can, else through its scan. */
-export function seek(source: ScanSource, symbol: string, read: ScanOptions): Promise<ScanRow | undefined> | ScanRow | undefined {
-  const now = source.scanNow?.(symbol, read)
-  return now === undefined ? firstRow(source, symbol, read) : now[0]
 }
 
 /**

@@ -8,7 +8,7 @@
  * time's record when they share the hour).
  */
 import type { InForceSide, ScanRow, ScanSource } from '../../engine/scan-source.js'
-import { seek } from '../../engine/kernels/batch-as-of.js'
+import { firstRow } from '../../engine/kernels/rows.js'
 import { PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 import type { RowList } from './row-list.js'
 import { firstAfter, firstAtOrAfter } from './row-list.js'
@@ -77,7 +77,7 @@ export async function walkInForce(view: HourLists, symbol: string, times: readon
         // Nothing of this hour up to t: the record in force is older than the hour, and newer than `previous`'s only if between.
         if (previous < 0 || periodOf(previous) !== p) {
           const start = p * PERIOD_MS
-          if (start > previous + 1) carried = (await seek(view, symbol, { from: previous + 1, to: start - 1, reverse: true, limit: 1 })) ?? carried
+          if (start > previous + 1) carried = (await firstRow(view, symbol, { from: previous + 1, to: start - 1, reverse: true, limit: 1 })) ?? carried
         }
       }
       found[i] = carried
@@ -94,7 +94,7 @@ export async function walkInForce(view: HourLists, symbol: string, times: readon
         if (next === undefined || periodOf(next) !== p) {
           const end = (p + 1) * PERIOD_MS - 1
           const to = next === undefined ? Number.MAX_SAFE_INTEGER : next - 1
-          if (to > end) carried = (await seek(view, symbol, { from: end + 1, to, reverse: false, limit: 1 })) ?? carried
+          if (to > end) carried = (await firstRow(view, symbol, { from: end + 1, to, reverse: false, limit: 1 })) ?? carried
         }
       }
       found[i] = carried

@@ -30,7 +30,7 @@ import type { GateRequest, QueryGate } from '../admission/query-gate.js'
 import { bodyAnswer, failedAnswer, httpErrorAnswer, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
 import { drainRequest, readRequestBody } from '../core/request-body.js'
 import { StreamedBody } from '../core/streamed-body.js'
-import { NEXT_CURSOR_HEADER } from './page-answer.js'
+import { withNext } from './page-answer.js'
 
 /** What the batch endpoint needs of a store: `PriceStore.batchAsOf` (and its `limits`, when it has them); with `pageSize` or `cursor` it answers a {@link BatchAsOfPage}. */
 export interface BatchSource {
@@ -126,7 +126,7 @@ class BatchJob {
       const paged = await this.store.batchAsOf({ ...asked, pageSize: page.pageSize, cursor: page.cursor ?? '' } as BatchAsOfOptions) as BatchAsOfPage
       const first = paged.answer[symbols[0] as string]
       const answer = this.answerOf(paged.answer, first === undefined ? [] : Object.keys(first).map(Number))
-      return paged.next === undefined ? answer : withNext(answer, paged.next, page.params)
+      return withNext(answer, paged.next, page.params)
     } catch (err) {
       return failedAnswer(this.options, err)
     }
@@ -141,18 +141,6 @@ class BatchJob {
     if (entries > (this.options.streamAbove ?? DEFAULT_STREAM_ABOVE)) return streamed('application/json; charset=utf-8', entries, jsonPieces(answer))
     return bodyAnswer(200, toExactJson(answer))
   }
-}
-
-/** The answer with the next page's cursor: `x-next-cursor`, and for GET a `link` to the next page (the same parameters, this cursor). */
-function withNext(answer: HttpAnswer, next: string, params: URLSearchParams | undefined): HttpAnswer {
-  if (answer.status !== 200) return answer
-  const headers: Record<string, string> = { ...answer.headers, [NEXT_CURSOR_HEADER]: next }
-  if (params !== undefined) {
-    const following = new URLSearchParams(params)
-    following.set('cursor', next)
-    headers['link'] = `<?${following.toString()}>; rel="next"`
-  }
-  return { ...answer, headers }
 }
 
 /** Batch options as a request gives them, with the page fields `limit` and `cursor` (checked by {@link pageAsked}). */
@@ -246,7 +234,7 @@ export function batchOptionsOfParams(params: URLSearchParams): BatchRequestOptio
   } as BatchRequestOptions
 }
 
-/** A non-negative decimal integer parameter, as `/prices` reads times. */
+/** A non-negative decimal integer parameter, with no leading zero (stricter than `/prices`, which reads `0001` as 1). */
 function integerParam(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined
   if (!/^(0|[1-9][0-9]*)$/.test(text) || !Number.isSafeInteger(Number(text))) {

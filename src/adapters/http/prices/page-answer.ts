@@ -64,10 +64,18 @@ export function answerPage<O extends ErrorReportOptions>(
   )
 }
 
-/** A 200 answer with the next page's headers; any other answer (a failed serialisation) as it is. */
-function withNext(answer: HttpAnswer, next: string | undefined, params: URLSearchParams): HttpAnswer {
+/**
+ * A 200 answer with the next page's headers: `x-next-cursor`, and with the request's `params` (a GET) a `link` to
+ * the next page (the same parameters, this cursor); the last page (no `next`) and any other answer (a failed
+ * serialisation) as they are. `/prices/batch` pages use it too.
+ */
+export function withNext(answer: HttpAnswer, next: string | undefined, params: URLSearchParams | undefined): HttpAnswer {
   if (next === undefined || answer.status !== 200) return answer
-  const following = new URLSearchParams(params)
-  following.set('cursor', next)
-  return { ...answer, headers: { ...answer.headers, [NEXT_CURSOR_HEADER]: next, link: `<?${following.toString()}>; rel="next"` } }
+  const headers: Record<string, string> = { ...answer.headers, [NEXT_CURSOR_HEADER]: next }
+  if (params !== undefined) {
+    const following = new URLSearchParams(params)
+    following.set('cursor', next)
+    headers['link'] = `<?${following.toString()}>; rel="next"`
+  }
+  return { ...answer, headers }
 }
