@@ -1,12 +1,13 @@
 import type { PriceStoreErrorCode } from '../errors.js'
 import { describeValue } from '../errors.js'
 import { DEFAULT_LIMITS } from '../types.js'
-import type { AsOfDirection, CandlesQuery, LatestQuery, Limits, RangeQuery, SeveralQuery, TwapQuery } from '../types.js'
+import type { AsOfDirection, CandlesQuery, CrossQuery, LatestQuery, Limits, RangeQuery, SeveralQuery, TwapQuery } from '../types.js'
 import { checkSignal } from '../rules/abort.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill } from './form-rules.js'
 import { toGrid } from './grid.js'
 import { checkLimit, checkOrder, checkSymbol } from './parse-query.js'
 import { fail } from '../rules/query-errors.js'
+import { toCrossQuery, type CrossOptions } from './forms/cross-query.js'
 
 const NAMES = { from: 'from', to: 'to' } as const
 
@@ -185,10 +186,7 @@ function toBucketedQuery<K extends 'range' | 'candles'>(kind: K, symbol: unknown
   if (interval === undefined || interval < 1) {
     throw fail('PRICE_INVALID_INTERVAL', 'interval', `interval must be an integer of at least 1 ms (got ${describeValue(options.interval)})`)
   }
-  const origin = options.origin
-  if (origin !== undefined && (typeof origin !== 'number' || !Number.isSafeInteger(origin))) {
-    throw fail('PRICE_INVALID_INTERVAL', 'origin', `origin must be a safe integer, negative allowed (got ${describeValue(origin)})`)
-  }
+  const origin = checkedOrigin(options.origin)
   const fill = options.fill === undefined ? undefined : checkChoice('fill', options.fill, ['prev', 'none'], 'PRICE_INVALID_QUERY')
   const maxAge = optionalInteger('maxAge', options.maxAge, 'PRICE_INVALID_QUERY')
   const fillMode = toFill(fill, maxAge)
@@ -242,10 +240,42 @@ function toWindow(options: { readonly from?: number; readonly to?: number }): { 
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }
 }
 
-function optionalInteger(parameter: string, value: unknown, code: PriceStoreErrorCode): number | undefined {
+/** A typed grid origin: absent, or a safe integer (negative allowed). @throws PriceStoreError `PRICE_INVALID_INTERVAL` */
+export function checkedOrigin(origin: unknown): number | undefined {
+  if (origin !== undefined && (typeof origin !== 'number' || !Number.isSafeInteger(origin))) {
+    throw fail('PRICE_INVALID_INTERVAL', 'origin', `origin must be a safe integer, negative allowed (got ${describeValue(origin)})`)
+  }
+  return origin
+}
+
+/** A typed count: absent, or a safe integer >= 0. @throws PriceStoreError `code` naming `parameter` */
+export function optionalInteger(parameter: string, value: unknown, code: PriceStoreErrorCode): number | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw fail(code, parameter, `${parameter} must be a safe integer >= 0 (got ${describeValue(value)})`)
   }
   return value
+}
+
+/**
+ * Validates `store.cross()`'s arguments into a query, under the rules of
+ * `GET /prices?quote=…&base=…`.
+ * @throws PriceStoreError as {@link toCrossQuery}, and `PRICE_INVALID_QUERY` for options that are not an object
+ */
+export function toTypedCrossQuery(quote: unknown, base: unknown, rawOptions: unknown, limits: Limits): CrossQuery {
+  const options = optionsObject<CrossOptions>(rawOptions)
+  const aggregate = options.aggregate
+  if (aggregate !== undefined && aggregate !== 'candles' && aggregate !== 'twap') {
+    throw fail('PRICE_INVALID_QUERY', 'aggregate', `aggregate must be "candles" or "twap" (got ${describeValue(aggregate)})`)
+  }
+  const interval = optionalInteger('interval', options.interval, 'PRICE_INVALID_INTERVAL')
+  if (interval === 0) throw fail('PRICE_INVALID_INTERVAL', 'interval', 'interval must be at least 1 ms (got 0)')
+  const origin = checkedOrigin(options.origin)
+  const limit = optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY')
+  if (limit !== undefined) checkLimit(limit, limits.maxLimit)
+  return toCrossQuery({
+    quote, base, maxAge: options.maxAge,
+    from: optionalInteger('from', options.from, 'PRICE_INVALID_RANGE'), to: optionalInteger('to', options.to, 'PRICE_INVALID_RANGE'),
+    interval, origin, aggregate, offset: optionalInteger('offset', options.offset, 'PRICE_INVALID_QUERY'), limit,
+  }, { from: 'from', to: 'to' })
 }

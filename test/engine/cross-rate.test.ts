@@ -3,7 +3,7 @@ import { CrossWalk, crossOutcome, derivedSeries } from '../../src/engine/kernels
 import { executeQuery, parseQuery } from '../../src/index.js'
 import { TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
 import { referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
-import { toTypedCrossQuery } from '../../src/engine/forms/cross-query.js'
+import { toTypedCrossQuery } from '../../src/engine/typed-queries.js'
 import { ArraySource } from '../support/array-source.js'
 
 const ref = (id: string, timestamp: number, value: number) => ({ id, timestamp, value })

@@ -3,6 +3,7 @@ import { fail } from '../../rules/query-errors.js'
 import type { DataCounts } from '../data-counts.js'
 import { READ_COST } from '../data-counts.js'
 import { bucketCount, bucketOf, bucketStart, bucketEnd } from '../grid.js'
+import { carryRead } from '../kernels/bucketed.js'
 import { pageOf, rangeTooLarge, type Paging } from '../kernels/paging.js'
 import { forEachRow, refOf, rowsOf, type Rows } from '../kernels/rows.js'
 import { frozenReads, type PlannedRead, type QueryPlan } from '../query-plan.js'
@@ -24,8 +25,7 @@ export interface LegRefs {
 
 /** Per leg: the seek for the record in force before `from` (when there can be one), then the window oldest first. */
 export function seriesReads(from: number, to: number): readonly PlannedRead[] {
-  const carry: PlannedRead[] = from === 0 ? [] : [{ role: 'carry', to: from - 1, reverse: true, limit: 1 }]
-  return frozenReads([...carry, { role: 'main', from, to, reverse: false }])
+  return frozenReads([...carryRead(from), { role: 'main', from, to, reverse: false }])
 }
 
 /**

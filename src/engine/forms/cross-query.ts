@@ -1,5 +1,4 @@
-import { describeValue } from '../../errors.js'
-import type { CrossCandle, CrossQuery, CrossRate, CrossSample, CrossTwap, Limits } from '../../types.js'
+import type { CrossCandle, CrossQuery, CrossRate, CrossSample, CrossTwap } from '../../types.js'
 import { checkCrossPair } from '../../rules/cross-symbol.js'
 import { fail } from '../../rules/query-errors.js'
 import { toGrid } from '../grid.js'
@@ -106,43 +105,3 @@ export type CrossAnswerOf<O> = O extends { readonly aggregate: 'candles' } ? Cro
   : O extends { readonly aggregate: 'twap' } ? CrossTwap
   : O extends { readonly interval: number } ? CrossSample[]
   : CrossRate
-
-/**
- * Validates `store.cross()`'s arguments into a query, under the rules of
- * `GET /prices?quote=…&base=…`.
- * @throws PriceStoreError as {@link toCrossQuery}, and `PRICE_INVALID_QUERY` for options that are not an object
- */
-export function toTypedCrossQuery(quote: unknown, base: unknown, rawOptions: unknown, limits: Limits): CrossQuery {
-  if (rawOptions !== undefined && (typeof rawOptions !== 'object' || rawOptions === null || Array.isArray(rawOptions))) {
-    throw fail('PRICE_INVALID_QUERY', 'options', `options must be an object (got ${describeValue(rawOptions)})`)
-  }
-  const options = (rawOptions ?? {}) as CrossOptions
-  const aggregate = options.aggregate
-  if (aggregate !== undefined && aggregate !== 'candles' && aggregate !== 'twap') {
-    throw fail('PRICE_INVALID_QUERY', 'aggregate', `aggregate must be "candles" or "twap" (got ${describeValue(aggregate)})`)
-  }
-  const interval = count('interval', options.interval, 'PRICE_INVALID_INTERVAL')
-  if (interval === 0) throw fail('PRICE_INVALID_INTERVAL', 'interval', 'interval must be at least 1 ms (got 0)')
-  const origin = options.origin
-  if (origin !== undefined && (typeof origin !== 'number' || !Number.isSafeInteger(origin))) {
-    throw fail('PRICE_INVALID_INTERVAL', 'origin', `origin must be a safe integer, negative allowed (got ${describeValue(origin)})`)
-  }
-  const limit = count('limit', options.limit, 'PRICE_INVALID_QUERY')
-  if (limit !== undefined && (limit < 1 || limit > limits.maxLimit)) {
-    throw fail('PRICE_INVALID_QUERY', 'limit', `limit must be between 1 and ${limits.maxLimit} (got ${limit})`)
-  }
-  return toCrossQuery({
-    quote, base, maxAge: options.maxAge,
-    from: count('from', options.from, 'PRICE_INVALID_RANGE'), to: count('to', options.to, 'PRICE_INVALID_RANGE'),
-    interval, origin, aggregate, offset: count('offset', options.offset, 'PRICE_INVALID_QUERY'), limit,
-  }, { from: 'from', to: 'to' })
-}
-
-/** A typed count: absent, or a safe integer >= 0. */
-function count(parameter: string, value: unknown, code: 'PRICE_INVALID_QUERY' | 'PRICE_INVALID_RANGE' | 'PRICE_INVALID_INTERVAL'): number | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw fail(code, parameter, `${parameter} must be a safe integer >= 0 (got ${describeValue(value)})`)
-  }
-  return value
-}

@@ -17,8 +17,8 @@ export function bucketedReads(query: BucketedQuery): readonly PlannedRead[] {
   return frozenReads(query.fill === undefined ? [main] : [main, ...carryRead(query.from)])
 }
 
-/** The seek for the latest record before `from`, when there can be one. */
-function carryRead(from: number): PlannedRead[] {
+/** The seek for the latest record before `from`, when there can be one (gap fill, and each leg of a cross-rate series). */
+export function carryRead(from: number): PlannedRead[] {
   return from === 0 ? [] : [{ role: 'carry', to: from - 1, reverse: true, limit: 1 }]
 }
 
