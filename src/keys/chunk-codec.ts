@@ -10,12 +10,48 @@
  * Sampling picks records from the column without touching a body. An id
  * that is a lowercase canonical UUID is stored as its 16 bytes (tag 0);
  * any other id as tag `length + 1` and its UTF-8 bytes.
+ *
+ * A paged chunk's **key column** (format 5) has the same layout with version
+ * byte {@link KEY_COLUMN_VERSION}: its part count is the chunk's page count,
+ * it holds every base record of the chunk (up to {@link MAX_KEY_RECORDS}),
+ * and each record's value is its value's 9-byte header (flags and value),
+ * so the value of any record is read without its body.
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
-import { VALUE_VERSION, readFormatVersion } from './format-version.js'
+import { KEY_COLUMN_VERSION, VALUE_VERSION, readFormatVersion } from './format-version.js'
 
 /** Records per chunk part: a period of a fast feed is split so no value grows without bound. */
 export const MAX_PART_RECORDS = 4096
+
+/** Records a key column holds at most (an hour of one symbol at 291 records a second); a larger chunk has none and is read whole. */
+export const MAX_KEY_RECORDS = 1 << 20
+
+/** Bytes of stored values a page of a paged chunk holds about: an as-of reads one page, a dense range every page. */
+export const PAGE_BYTES = 16 * 1024
+
+/** Records a page holds at most, whatever their size. */
+export const MAX_PAGE_RECORDS = 64
+
+/** Pages a paged chunk has at most: their part numbers stay below the key column's. */
+export const MAX_PAGES = 0x7000
+
+/**
+ * How many pages a paged chunk of `count` records of `bytes` value bytes in
+ * all gets: about {@link PAGE_BYTES} each, at most {@link MAX_PAGE_RECORDS}
+ * records each (unless that makes more than {@link MAX_PAGES}). Page `p`
+ * holds records `p × span .. (p + 1) × span - 1` with
+ * `span = ceil(count / pages)` ({@link pageSpan}): the page count alone
+ * places every record, and no page is empty.
+ */
+export function pagesFor(count: number, bytes: number): number {
+  const fits = Math.min(MAX_PAGE_RECORDS, Math.max(1, Math.floor((PAGE_BYTES * count) / Math.max(1, bytes))))
+  return Math.max(1, Math.ceil(count / Math.max(fits, Math.ceil(count / MAX_PAGES))))
+}
+
+/** Records per page of a paged chunk of `count` records in `pages` pages (the last may hold fewer). */
+export function pageSpan(count: number, pages: number): number {
+  return Math.ceil(count / pages)
+}
 
 const UUID_TAG = 0
 
@@ -26,11 +62,15 @@ export interface ChunkRecord {
   readonly value: Uint8Array
 }
 
-/** Packs one chunk part of records sorted by (timestamp, id), none repeated. */
-export function encodeChunkPart(periodStart: number, partCount: number, records: readonly ChunkRecord[]): Buffer {
+/**
+ * Packs one chunk part of records sorted by (timestamp, id), none repeated;
+ * with `version` {@link KEY_COLUMN_VERSION}, a paged chunk's key column
+ * (each value a 9-byte value header, `partCount` the page count).
+ */
+export function encodeChunkPart(periodStart: number, partCount: number, records: readonly ChunkRecord[], version = VALUE_VERSION): Buffer {
   const bodyBytes = records.reduce((sum, record) => sum + record.value.length, 0)
   const writer = new ByteWriter(bodyBytes + records.length * 48 + 16)
-  writer.byte(VALUE_VERSION).uint16(partCount).varint(records.length)
+  writer.byte(version).uint16(partCount).varint(records.length)
   let previous = periodStart
   for (const record of records) {
     writer.varint(record.timestamp - previous)
@@ -44,19 +84,26 @@ export function encodeChunkPart(periodStart: number, partCount: number, records:
   return writer.finish()
 }
 
-/** How many parts the chunk has, from any of its parts. @throws MalformedBytes */
+const PART_VERSIONS = [VALUE_VERSION, KEY_COLUMN_VERSION]
+
+/** How many parts the chunk has, from any of its parts (a key column's: its page count). @throws MalformedBytes */
 export function readPartCount(bytes: Buffer): number {
   const reader = new ByteReader(bytes)
-  readFormatVersion(reader)
+  readFormatVersion(reader, PART_VERSIONS)
   return reader.uint16()
 }
 
 /** How many records one chunk part holds, from its header. @throws MalformedBytes */
 export function readPartRecordCount(bytes: Buffer): number {
   const reader = new ByteReader(bytes)
-  readFormatVersion(reader)
+  readFormatVersion(reader, PART_VERSIONS)
   reader.uint16()
   return reader.varint()
+}
+
+/** Whether a key column is a paged chunk's (format 5) rather than format 4's value-less one. @throws MalformedBytes */
+export function isPagedKeyColumn(bytes: Buffer): boolean {
+  return readFormatVersion(new ByteReader(bytes), PART_VERSIONS) === KEY_COLUMN_VERSION
 }
 
 /** A chunk part's column, parsed: per record its timestamp, and where its id and value sit in the part. */
@@ -78,10 +125,10 @@ export const COLUMN_FIELDS = 5
  */
 export function parseChunkPart(bytes: Buffer, periodStart: number): ChunkColumn {
   const reader = new ByteReader(bytes)
-  readFormatVersion(reader)
+  const version = readFormatVersion(reader, PART_VERSIONS)
   reader.uint16()
   const count = reader.varint()
-  if (count > MAX_PART_RECORDS) throw new MalformedBytes(`${count} records, more than a part holds`)
+  if (count > (version === KEY_COLUMN_VERSION ? MAX_KEY_RECORDS : MAX_PART_RECORDS)) throw new MalformedBytes(`${count} records, more than a part holds`)
   const timestamps = new Float64Array(count)
   const fields = new Float64Array(count * COLUMN_FIELDS)
   let timestamp = periodStart

@@ -25,7 +25,8 @@ import { ByteReader, ByteWriter } from './bytes.js'
 const SIGNATURE_BYTES = 0b01
 const JSON_BODY = 0b10
 const KNOWN_FLAGS = SIGNATURE_BYTES | JSON_BODY
-const HEADER_BYTES = 9
+/** Bytes of a value's header: its flags and the value (a paged chunk's key column keeps them for every record). */
+export const VALUE_HEADER_BYTES = 9
 
 // One Packr with its options pinned: plain maps (no shared structures to persist) and float64 numbers.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, useFloat32: 0, moreTypes: false })
@@ -61,7 +62,7 @@ export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter
  * `undefined` when the header is damaged (then {@link decodeValue} says how).
  */
 export function peekValue(bytes: Buffer, start: number, end: number): number | undefined {
-  if (end - start < HEADER_BYTES || ((bytes[start] as number) & ~KNOWN_FLAGS) !== 0) return undefined
+  if (end - start < VALUE_HEADER_BYTES || ((bytes[start] as number) & ~KNOWN_FLAGS) !== 0) return undefined
   return bytes.readDoubleLE(start + 1)
 }
 
@@ -83,12 +84,12 @@ export function decodeValue(
   let version: unknown
   let source: unknown
   let extras: unknown
-  if (end - start < HEADER_BYTES) throw corrupt(place, 'is shorter than its header')
+  if (end - start < VALUE_HEADER_BYTES) throw corrupt(place, 'is shorter than its header')
   const flags = bytes[start] as number
   if ((flags & ~KNOWN_FLAGS) !== 0) throw corrupt(place, `has unknown flags ${flags}`)
   try {
     if ((flags & JSON_BODY) !== 0) {
-      const body: unknown = JSON.parse(bytes.toString('utf8', start + HEADER_BYTES, end))
+      const body: unknown = JSON.parse(bytes.toString('utf8', start + VALUE_HEADER_BYTES, end))
       if (!Array.isArray(body) || body.length !== 5) throw new Error('the JSON body is not a 5-element array')
       ;[signature, permawebTx, version, source, extras] = body
     } else {
@@ -137,7 +138,7 @@ export function decodeValue(
  * then takes, with its errors.
  */
 export function valueJson(bytes: Buffer, start: number, end: number, prefix: string, suffix: string): string | undefined {
-  if (end - start < HEADER_BYTES) return undefined
+  if (end - start < VALUE_HEADER_BYTES) return undefined
   const flags = bytes[start] as number
   if ((flags & ~SIGNATURE_BYTES) !== 0) return undefined
   try {
@@ -157,7 +158,7 @@ export function valueJson(bytes: Buffer, start: number, end: number, prefix: str
  * @throws MalformedBytes (or msgpackr's error) when the body does not parse
  */
 function readUsualBody(bytes: Buffer, start: number, end: number, flags: number): [string, string, string, unknown] {
-  const reader = new ByteReader(bytes, start + HEADER_BYTES, end)
+  const reader = new ByteReader(bytes, start + VALUE_HEADER_BYTES, end)
   const signatureStart = reader.sized()
   const signature = bytes.toString((flags & SIGNATURE_BYTES) !== 0 ? 'base64' : 'utf8', signatureStart, reader.offset)
   const permawebTx = reader.text()

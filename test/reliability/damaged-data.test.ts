@@ -62,6 +62,8 @@ function u32(n: number): Buffer {
   return out
 }
 /** `period (u32 BE) · symbol · 0x00 · part (u16 BE)` */
+/** The part number of a chunk's key column (format 5: every base record's key and 9-byte value header). */
+const KEYS_PART = 0x7fff
 const chunkKey = (period: number, symbol: string, part: number): Buffer => Buffer.concat([u32(period), Buffer.from(symbol, 'utf8'), Buffer.from([0]), u16(part)])
 /** `symbol · 0x00 · period (u32 BE)` */
 const headsKey = (symbol: string, period: number): Buffer => Buffer.concat([Buffer.from(symbol, 'utf8'), Buffer.from([0]), u32(period)])
@@ -118,7 +120,7 @@ const chunkSeries = (symbol: string, uuid = false): Written[] =>
   Array.from({ length: PER_SYMBOL }, (_, i) => written(symbol, i, T0 + i * 6 * MINUTE, uuid ? uuidOf(i + 1) : undefined))
 /** Thirty records in P3, one a minute: they stay in the log. */
 const logSeries = (symbol: string): Written[] => Array.from({ length: PER_SYMBOL }, (_, i) => written(symbol, i, P3 + i * MINUTE))
-/** Ten records in P0, 4 200 in P1 (one every 0.8 s: two chunk parts), ten in P2. */
+/** Ten records in P0, 4 200 in P1 (one every 0.8 s: many pages), ten in P2. */
 const multiSeries = (symbol: string): Written[] => [
   ...Array.from({ length: 10 }, (_, i) => written(symbol, i, T0 + i * 6 * MINUTE)),
   ...Array.from({ length: 4200 }, (_, i) => written(symbol, 10 + i, P1 + i * 800)),
@@ -174,7 +176,7 @@ const ENTRY_DAMAGE: readonly EntryPlan[] = [
   { symbol: 'TRUNC', kind: 'chunk', part: 0, what: 'a chunk part cut in half' },
   { symbol: 'VERS', kind: 'chunk', part: 0, what: 'a chunk part with version byte 2' },
   { symbol: 'GONE', kind: 'chunk', part: 0, what: 'a chunk part the heads index lists, deleted' },
-  { symbol: 'MULTI', kind: 'chunk', part: 1, what: 'the second part of a two-part chunk, deleted' },
+  { symbol: 'MULTI', kind: 'chunk', part: KEYS_PART, what: 'the key column of a chunk of many pages, cut in half' },
   { symbol: 'HEADS', kind: 'heads', what: 'a heads entry claiming 200 heads' },
   { symbol: 'HCUT', kind: 'heads', what: 'a heads entry cut in half' },
 ]
@@ -252,6 +254,7 @@ function withDamagedValue<R extends { value: Uint8Array; valueStart: number }>(
 async function damageChunkValue(levels: Levels, target: Written, damage: ValueDamage): Promise<void> {
   const period = periodOf(target.timestamp)
   let found = 0
+  let header: Buffer | undefined
   for (let part = 0; ; part++) {
     const stored = await levels.chunks.get(chunkKey(period, target.symbol, part))
     if (stored === undefined) break
@@ -260,10 +263,20 @@ async function damageChunkValue(levels: Levels, target: Written, damage: ValueDa
     const index = records.findIndex((r) => r.timestamp === target.timestamp && r.id === target.id)
     if (index < 0) continue
     found++
+    header = damage(Buffer.from((records[index] as ChunkRecord).value)).subarray(0, VALUE_HEADER)
     const repack = (all: typeof records): Buffer => encodeChunkPart(period * HOUR, bytes.readUInt16BE(1), all)
     await levels.chunks.put(chunkKey(period, target.symbol, part), withDamagedValue(bytes, records, index, damage, repack))
   }
   if (found !== 1) throw new Error(`the documented layout found ${describeKey(target)} in ${found} chunk parts`)
+  // The key column keeps a copy of the value's header: damaged too.
+  const storedKeys = await levels.chunks.get(chunkKey(period, target.symbol, KEYS_PART))
+  if (storedKeys === undefined) throw new Error(`the documented layout found no key column for ${describeKey(target)}`)
+  const keys = Buffer.from(storedKeys)
+  const keyRecords = chunkRecords(keys, period)
+  const keyIndex = keyRecords.findIndex((r) => r.timestamp === target.timestamp && r.id === target.id)
+  if (keyIndex < 0) throw new Error(`the key column does not hold ${describeKey(target)}`)
+  keyRecords[keyIndex] = { ...(keyRecords[keyIndex] as (typeof keyRecords)[number]), value: header as Buffer }
+  await levels.chunks.put(chunkKey(period, target.symbol, KEYS_PART), encodeChunkPart(period * HOUR, keys.readUInt16BE(1), keyRecords, 5))
   const storedHeads = await levels.heads.get(headsKey(target.symbol, period))
   if (storedHeads === undefined) throw new Error(`the documented layout found no heads entry for ${describeKey(target)}`)
   const headsBytes = Buffer.from(storedHeads)
@@ -314,9 +327,10 @@ async function damageEntry(levels: Levels, plan: EntryPlan): Promise<void> {
       await levels.chunks.del(part0)
       break
     case 'MULTI': {
-      const part1 = chunkKey(period, plan.symbol, 1)
-      if (Buffer.from(stored).readUInt16BE(1) !== 2 || (await levels.chunks.get(part1)) === undefined) throw new Error('MULTI has no second part')
-      await levels.chunks.del(part1)
+      const keysKey = chunkKey(period, plan.symbol, KEYS_PART)
+      const keys = await levels.chunks.get(keysKey)
+      if (Buffer.from(stored).readUInt16BE(1) < 2 || keys === undefined) throw new Error('MULTI has no key column over several pages')
+      await levels.chunks.put(keysKey, keys.subarray(0, keys.length >> 1))
       break
     }
     case 'HEADS':
@@ -404,6 +418,8 @@ function needsEntry(q: Query, plan: EntryPlan, list: readonly Written[]): 'yes' 
   const to = q.to ?? MAX
   if (periodOf(from) > period || periodOf(to) < period) return 'no'
   const inWindow = (w: Written): boolean => w.timestamp >= from && w.timestamp <= to
+  // A page (format 5) is read only for a record in it: a window holding no record of the hour reads its key column alone.
+  if (plan.kind === 'chunk' && plan.part !== KEYS_PART && !list.some((w) => periodOf(w.timestamp) === period && inWindow(w))) return 'no'
   if (q.interval !== undefined) {
     let reads: boolean
     if (plan.kind === 'heads' || q.interval % HEAD_MS !== 0) {
@@ -429,7 +445,8 @@ function needsEntry(q: Query, plan: EntryPlan, list: readonly Written[]): 'yes' 
 /** Whether an error's `details.key` names this entry. */
 function namesEntry(key: string, plan: EntryPlan): boolean {
   const hour = `${plan.symbol}@${P1}+`
-  return plan.kind === 'chunk' ? key.startsWith(`chunk ${hour}`) && key.endsWith(` part ${plan.part}`) : key.startsWith(`heads ${hour}`)
+  const part = plan.part === KEYS_PART ? ' key column' : ` part ${plan.part}`
+  return plan.kind === 'chunk' ? key.startsWith(`chunk ${hour}`) && key.endsWith(part) : key.startsWith(`heads ${hour}`)
 }
 
 type Expectation =
@@ -702,7 +719,7 @@ describe.each(CONFIGS)('damaged chunk and heads entries, $name', ({ name, cache 
   })
 
   for (const plan of ENTRY_DAMAGE) {
-    const named = plan.kind === 'chunk' ? `the chunk part ${plan.part}` : 'the heads entry'
+    const named = plan.kind === 'heads' ? 'the heads entry' : plan.part === KEYS_PART ? 'the key column' : `the chunk part ${plan.part}`
     it(`${plan.symbol}: ${plan.what} → PRICE_CORRUPT_VALUE naming ${named}, only on queries that read that hour`, async () => {
       const symbol = plan.symbol
       const list = model.bySymbol.get(symbol) as readonly Written[]
@@ -880,12 +897,12 @@ describe('the format version in meta', () => {
   for (const [value, what] of [['2', 'format "2"'], ['1', 'format "1"']] as const) {
     it(`${what} (an unreleased development version) → PRICE_UNSUPPORTED_FORMAT on open, saying how to rebuild; nothing written, nothing locked`, async () => {
       await withSmallStore(async (levels) => {
-        expect(await levels.meta.get('format')).toBe('4')
+        expect(await levels.meta.get('format')).toBe('5')
         await levels.meta.put('format', value)
       }, async (location) => {
         const error = await refused(location, 'PRICE_UNSUPPORTED_FORMAT')
         expect(error.message).toContain(JSON.stringify(value))
-        expect(error.message).toContain('versions 3 and 4')
+        expect(error.message).toContain('versions 3, 4, 5')
         // How to rebuild: delete the directory and import the records again.
         expect(error.message).toMatch(/delete/i)
         expect(error.message).toMatch(/import/i)
@@ -894,7 +911,7 @@ describe('the format version in meta', () => {
   }
 
   for (const [value, what] of [['0', 'format "0"'], ['', 'an empty format'], ['3.0', 'format "3.0"'], ['99', 'format "99"'], [undefined, 'no format, with data']] as const) {
-    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "4" reads everything`, async () => {
+    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "5" reads everything`, async () => {
       await withSmallStore(async (levels) => {
         if (value === undefined) await levels.meta.del('format')
         else await levels.meta.put('format', value)
@@ -903,14 +920,14 @@ describe('the format version in meta', () => {
         if (value !== undefined && value !== '') expect(error.message).toContain(JSON.stringify(value))
         const db = new ClassicLevel(location)
         await db.open()
-        await sublevels(db).meta.put('format', '4')
+        await sublevels(db).meta.put('format', '5')
         await db.close()
         await answersInFull(location)
       })
     })
   }
 
-  it('format "3" (the release before delta parts) opens as format 4: its version key rewritten, version 3 heads entries read, every record there', async () => {
+  it('format "3" (the release before delta parts) opens as format 5: its version key rewritten, version 3 heads entries read, every record there', async () => {
     let rewritten = 0
     await withSmallStore(async (levels) => {
       // What format 3 wrote: the format key "3" and heads entries of version 3 (no delta count; none could exist).
@@ -929,9 +946,9 @@ describe('the format version in meta', () => {
       await answersInFull(location)
       const db = new ClassicLevel(location)
       await db.open()
-      expect(await sublevels(db).meta.get('format')).toBe('4')
+      expect(await sublevels(db).meta.get('format')).toBe('5')
       await db.close()
-      // Opened again (now format 4, heads entries still version 3): the same.
+      // Opened again (now format 5, heads entries still version 3): the same.
       await answersInFull(location)
     })
     expect(rewritten).toBeGreaterThan(0)

@@ -18,8 +18,9 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
  * Checks a database's format version and provider, or records them in a new
- * database; a format 3 database of the right provider becomes format 4 (its
- * version key rewritten: nothing else differs). A store belongs to one
+ * database; a format 3 or 4 database of the right provider becomes format 5
+ * (its version key rewritten: its layout is a subset of format 5's, see
+ * keys/format-version.ts). A store belongs to one
  * provider: opening it as another would relabel every stored record, so it
  * is refused.
  * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`
@@ -42,7 +43,7 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
     const earlier = format === '1' || format === '2'
     throw new PriceStoreError(
       'PRICE_UNSUPPORTED_FORMAT',
-      `the database has format version ${JSON.stringify(format)}; this release reads versions ${[...UPGRADABLE_FORMATS, STORE_FORMAT].join(' and ')}` +
+      `the database has format version ${JSON.stringify(format)}; this release reads versions ${[...UPGRADABLE_FORMATS, STORE_FORMAT].join(', ')}` +
         (earlier ? '. It was written by an unreleased development version: delete the directory and import the records again (price-store import)' : ''),
     )
   }
@@ -58,7 +59,7 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
       { details: { field: 'provider' } },
     )
   }
-  // A format 3 database is a format 4 one without delta parts: only its version changes (see keys/format-version.ts).
+  // Formats 3 and 4 are format 5 without delta parts or paged chunks: only the version changes (see keys/format-version.ts).
   if (upgrade) await meta.put(FORMAT_KEY as never, String(STORE_FORMAT) as never, TEXT as never)
 }
 

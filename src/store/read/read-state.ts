@@ -52,8 +52,7 @@ import { Lru } from './lru.js'
 import { OpenArea } from './open-area.js'
 import type { OpenWrite } from './open-area.js'
 import type { Row } from './row.js'
-import type { SealedChunk } from './row-list.js'
-import { ReadView, cacheKey, type HourSpan, type PeriodHeads, type ViewCaches } from './read-view.js'
+import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches } from './read-view.js'
 
 /** How much a store keeps in memory for reading, and where it reads the disk. */
 export interface ReadStateOptions {
@@ -88,7 +87,7 @@ export class ReadState implements ViewCaches {
   #tails: HotTails | undefined
   readonly #recordsPerSymbol: number
   readonly #heads: Lru<string, PeriodHeads>
-  readonly #chunks: Lru<string, SealedChunk>
+  readonly #chunks: Lru<string, CachedChunk>
   /** The one counter: bumped by every change to sealed data (a seal, or a write that failed). */
   #version = 0
   /** True while a seal is between the database and memory. */
@@ -230,7 +229,7 @@ export class ReadState implements ViewCaches {
     return version === this.#version ? this.#heads.get(key) : undefined
   }
 
-  cachedChunk(key: string, version: number): SealedChunk | undefined {
+  cachedChunk(key: string, version: number): CachedChunk | undefined {
     return version === this.#version ? this.#chunks.get(key) : undefined
   }
 
@@ -239,7 +238,7 @@ export class ReadState implements ViewCaches {
     if (version === this.#version && !sealing && !this.#sealing) this.#heads.set(key, heads)
   }
 
-  installChunk(key: string, chunk: SealedChunk, version: number, sealing: boolean): void {
+  installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void {
     if (version === this.#version && !sealing && !this.#sealing) this.#chunks.set(key, chunk)
   }
 }

@@ -8,7 +8,7 @@ import type { AbstractIterator, AbstractLevel, AbstractSnapshot } from 'abstract
 import { PriceStoreError } from '../../errors.js'
 import type { InForceSide, SampleRange, ScanOptions, ScanSource } from '../../engine/scan-source.js'
 import { bucketOf, nestsOn } from '../../engine/grid.js'
-import { readPartCount } from '../../keys/chunk-codec.js'
+import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { DELTA_PART, HEAD_MS, KEYS_PART, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
@@ -17,6 +17,7 @@ import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import { walkInForce } from './in-force.js'
 import { mergeRows } from './open-area.js'
+import { PagedChunk, PagedIndex } from './paged-chunk.js'
 import type { OpenArea } from './open-area.js'
 import type { Row } from './row.js'
 import { RowArray, SealedChunk, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
@@ -27,6 +28,9 @@ export interface ViewSources {
   readonly chunks: BytesSublevel
   readonly heads: HeadsIndex
 }
+
+/** What the chunk cache holds of a sealed hour: a chunk read whole (format 4, or too large to page), or a paged chunk's index. */
+export type CachedChunk = SealedChunk | PagedIndex
 
 /** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
 export type PeriodHeads = HeadRows | null
@@ -44,9 +48,9 @@ export interface HourSpan {
 export interface ViewCaches {
   readonly provider: Provider
   cachedHeads(key: string, version: number): PeriodHeads | undefined
-  cachedChunk(key: string, version: number): SealedChunk | undefined
+  cachedChunk(key: string, version: number): CachedChunk | undefined
   installHeads(key: string, heads: PeriodHeads, version: number, sealing: boolean): void
-  installChunk(key: string, chunk: SealedChunk, version: number, sealing: boolean): void
+  installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void
 }
 
 /** Hours whose record counts {@link ReadView.estimateRecords} reads, spread over its window. */
@@ -376,25 +380,41 @@ export class ReadView implements ScanSource {
     return heads
   }
 
-  /** The chunk of `symbol` in `period`, all parts (base and delta). */
-  #chunk(symbol: string, period: number, install: boolean): SealedChunk {
+  /**
+   * The chunk of `symbol` in `period`: a paged chunk through its key column
+   * (a page read when one of its records is), or every part of a chunk read
+   * whole (format 4's, or one too large for a key column); delta parts merged.
+   */
+  #chunk(symbol: string, period: number, install: boolean): RowList {
     const key = cacheKey(symbol, period)
     const cached = this.#sealing ? undefined : this.#caches.cachedChunk(key, this.#version)
-    if (cached !== undefined) return cached
-    const first = this.#part(symbol, period, 0)
+    if (cached !== undefined) return this.#listOf(cached, symbol, period)
     const deltas = this.#headsOf(symbol, period)?.deltas ?? 0
-    let chunk: SealedChunk
+    let chunk: CachedChunk
+    let part = KEYS_PART
     try {
-      const parts = [first]
-      for (let part = 1, count = readPartCount(first); part < count; part++) parts.push(this.#part(symbol, period, part))
-      parts.push(...this.#deltaParts(symbol, period, deltas))
-      chunk = new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
+      const column = this.#sources.chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
+      if (column !== undefined && isPagedKeyColumn(column)) {
+        chunk = new PagedIndex(symbol, period, column, this.#deltaParts(symbol, period, deltas), this.#caches.provider)
+      } else {
+        part = 0
+        const first = this.#part(symbol, period, 0)
+        const parts = [first]
+        for (let more = 1, count = readPartCount(first); more < count; more++) parts.push(this.#part(symbol, period, more))
+        parts.push(...this.#deltaParts(symbol, period, deltas))
+        chunk = new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
+      }
     } catch (err) {
       if (err instanceof PriceStoreError) throw err
-      throw undecodable(describeChunk(period, symbol, 0), err)
+      throw undecodable(describeChunk(period, symbol, part), err)
     }
     if (install) this.#caches.installChunk(key, chunk, this.#version, this.#sealing)
-    return chunk
+    return this.#listOf(chunk, symbol, period)
+  }
+
+  /** A cached chunk as this view's list: a paged one reads its pages from this view's snapshot. */
+  #listOf(chunk: CachedChunk, symbol: string, period: number): RowList {
+    return chunk instanceof PagedIndex ? new PagedChunk(chunk, (page) => this.#part(symbol, period, page)) : chunk
   }
 
   /** The chunk's `deltas` delta parts, oldest first. */

@@ -1,5 +1,5 @@
 import { MalformedBytes } from '../../keys/bytes.js'
-import { COLUMN_FIELDS, MAX_PART_RECORDS, parseChunkPart, readCompactId } from '../../keys/chunk-codec.js'
+import { COLUMN_FIELDS, MAX_KEY_RECORDS, parseChunkPart, readCompactId } from '../../keys/chunk-codec.js'
 import type { ChunkColumn } from '../../keys/chunk-codec.js'
 import { DELTA_PART, PERIOD_MS, describeChunk } from '../../keys/key-layout.js'
 import { compareIds } from '../../rules/compare-ids.js'
@@ -11,6 +11,8 @@ export interface RowList {
   readonly length: number
   timestampAt(index: number): number
   rowAt(index: number): Row
+  /** The record's value without reading its body, where the list can (a paged chunk's key column); else `undefined`. */
+  valueAt?(index: number): number | undefined
 }
 
 /** A list over rows already built (open rows, or a chunk merged with them). */
@@ -49,6 +51,8 @@ const MIN_ROW_WEIGHT = 64
  */
 export class SealedChunk implements RowList {
   readonly length: number
+  /** How many records the base parts hold (delta parts' records replacing some of them or not). */
+  readonly baseCount: number
   /** Stored bytes plus a small allowance per record: the chunk's weight in a cache. */
   readonly weight: number
   readonly #symbol: string
@@ -61,6 +65,7 @@ export class SealedChunk implements RowList {
   /** With delta parts: each record's {@link PartRef}, in order. */
   readonly #order: Float64Array | undefined
   readonly #rows: (Row | undefined)[]
+  readonly #baseParts: number
 
   /**
    * @param parts the base parts, in order, then the `deltas` delta parts, oldest first
@@ -72,9 +77,11 @@ export class SealedChunk implements RowList {
     this.#provider = provider
     this.#parts = parts
     const baseParts = parts.length - deltas
+    this.#baseParts = baseParts
     this.#entries = parts.map((_, part) => () => describeChunk(period, symbol, part < baseParts ? firstPart + part : DELTA_PART + part - baseParts))
     this.#columns = parts.map((bytes) => parseChunkPart(bytes, period * PERIOD_MS))
     for (const column of this.#columns) checkAscending(column.timestamps, column.count)
+    this.baseCount = this.#columns.slice(0, baseParts).reduce((sum, column) => sum + column.count, 0)
     if (deltas === 0) {
       const count = this.#columns.reduce((sum, column) => sum + column.count, 0)
       let timestamps = (this.#columns[0] as ChunkColumn).timestamps
@@ -105,6 +112,20 @@ export class SealedChunk implements RowList {
 
   timestampAt(index: number): number {
     return this.#timestamps[index] as number
+  }
+
+  /**
+   * The place of the record at `index` among the base parts' records
+   * (counted across them), or -1 when a delta part holds it.
+   */
+  baseIndexAt(index: number): number {
+    if (this.#order === undefined) return index
+    const ref = this.#order[index] as number
+    const part = partOf(ref)
+    if (part >= this.#baseParts) return -1
+    let before = 0
+    for (let p = 0; p < part; p++) before += (this.#columns[p] as ChunkColumn).count
+    return before + ref - part * PART_SPAN
   }
 
   rowAt(index: number): Row {
@@ -164,9 +185,9 @@ export class SealedChunk implements RowList {
 
 /**
  * A record's place in a chunk: `part × PART_SPAN + index in the part` (a
- * part holds at most {@link MAX_PART_RECORDS} records).
+ * part holds at most {@link MAX_KEY_RECORDS} records: a key column is one).
  */
-const PART_SPAN = MAX_PART_RECORDS
+const PART_SPAN = MAX_KEY_RECORDS
 
 function partOf(ref: number): number {
   return Math.floor(ref / PART_SPAN)

@@ -3,13 +3,12 @@
  * from one view into columns for the engine's quality kernel
  * (`engine/quality/`), which computes the report.
  *
- * What is read: each record's timestamp comes from the chunk's column and
- * its value from its fixed slot in the record value (as candles and TWAP
- * read them): no body is decoded, but the chunks are read whole, since the
- * values sit among the bodies. With `moves: false` no value is needed, and
- * a sealed hour is read from its key column alone (timestamps and ids, a
- * few KB where the chunk holds hundreds). Ids are read only for the records
- * the report names (moves, duplicates, single-source records). With
+ * What is read: a paged chunk's (format 5) key column gives each record's
+ * timestamp, id and value, a few KB an hour, and no page is read unless a
+ * record's id or body is needed (the records the report names: moves,
+ * duplicates, single-source records). A format 4 chunk is read whole for
+ * its values (each from its fixed slot, no body decoded); with
+ * `moves: false` no value is needed and its key column is read alone. With
  * `sources: true` each record's body is decoded as well, for its `source`.
  */
 import { symbolQuality } from '../../engine/quality/feed-quality.js'
@@ -72,23 +71,23 @@ export async function storeQuality(source: QualitySource, options: QualityOption
 /** Reads the records of `symbol` in the query's window into `series`; their rows are kept for the ids (and sources) the report reads. */
 async function readSeries(view: ReadView, symbol: string, query: QualityQuery, series: SegmentSeries, signal: AbortSignal | undefined): Promise<void> {
   const { from, to } = query
-  if (query.moves) {
-    // Values (and bodies) live in the chunks: read them whole, each value from its fixed slot.
-    for await (const rows of view.scan(symbol, { from, to, reverse: false })) {
-      throwIfAborted(signal)
-      series.push(new RowArray(rows), 0, rows.length)
-    }
-    return
-  }
-  // Timestamps and ids alone: a sealed hour's key column (a few KB) instead of its chunk, unless open rows
-  // must be merged over it (a late hour, or one being sealed), which reads the chunk.
   for await (const period of view.hoursOf(symbol, periodOf(from), periodOf(to))) {
     throwIfAborted(signal)
-    const open = view.openArea.rows(symbol, period)
-    const sealed = view.sealedPeriod(symbol, period)
-    const list = sealed === undefined ? new RowArray(open) : open.length === 0 ? sealed.keys : new RowArray(view.periodRows(symbol, period))
+    const list = query.moves ? view.periodList(symbol, period, false) : keysOf(view, symbol, period)
     series.push(list, firstAtOrAfter(list, from), firstAfter(list, to))
   }
+}
+
+/**
+ * The records of a sealed hour, timestamps and ids alone: its key column (a
+ * few KB) and delta parts, unless open rows must be merged over it (a late
+ * hour, or one being sealed), which reads the whole hour.
+ */
+function keysOf(view: ReadView, symbol: string, period: number): RowList {
+  const open = view.openArea.rows(symbol, period)
+  const sealed = view.sealedPeriod(symbol, period)
+  if (sealed === undefined) return new RowArray(open)
+  return open.length === 0 ? sealed.keys : view.periodList(symbol, period, false)
 }
 
 /** A growing {@link QualitySeries} over lists of stored rows, each record remembered by its list and place in it. */
@@ -127,6 +126,12 @@ class SegmentSeries implements QualitySeries {
       listOf[at] = listNumber
       placeIn[at] = i
       if (values === undefined) continue
+      // A paged chunk gives values from its key column, no page read.
+      const value = list.valueAt?.(i)
+      if (value !== undefined) {
+        values[at] = value
+        continue
+      }
       const row = list.rowAt(i)
       const bytes = row.value
       // A damaged header is decoded in full, which fails with the store's own corruption error.

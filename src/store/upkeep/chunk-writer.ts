@@ -1,5 +1,7 @@
-import { MAX_PART_RECORDS, encodeChunkPart } from '../../keys/chunk-codec.js'
+import { MAX_KEY_RECORDS, MAX_PART_RECORDS, encodeChunkPart, pageSpan, pagesFor } from '../../keys/chunk-codec.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
+import { VALUE_HEADER_BYTES } from '../../keys/value-codec.js'
+import { KEY_COLUMN_VERSION } from '../../keys/format-version.js'
 import { DELTA_PART, KEYS_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
 import type { RootBatch } from '../db/root-batch.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
@@ -34,24 +36,32 @@ export interface ChunkWrite {
  * `rows` (ascending, none repeated, at least one) into `batch`, and the
  * deletion of the chunk's `oldDeltas` delta parts, now merged in: what
  * sealing writes when it rewrites an hour whole, and what a prune writes for
- * the hour it cuts in two. A chunk of one part gets its key column (any
- * other loses it). Returns the heads as rows, the chunk's bytes and its part
- * count.
+ * the hour it cuts in two. Returns the heads as rows, the chunk's bytes and
+ * its part count.
+ *
+ * The chunk is paged (format 5): pages of about PAGE_BYTES (chunk-codec.ts) of
+ * values as its base parts, and its key column (every record's timestamp,
+ * id and value header), so a read of one record reads the key column and
+ * one page. A chunk of more than {@link MAX_KEY_RECORDS} records is
+ * written in parts of {@link MAX_PART_RECORDS} without a key column, and
+ * read whole.
  */
 export function putChunk(
   batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, rows: readonly Row[], oldDeltas = 0,
 ): ChunkWrite & { parts: number } {
   const records = rows.map(toChunkRecord)
-  const parts = Math.ceil(records.length / MAX_PART_RECORDS)
+  const paged = records.length <= MAX_KEY_RECORDS
+  const parts = paged ? pagesFor(records.length, records.reduce((sum, record) => sum + record.value.length, 0)) : Math.ceil(records.length / MAX_PART_RECORDS)
+  const span = paged ? pageSpan(records.length, parts) : MAX_PART_RECORDS
   let bytes = 0
   for (let part = 0; part < parts; part++) {
-    const value = encodeChunkPart(period * PERIOD_MS, parts, records.slice(part * MAX_PART_RECORDS, (part + 1) * MAX_PART_RECORDS))
+    const value = encodeChunkPart(period * PERIOD_MS, parts, records.slice(part * span, (part + 1) * span))
     batch.put(targets.chunksPrefix, chunkKey(period, symbol, part), value)
     bytes += value.length
   }
-  // The key column goes with a chunk of one part; a larger chunk's sealing reads the chunk itself.
-  if (parts === 1) batch.put(targets.chunksPrefix, chunkKey(period, symbol, KEYS_PART), encodeChunkPart(period * PERIOD_MS, 1, records.map(withoutValue)))
-  else batch.del(targets.chunksPrefix, chunkKey(period, symbol, KEYS_PART))
+  const keysKey = chunkKey(period, symbol, KEYS_PART)
+  if (paged) batch.put(targets.chunksPrefix, keysKey, encodeChunkPart(period * PERIOD_MS, parts, records.map(valueHeader), KEY_COLUMN_VERSION))
+  else batch.del(targets.chunksPrefix, keysKey)
   for (let delta = 0; delta < oldDeltas; delta++) batch.del(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + delta))
   return { heads: targets.heads.put(batch, symbol, period, records), bytes, parts }
 }
@@ -87,11 +97,9 @@ export function putDelta(
   return { heads, bytes: value.length }
 }
 
-const NO_VALUE = new Uint8Array(0)
-
-/** A record's key alone, for the key column. */
-function withoutValue(record: ChunkRecord): ChunkRecord {
-  return { timestamp: record.timestamp, idBytes: record.idBytes, value: NO_VALUE }
+/** A record's key and its value's 9-byte header (flags and value: see value-codec.ts), for the key column. */
+function valueHeader(record: ChunkRecord): ChunkRecord {
+  return { timestamp: record.timestamp, idBytes: record.idBytes, value: record.value.subarray(0, VALUE_HEADER_BYTES) }
 }
 
 /** A row's stored parts, with its id as UTF-8. */

@@ -1,0 +1,133 @@
+/**
+ * Paged chunks (format 5): a sealed hour of one symbol read through its key
+ * column, each record's body fetched with its page only when the record is
+ * asked for. An as-of read costs the key column and one page (a few KB
+ * each) where a format 4 chunk cost the hour's every body.
+ */
+import { PriceStoreError } from '../../errors.js'
+import { pageSpan, readPartCount } from '../../keys/chunk-codec.js'
+import { undecodable } from '../../keys/entry-errors.js'
+import { KEYS_PART, describeChunk } from '../../keys/key-layout.js'
+import { peekValue } from '../../keys/value-codec.js'
+import type { Provider } from '../../types.js'
+import type { Row } from './row.js'
+import { SealedChunk, type RowList } from './row-list.js'
+
+/** Reads page `page` of the chunk (a `getSync` from the reading view's snapshot). */
+export type PageLoader = (page: number) => Buffer
+
+/**
+ * What a view caches of a paged chunk: its key column and delta parts,
+ * parsed and merged, which place every record in its page. It holds no
+ * body: each view reads pages through a {@link PagedChunk}, from its own
+ * snapshot.
+ */
+export class PagedIndex {
+  /** The chunk's records in order: base records as key-column rows (their values are 9-byte headers), delta records whole. */
+  readonly keys: SealedChunk
+  readonly pages: number
+  /** Base records per page (the last page may hold fewer). */
+  readonly span: number
+  readonly weight: number
+  readonly #symbol: string
+  readonly #period: number
+  readonly #provider: Provider
+
+  /**
+   * @param keyColumn the chunk's key column (version byte 5)
+   * @param deltas the chunk's delta parts, oldest first
+   * @throws MalformedBytes when a part does not parse or its records are out of order
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when the page count cannot place the records
+   */
+  constructor(symbol: string, period: number, keyColumn: Buffer, deltas: readonly Buffer[], provider: Provider) {
+    this.#symbol = symbol
+    this.#period = period
+    this.#provider = provider
+    this.keys = new SealedChunk(symbol, period, [keyColumn, ...deltas], provider, deltas.length, KEYS_PART)
+    this.pages = readPartCount(keyColumn)
+    const count = this.keys.baseCount
+    this.span = this.pages === 0 ? 0 : pageSpan(count, this.pages)
+    this.weight = this.keys.weight
+    if (this.pages === 0 || count === 0 || (this.pages - 1) * this.span >= count) {
+      throw corrupt(describeChunk(period, symbol, KEYS_PART), `says ${this.pages} pages for ${count} records`)
+    }
+  }
+
+  /** Parses one page's bytes. @throws MalformedBytes */
+  parsePage(bytes: Buffer, page: number): SealedChunk {
+    return new SealedChunk(this.#symbol, this.#period, [bytes], this.#provider, 0, page)
+  }
+
+  /** The page's entry, for error messages. */
+  describePage(page: number): string {
+    return describeChunk(this.#period, this.#symbol, page)
+  }
+}
+
+/**
+ * One view's reading of a paged chunk: timestamps and values from the key
+ * column, a record from its page, each page read (and parsed) at most once
+ * per view. Delta records are whole in the index already.
+ */
+export class PagedChunk implements RowList {
+  readonly length: number
+  readonly #index: PagedIndex
+  readonly #load: PageLoader
+  readonly #pages: (SealedChunk | undefined)[]
+
+  constructor(index: PagedIndex, load: PageLoader) {
+    this.#index = index
+    this.#load = load
+    this.length = index.keys.length
+    this.#pages = new Array(index.pages)
+  }
+
+  timestampAt(index: number): number {
+    return this.#index.keys.timestampAt(index)
+  }
+
+  /** The record's value, from the key column's header (no page read) or its delta part; `undefined` when damaged. */
+  valueAt(index: number): number | undefined {
+    const bytes = this.#index.keys.rowAt(index).value
+    return peekValue(bytes, 0, bytes.length)
+  }
+
+  /**
+   * The record at `index`, from its page (read on first use).
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when the page is missing or disagrees with the key column
+   * @throws MalformedBytes when the page does not parse
+   */
+  rowAt(index: number): Row {
+    const keys = this.#index.keys
+    const base = keys.baseIndexAt(index)
+    if (base < 0) return keys.rowAt(index)
+    const { span } = this.#index
+    const page = Math.floor(base / span)
+    let rows = this.#pages[page]
+    if (rows === undefined) {
+      rows = parseOrFail(this.#index, this.#load, page)
+      const expected = Math.min(span, keys.baseCount - page * span)
+      if (rows.length !== expected) throw corrupt(this.#index.describePage(page), `holds ${rows.length} records; the key column places ${expected} in it`)
+      this.#pages[page] = rows
+    }
+    const row = rows.rowAt(base - page * span)
+    if (row.timestamp !== keys.timestampAt(index)) {
+      throw corrupt(this.#index.describePage(page), `holds a record at ${row.timestamp} where the key column has ${keys.timestampAt(index)}`)
+    }
+    return row
+  }
+}
+
+/** @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the page when it is missing or does not parse */
+function parseOrFail(index: PagedIndex, load: PageLoader, page: number): SealedChunk {
+  try {
+    return index.parsePage(load(page), page)
+  } catch (err) {
+    if (err instanceof PriceStoreError) throw err
+    throw undecodable(index.describePage(page), err)
+  }
+}
+
+function corrupt(entry: string, what: string): PriceStoreError {
+  return new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} ${what}`, { details: { key: entry } })
+}
