@@ -8,7 +8,6 @@ import { PriceStoreError } from '../../errors.js'
 import { pageSpan, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { KEYS_PART, describeChunk } from '../../keys/key-layout.js'
-import { peekValue } from '../../keys/value-codec.js'
 import type { Provider } from '../../types.js'
 import type { Row } from './row.js'
 import { SealedChunk, type RowList } from './row-list.js'
@@ -88,8 +87,7 @@ export class PagedChunk implements RowList {
 
   /** The record's value, from the key column's header (no page read) or its delta part; `undefined` when damaged. */
   valueAt(index: number): number | undefined {
-    const bytes = this.#index.keys.rowAt(index).value
-    return peekValue(bytes, 0, bytes.length)
+    return this.#index.keys.valueAt(index)
   }
 
   /**

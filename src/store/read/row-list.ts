@@ -2,6 +2,7 @@ import { MalformedBytes } from '../../keys/bytes.js'
 import { COLUMN_FIELDS, MAX_KEY_RECORDS, parseChunkPart, readCompactId } from '../../keys/chunk-codec.js'
 import type { ChunkColumn } from '../../keys/chunk-codec.js'
 import { DELTA_PART, PERIOD_MS, describeChunk } from '../../keys/key-layout.js'
+import { peekValue } from '../../keys/value-codec.js'
 import { compareIds } from '../../rules/compare-ids.js'
 import type { Provider } from '../../types.js'
 import { Row } from './row.js'
@@ -128,18 +129,21 @@ export class SealedChunk implements RowList {
     return before + ref - part * PART_SPAN
   }
 
+  /** The record's value from its value's fixed slot, without building its row; `undefined` when the header is damaged. */
+  valueAt(index: number): number | undefined {
+    const ref = this.#refAt(index)
+    const part = partOf(ref)
+    const at = (ref - part * PART_SPAN) * COLUMN_FIELDS
+    const { fields } = this.#columns[part] as ChunkColumn
+    return peekValue(this.#parts[part] as Buffer, fields[at + 3] as number, fields[at + 4] as number)
+  }
+
   rowAt(index: number): Row {
     let row = this.#rows[index]
     if (row === undefined) {
-      let part = 0
-      let local = index
-      if (this.#order !== undefined) {
-        const ref = this.#order[index] as number
-        part = partOf(ref)
-        local = ref - part * PART_SPAN
-      } else {
-        while (local >= (this.#columns[part] as ChunkColumn).count) local -= (this.#columns[part++] as ChunkColumn).count
-      }
+      const ref = this.#refAt(index)
+      const part = partOf(ref)
+      const local = ref - part * PART_SPAN
       const { fields } = this.#columns[part] as ChunkColumn
       const at = local * COLUMN_FIELDS
       row = new Row(this.#symbol, this.#timestamps[index] as number, this.#parts[part] as Buffer, fields[at] as number,
@@ -148,6 +152,15 @@ export class SealedChunk implements RowList {
       this.#rows[index] = row
     }
     return row
+  }
+
+  /** The place of the record at `index`: `part × PART_SPAN + its index in the part`. */
+  #refAt(index: number): number {
+    if (this.#order !== undefined) return this.#order[index] as number
+    let part = 0
+    let local = index
+    while (local >= (this.#columns[part] as ChunkColumn).count) local -= (this.#columns[part++] as ChunkColumn).count
+    return part * PART_SPAN + local
   }
 
   #timestampOf(ref: number): number {
