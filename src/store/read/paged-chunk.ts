@@ -108,9 +108,12 @@ export class PagedChunk implements RowList {
       if (rows.length !== expected) throw corrupt(this.#index.describePage(page), `holds ${rows.length} records; the key column places ${expected} in it`)
       this.#pages[page] = rows
     }
-    const row = rows.rowAt(base - page * span)
-    if (row.timestamp !== keys.timestampAt(index)) {
-      throw corrupt(this.#index.describePage(page), `holds a record at ${row.timestamp} where the key column has ${keys.timestampAt(index)}`)
+    const local = base - page * span
+    const row = rows.rowAt(local)
+    // The page must hold the very record the key column places there: a page swapped or rewritten is damage, never an answer.
+    if (row.timestamp !== keys.timestampAt(index) || row.id !== keys.idAt(index) || !Object.is(rows.valueAt(local), keys.valueAt(index))) {
+      throw corrupt(this.#index.describePage(page), `holds record ${local} as ${row.id} at ${row.timestamp} with value ${String(rows.valueAt(local))}; ` +
+        `the key column has ${keys.idAt(index)} at ${keys.timestampAt(index)} with value ${String(keys.valueAt(index))}`)
     }
     return row
   }

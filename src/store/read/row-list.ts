@@ -138,6 +138,11 @@ export class SealedChunk implements RowList {
     return peekValue(this.#parts[part] as Buffer, fields[at + 3] as number, fields[at + 4] as number)
   }
 
+  /** The record's id, without building its row. */
+  idAt(index: number): string {
+    return this.#idOf(this.#refAt(index))
+  }
+
   rowAt(index: number): Row {
     let row = this.#rows[index]
     if (row === undefined) {
