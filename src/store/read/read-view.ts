@@ -5,23 +5,21 @@
  * The engine reads it through its scan port.
  */
 import type { AbstractIterator, AbstractLevel, AbstractSnapshot } from 'abstract-level'
-import { PriceStoreError } from '../../errors.js'
 import type { InForceSide, SampleRange, ScanOptions, ScanSource } from '../../engine/scan-source.js'
 import { bucketOf, nestsOn } from '../../engine/grid.js'
-import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
-import { undecodable } from '../../keys/entry-errors.js'
-import { DELTA_PART, HEAD_MS, KEYS_PART, PERIOD_MS, chunkKey, describeChunk, periodOf } from '../../keys/key-layout.js'
-import type { Provider } from '../../types.js'
+import { HEAD_MS, PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
+import { ChunkReader, cacheKey, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
 import { walkInForce } from './in-force.js'
 import { mergeRows } from './open-area.js'
-import { PagedChunk, PagedIndex } from './paged-chunk.js'
 import type { OpenArea } from './open-area.js'
 import type { Row } from './row.js'
-import { RowArray, SealedChunk, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
+import { RowArray, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
 import type { RowList } from './row-list.js'
+
+export { cacheKey, type CachedChunk, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
 
 /** What a view reads from the disk: the chunks, and the heads index. */
 export interface ViewSources {
@@ -29,28 +27,10 @@ export interface ViewSources {
   readonly heads: HeadsIndex
 }
 
-/** What the chunk cache holds of a sealed hour: a chunk read whole (format 4, or too large to page), or a paged chunk's index. */
-export type CachedChunk = SealedChunk | PagedIndex
-
-/** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
-export type PeriodHeads = HeadRows | null
-
 /** The first and last hour holding records; `first > last` when there are none. */
 export interface HourSpan {
   readonly first: number
   readonly last: number
-}
-
-/**
- * The caches a view reads and fills, each call given the version the view
- * was captured at and whether a seal was under way then (rules 3 and 4).
- */
-export interface ViewCaches {
-  readonly provider: Provider
-  cachedHeads(key: string, version: number): PeriodHeads | undefined
-  cachedChunk(key: string, version: number): CachedChunk | undefined
-  installHeads(key: string, heads: PeriodHeads, version: number, sealing: boolean): void
-  installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void
 }
 
 /** Hours whose record counts {@link ReadView.estimateRecords} reads, spread over its window. */
@@ -82,6 +62,7 @@ export class ReadView implements ScanSource {
   readonly #version: number
   readonly #sealing: boolean
   readonly #pin: { snapshot: AbstractSnapshot }
+  readonly #reader: ChunkReader
 
   constructor(
     caches: ViewCaches, sources: ViewSources, snapshot: AbstractSnapshot, open: OpenArea,
@@ -92,6 +73,7 @@ export class ReadView implements ScanSource {
     this.#sources = sources
     this.#snapshot = snapshot
     this.#pin = { snapshot }
+    this.#reader = new ChunkReader(caches, sources.chunks, this.#pin, version, sealing)
     this.#open = open
     this.#symbols = symbols
     this.#version = version
@@ -198,16 +180,7 @@ export class ReadView implements ScanSource {
    */
   sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly keys: RowList } | undefined {
     const heads = this.#headsOf(symbol, period)
-    if (heads === null) return undefined
-    const column = this.#sources.chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
-    if (column === undefined) return { heads, keys: this.#chunk(symbol, period, false) }
-    try {
-      const parts = [column, ...this.#deltaParts(symbol, period, heads.deltas)]
-      return { heads, keys: new SealedChunk(symbol, period, parts, this.#caches.provider, heads.deltas, KEYS_PART) }
-    } catch (err) {
-      if (err instanceof PriceStoreError) throw err
-      throw undecodable(describeChunk(period, symbol, KEYS_PART), err)
-    }
+    return heads === null ? undefined : { heads, keys: this.#reader.keys(symbol, period, heads.deltas) }
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
@@ -246,29 +219,35 @@ export class ReadView implements ScanSource {
   }
 
   /**
-   * How many buckets of the range's grid surely hold a record of `symbol`:
-   * those holding one of its ten-minute heads (each the latest record of
-   * its ten minutes) inside `from..to`. For a grid on ten-minute lines that
-   * is the range form's answer, give or take the bucket holding `to`; for a
-   * finer one, a lower bound. `undefined` for a range over more than
-   * {@link PROBE_LIMIT} hours, which this does not read.
+   * How many buckets of the range's grid surely hold a record of `symbol`.
+   * For a grid on ten-minute lines, those holding one of its ten-minute
+   * heads (each the latest record of its ten minutes) inside `from..to`:
+   * the range form's answer, give or take the bucket holding `to`. For a
+   * finer grid, an hour whose chunk is paged (and has no open rows) is
+   * counted exactly from its key column's timestamps (a few KB, no page
+   * read); any other hour from its heads, a lower bound. `undefined` for a
+   * range over more than {@link PROBE_LIMIT} hours, which this does not read.
    */
   bucketsSurelyHeld(symbol: string, grid: SampleRange): number | undefined {
     const { from, to } = grid
     const [lo, hi] = this.#clamp(from, to)
     if (hi - lo + 1 > PROBE_LIMIT) return undefined
+    const fine = !nestsOn(grid, HEAD_MS)
     let buckets = 0
     let last = Number.NEGATIVE_INFINITY
+    const count = (timestamp: number): void => {
+      if (timestamp < from || timestamp > to) return
+      const bucket = bucketOf(grid, timestamp)
+      if (bucket !== last) buckets++
+      last = bucket
+    }
     for (let period = lo; period <= hi; period++) {
       const sealed = this.#headsOf(symbol, period)
       const open = this.#open.rows(symbol, period)
       if (sealed === null && open.length === 0) continue
-      for (const head of combineHeads(sealed ?? [], open)) {
-        if (head.timestamp < from || head.timestamp > to) continue
-        const bucket = bucketOf(grid, head.timestamp)
-        if (bucket !== last) buckets++
-        last = bucket
-      }
+      const keys = fine && open.length === 0 && sealed !== null ? this.#reader.pagedChunk(symbol, period, sealed.deltas) : undefined
+      if (keys !== undefined) for (let i = firstAtOrAfter(keys, from), end = firstAfter(keys, to); i < end; i++) count(keys.timestampAt(i))
+      else for (const head of combineHeads(sealed ?? [], open)) count(head.timestamp)
     }
     return buckets
   }
@@ -380,59 +359,8 @@ export class ReadView implements ScanSource {
     return heads
   }
 
-  /**
-   * The chunk of `symbol` in `period`: a paged chunk through its key column
-   * (a page read when one of its records is), or every part of a chunk read
-   * whole (format 4's, or one too large for a key column); delta parts merged.
-   */
+  /** The chunk of `symbol` in `period` (it has one: its heads say so). */
   #chunk(symbol: string, period: number, install: boolean): RowList {
-    const key = cacheKey(symbol, period)
-    const cached = this.#sealing ? undefined : this.#caches.cachedChunk(key, this.#version)
-    if (cached !== undefined) return this.#listOf(cached, symbol, period)
-    const deltas = this.#headsOf(symbol, period)?.deltas ?? 0
-    let chunk: CachedChunk
-    let part = KEYS_PART
-    try {
-      const column = this.#sources.chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
-      if (column !== undefined && isPagedKeyColumn(column)) {
-        chunk = new PagedIndex(symbol, period, column, this.#deltaParts(symbol, period, deltas), this.#caches.provider)
-      } else {
-        part = 0
-        const first = this.#part(symbol, period, 0)
-        const parts = [first]
-        for (let more = 1, count = readPartCount(first); more < count; more++) parts.push(this.#part(symbol, period, more))
-        parts.push(...this.#deltaParts(symbol, period, deltas))
-        chunk = new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
-      }
-    } catch (err) {
-      if (err instanceof PriceStoreError) throw err
-      throw undecodable(describeChunk(period, symbol, part), err)
-    }
-    if (install) this.#caches.installChunk(key, chunk, this.#version, this.#sealing)
-    return this.#listOf(chunk, symbol, period)
+    return this.#reader.chunk(symbol, period, this.#headsOf(symbol, period)?.deltas ?? 0, install)
   }
-
-  /** A cached chunk as this view's list: a paged one reads its pages from this view's snapshot. */
-  #listOf(chunk: CachedChunk, symbol: string, period: number): RowList {
-    return chunk instanceof PagedIndex ? new PagedChunk(chunk, (page) => this.#part(symbol, period, page)) : chunk
-  }
-
-  /** The chunk's `deltas` delta parts, oldest first. */
-  #deltaParts(symbol: string, period: number, deltas: number): Buffer[] {
-    return Array.from({ length: deltas }, (_, delta) => this.#part(symbol, period, DELTA_PART + delta))
-  }
-
-  #part(symbol: string, period: number, part: number): Buffer {
-    const bytes = this.#sources.chunks.getSync(chunkKey(period, symbol, part), this.#pin) as Buffer | undefined
-    if (bytes === undefined) {
-      const entry = describeChunk(period, symbol, part)
-      throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} is missing though the heads index lists it`, { details: { key: entry } })
-    }
-    return bytes
-  }
-}
-
-/** The key of a chunk's entries in the caches. */
-export function cacheKey(symbol: string, period: number): string {
-  return `${period}:${symbol}`
 }

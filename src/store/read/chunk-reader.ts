@@ -1,0 +1,143 @@
+/**
+ * How a view reads the sealed chunk of one (hour, symbol): from the chunk
+ * cache, or from the view's snapshot. A paged chunk (format 5) is read
+ * through its key column, each page only when one of its records is asked
+ * for; a format 4 chunk (or one too large for a key column) is read whole.
+ * Delta parts are merged in either way.
+ */
+import type { AbstractSnapshot } from 'abstract-level'
+import { PriceStoreError } from '../../errors.js'
+import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
+import { undecodable } from '../../keys/entry-errors.js'
+import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-layout.js'
+import type { Provider } from '../../types.js'
+import type { BytesSublevel } from '../db/sublevels.js'
+import type { HeadRows } from '../heads/heads-entry.js'
+import { PagedChunk, PagedIndex } from './paged-chunk.js'
+import { SealedChunk, type RowList } from './row-list.js'
+
+/** What the chunk cache holds of a sealed hour: a chunk read whole (format 4, or too large to page), or a paged chunk's index. */
+export type CachedChunk = SealedChunk | PagedIndex
+
+/** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
+export type PeriodHeads = HeadRows | null
+
+/**
+ * The caches a view reads and fills, each call given the version the view
+ * was captured at and whether a seal was under way then (rules 3 and 4 of read-state.ts).
+ */
+export interface ViewCaches {
+  readonly provider: Provider
+  cachedHeads(key: string, version: number): PeriodHeads | undefined
+  cachedChunk(key: string, version: number): CachedChunk | undefined
+  installHeads(key: string, heads: PeriodHeads, version: number, sealing: boolean): void
+  installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void
+}
+
+/** The key of a chunk's entries in the caches. */
+export function cacheKey(symbol: string, period: number): string {
+  return `${period}:${symbol}`
+}
+
+/** One view's reader of sealed chunks: its snapshot, and the caches as of the view's version. */
+export class ChunkReader {
+  readonly #caches: ViewCaches
+  readonly #chunks: BytesSublevel
+  readonly #pin: { readonly snapshot: AbstractSnapshot }
+  readonly #version: number
+  readonly #sealing: boolean
+
+  constructor(caches: ViewCaches, chunks: BytesSublevel, pin: { readonly snapshot: AbstractSnapshot }, version: number, sealing: boolean) {
+    this.#caches = caches
+    this.#chunks = chunks
+    this.#pin = pin
+    this.#version = version
+    this.#sealing = sealing
+  }
+
+  /** The chunk of `symbol` in `period` with its `deltas` delta parts; cached when read and `install`. */
+  chunk(symbol: string, period: number, deltas: number, install: boolean): RowList {
+    const cached = this.#cached(symbol, period)
+    if (cached !== undefined) return this.#listOf(cached, symbol, period)
+    return this.#read(symbol, period, this.#keyColumn(symbol, period), deltas, install)
+  }
+
+  /** The chunk when it is paged (its key column read and cached), else `undefined`, with nothing more read. */
+  pagedChunk(symbol: string, period: number, deltas: number): PagedChunk | undefined {
+    const cached = this.#cached(symbol, period)
+    if (cached !== undefined) return cached instanceof PagedIndex ? (this.#listOf(cached, symbol, period) as PagedChunk) : undefined
+    const column = this.#keyColumn(symbol, period)
+    if (column === undefined || !this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))) return undefined
+    return this.#read(symbol, period, column, deltas, true) as PagedChunk
+  }
+
+  /**
+   * The keys of the chunk's records, as sealing extends it: its key column
+   * and delta parts (no value beyond a header, nothing cached), or the chunk
+   * read whole when it has no key column.
+   */
+  keys(symbol: string, period: number, deltas: number): RowList {
+    const column = this.#keyColumn(symbol, period)
+    if (column === undefined) return this.chunk(symbol, period, deltas, false)
+    const parts = [column, ...this.#deltaParts(symbol, period, deltas)]
+    return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, parts, this.#caches.provider, deltas, KEYS_PART))
+  }
+
+  /**
+   * One stored part of the chunk.
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when it is missing (the heads index lists the chunk)
+   */
+  part(symbol: string, period: number, part: number): Buffer {
+    const bytes = this.#chunks.getSync(chunkKey(period, symbol, part), this.#pin) as Buffer | undefined
+    if (bytes === undefined) {
+      const entry = describeChunk(period, symbol, part)
+      throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} is missing though the heads index lists it`, { details: { key: entry } })
+    }
+    return bytes
+  }
+
+  #cached(symbol: string, period: number): CachedChunk | undefined {
+    // Taken while a seal was under way, the snapshot may hold a newer chunk than the caches: read the snapshot alone (rule 3).
+    return this.#sealing ? undefined : this.#caches.cachedChunk(cacheKey(symbol, period), this.#version)
+  }
+
+  #keyColumn(symbol: string, period: number): Buffer | undefined {
+    return this.#chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
+  }
+
+  /** Reads the chunk given its key column (if it has one), and caches it when `install`. */
+  #read(symbol: string, period: number, column: Buffer | undefined, deltas: number, install: boolean): RowList {
+    const paged = column !== undefined && this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))
+    const chunk: CachedChunk = paged
+      ? this.#decoding(symbol, period, KEYS_PART, () => new PagedIndex(symbol, period, column, this.#deltaParts(symbol, period, deltas), this.#caches.provider))
+      : this.#decoding(symbol, period, 0, () => {
+          const first = this.part(symbol, period, 0)
+          const parts = [first]
+          for (let more = 1, count = readPartCount(first); more < count; more++) parts.push(this.part(symbol, period, more))
+          parts.push(...this.#deltaParts(symbol, period, deltas))
+          return new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
+        })
+    if (install) this.#caches.installChunk(cacheKey(symbol, period), chunk, this.#version, this.#sealing)
+    return this.#listOf(chunk, symbol, period)
+  }
+
+  /** A cached chunk as this view's list: a paged one reads its pages from this view's snapshot. */
+  #listOf(chunk: CachedChunk, symbol: string, period: number): RowList {
+    return chunk instanceof PagedIndex ? new PagedChunk(chunk, (page) => this.part(symbol, period, page)) : chunk
+  }
+
+  /** The chunk's `deltas` delta parts, oldest first. */
+  #deltaParts(symbol: string, period: number, deltas: number): Buffer[] {
+    return Array.from({ length: deltas }, (_, delta) => this.part(symbol, period, DELTA_PART + delta))
+  }
+
+  /** Runs `decode`; what does not decode is `PRICE_CORRUPT_VALUE` naming part `part` of the chunk. */
+  #decoding<T>(symbol: string, period: number, part: number, decode: () => T): T {
+    try {
+      return decode()
+    } catch (err) {
+      if (err instanceof PriceStoreError) throw err
+      throw undecodable(describeChunk(period, symbol, part), err)
+    }
+  }
+}
