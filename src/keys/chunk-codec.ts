@@ -19,6 +19,7 @@
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
 import { KEY_COLUMN_VERSION, VALUE_VERSION, readFormatVersion } from './format-version.js'
+import { peekValue } from './value-codec.js'
 
 /** Records per chunk part: a period of a fast feed is split so no value grows without bound. */
 export const MAX_PART_RECORDS = 4096
@@ -111,7 +112,9 @@ export interface ChunkColumn {
   readonly count: number
   readonly timestamps: Float64Array
   /** Per record, {@link COLUMN_FIELDS} numbers: id start, id end, compact id (1 or 0), value start, value end. */
-  readonly fields: Float64Array
+  readonly fields: Int32Array
+  /** A key column's (version 5): each record's value, read from its header; NaN where the header is damaged (a stored value is finite). */
+  readonly values?: Float64Array
 }
 
 /** Numbers per record in {@link ChunkColumn.fields}. */
@@ -130,7 +133,8 @@ export function parseChunkPart(bytes: Buffer, periodStart: number): ChunkColumn 
   const count = reader.varint()
   if (count > (version === KEY_COLUMN_VERSION ? MAX_KEY_RECORDS : MAX_PART_RECORDS)) throw new MalformedBytes(`${count} records, more than a part holds`)
   const timestamps = new Float64Array(count)
-  const fields = new Float64Array(count * COLUMN_FIELDS)
+  // Offsets within one stored value fit 32 bits (a length past the value's end is refused before it is kept).
+  const fields = new Int32Array(count * COLUMN_FIELDS)
   let timestamp = periodStart
   for (let i = 0, at = 0; i < count; i++, at += COLUMN_FIELDS) {
     timestamp += reader.varint()
@@ -142,7 +146,9 @@ export function parseChunkPart(bytes: Buffer, periodStart: number): ChunkColumn 
     fields[at + 1] = idStart + idLength
     fields[at + 2] = tag === UUID_TAG ? 1 : 0
     // The value's length for now; its start and end once the column's end is known.
-    fields[at + 4] = reader.varint()
+    const valueLength = reader.varint()
+    if (valueLength > bytes.length) throw new MalformedBytes(`record ${i} is longer than the part`)
+    fields[at + 4] = valueLength
   }
   let valueStart = reader.offset
   for (let i = 0, at = 0; i < count; i++, at += COLUMN_FIELDS) {
@@ -153,7 +159,11 @@ export function parseChunkPart(bytes: Buffer, periodStart: number): ChunkColumn 
     valueStart = valueEnd
   }
   if (valueStart !== bytes.length) throw new MalformedBytes(`${bytes.length - valueStart} bytes after the last record`)
-  return { count, timestamps, fields }
+  if (version !== KEY_COLUMN_VERSION) return { count, timestamps, fields }
+  // A key column's values are what its readers want in bulk (the quality report, counts): read them once here.
+  const values = new Float64Array(count)
+  for (let i = 0, at = 0; i < count; i++, at += COLUMN_FIELDS) values[i] = peekValue(bytes, fields[at + 3] as number, fields[at + 4] as number) ?? Number.NaN
+  return { count, timestamps, fields, values }
 }
 
 /**

@@ -85,9 +85,9 @@ export class PagedChunk implements RowList {
     return this.#index.keys.timestampAt(index)
   }
 
-  /** The record's value, from the key column's header (no page read) or its delta part; `undefined` when damaged. */
-  valueAt(index: number): number | undefined {
-    return this.#index.keys.valueAt(index)
+  /** Every record's timestamp and value, from the key column and delta parts (see {@link SealedChunk.columns}). */
+  columns(): { readonly timestamps: Float64Array; readonly values: Float64Array } {
+    return this.#index.keys.columns()
   }
 
   /**

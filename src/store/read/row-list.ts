@@ -12,8 +12,8 @@ export interface RowList {
   readonly length: number
   timestampAt(index: number): number
   rowAt(index: number): Row
-  /** The record's value without reading its body, where the list can (a paged chunk's key column); else `undefined`. */
-  valueAt?(index: number): number | undefined
+  /** Every record's timestamp and value in bulk, where the list keeps them (a sealed chunk): see {@link SealedChunk.columns}. */
+  columns?(): { readonly timestamps: Float64Array; readonly values: Float64Array }
 }
 
 /** A list over rows already built (open rows, or a chunk merged with them). */
@@ -65,8 +65,11 @@ export class SealedChunk implements RowList {
   readonly #timestamps: Float64Array
   /** With delta parts: each record's {@link PartRef}, in order. */
   readonly #order: Float64Array | undefined
-  readonly #rows: (Row | undefined)[]
+  /** Rows built so far (made on the first `rowAt`: a chunk read for its column alone builds none). */
+  #rows: (Row | undefined)[] | undefined
   readonly #baseParts: number
+  /** Every record's value in order, made on the first {@link SealedChunk.columns} call. */
+  #values: Float64Array | undefined
 
   /**
    * @param parts the base parts, in order, then the `deltas` delta parts, oldest first
@@ -107,7 +110,6 @@ export class SealedChunk implements RowList {
       this.#timestamps = order.map((ref) => this.#timestampOf(ref))
     }
     this.length = this.#timestamps.length
-    this.#rows = new Array(this.length)
     this.weight = parts.reduce((sum, part) => sum + part.length, 0) + this.length * MIN_ROW_WEIGHT
   }
 
@@ -131,11 +133,22 @@ export class SealedChunk implements RowList {
 
   /** The record's value from its value's fixed slot, without building its row; `undefined` when the header is damaged. */
   valueAt(index: number): number | undefined {
-    const ref = this.#refAt(index)
-    const part = partOf(ref)
-    const at = (ref - part * PART_SPAN) * COLUMN_FIELDS
-    const { fields } = this.#columns[part] as ChunkColumn
-    return peekValue(this.#parts[part] as Buffer, fields[at + 3] as number, fields[at + 4] as number)
+    const value = this.#valueOf(this.#refAt(index))
+    return Number.isNaN(value) ? undefined : value
+  }
+
+  /**
+   * Every record's timestamp and value, in order, for readers that take
+   * them in bulk (the quality report): arrays the chunk keeps, not to be
+   * changed. A value is NaN where its header is damaged (a stored value is
+   * finite): read that record whole for the store's corruption error.
+   */
+  columns(): { readonly timestamps: Float64Array; readonly values: Float64Array } {
+    if (this.#values === undefined) {
+      const only = this.#order === undefined && this.#columns.length === 1 ? (this.#columns[0] as ChunkColumn).values : undefined
+      this.#values = only ?? Float64Array.from({ length: this.length }, (_, index) => this.#valueOf(this.#refAt(index)))
+    }
+    return { timestamps: this.#timestamps, values: this.#values }
   }
 
   /** The record's id, without building its row. */
@@ -144,6 +157,7 @@ export class SealedChunk implements RowList {
   }
 
   rowAt(index: number): Row {
+    this.#rows ??= new Array(this.length)
     let row = this.#rows[index]
     if (row === undefined) {
       const ref = this.#refAt(index)
@@ -157,6 +171,16 @@ export class SealedChunk implements RowList {
       this.#rows[index] = row
     }
     return row
+  }
+
+  /** The value of the record at `ref`, NaN when its header is damaged. */
+  #valueOf(ref: number): number {
+    const part = partOf(ref)
+    const local = ref - part * PART_SPAN
+    const column = this.#columns[part] as ChunkColumn
+    if (column.values !== undefined) return column.values[local] as number
+    const at = local * COLUMN_FIELDS
+    return peekValue(this.#parts[part] as Buffer, column.fields[at + 3] as number, column.fields[at + 4] as number) ?? Number.NaN
   }
 
   /** The place of the record at `index`: `part × PART_SPAN + its index in the part`. */

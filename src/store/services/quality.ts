@@ -120,18 +120,27 @@ class SegmentSeries implements QualitySeries {
     const { timestamps, values } = this
     const listOf = this.#listOf
     const placeIn = this.#placeIn
+    const columns = list.columns?.()
+    if (columns !== undefined) {
+      // A sealed chunk keeps its timestamps and values in arrays: copied in bulk, no row built.
+      const start = this.length
+      timestamps.set(columns.timestamps.subarray(lo, hi), start)
+      if (values !== undefined) values.set(columns.values.subarray(lo, hi), start)
+      listOf.fill(listNumber, start, start + hi - lo)
+      for (let i = lo, at = start; i < hi; i++, at++) {
+        placeIn[at] = i
+        // A damaged header (NaN) is decoded in full, which fails with the store's own corruption error.
+        if (values !== undefined && Number.isNaN(values[at])) values[at] = list.rowAt(i).record().value
+      }
+      this.length = start + hi - lo
+      return
+    }
     let at = this.length
     for (let i = lo; i < hi; i++, at++) {
       timestamps[at] = list.timestampAt(i)
       listOf[at] = listNumber
       placeIn[at] = i
       if (values === undefined) continue
-      // A paged chunk gives values from its key column, no page read.
-      const value = list.valueAt?.(i)
-      if (value !== undefined) {
-        values[at] = value
-        continue
-      }
       const row = list.rowAt(i)
       const bytes = row.value
       // A damaged header is decoded in full, which fails with the store's own corruption error.
