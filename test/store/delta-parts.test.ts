@@ -12,59 +12,27 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { AbstractLevel } from 'abstract-level'
-import { ClassicLevel } from 'classic-level'
-import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
-import type { PriceStoreOptions, QueryParams } from '../../src/index.js'
+import type { QueryParams } from '../../src/index.js'
 import { readChunkPart } from '../../src/keys/chunk-codec.js'
 import { readHeads } from '../../src/keys/heads-codec.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referencePrune, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
+import { BACKENDS, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type Backend, type Location } from './layout-harness.js'
 import { exportLines, modelExport } from './suite/export.js'
 
-type AnyLevel = AbstractLevel<any, any, any>
-type Location = string | MemoryLevel<string, string>
 
 const HOUR = 3_600_000
 const MINUTE = 60_000
 const TEN_MINUTES = 600_000
 /** Hour boundaries: H is T0 (2023-11-14T22:00Z). */
 const H = T0
-const DELTA_PART = 0x8000
-/**
- * Parts from here up to DELTA_PART are not base parts: the key column
- * (0x7fff, the lead's work in progress: a chunk of one part may carry its
- * records' keys without values). Tests count base parts below it.
- */
-const FIRST_SIDE_PART = 0x7fff
 const MAX = Number.MAX_SAFE_INTEGER
 const config = { provider: TEST_PROVIDER, limits: DEFAULT_LIMITS }
 
-interface Backend {
-  readonly name: string
-  location(dir: string): Location
-  /** The raw database under a closed store. */
-  raw(location: Location): AnyLevel
-}
-
-const BACKENDS: readonly Backend[] = [
-  { name: 'classic-level', location: (dir) => dir, raw: (location) => new ClassicLevel(location as string) },
-  { name: 'memory-level', location: () => new MemoryLevel(), raw: (location) => location as MemoryLevel<string, string> },
-]
-
-/** Caches off (every read from disk) and the defaults. */
-const MEMORY: readonly Partial<PriceStoreOptions>[] = [{ cache: { recordsPerSymbol: 0, headBytes: 0, chunkBytes: 0 } }, {}]
-
 const periodOf = (timestamp: number): number => Math.floor(timestamp / HOUR)
-
-function symbolChunkPrefix(period: number, symbol: string): Buffer {
-  const head = Buffer.alloc(4)
-  head.writeUInt32BE(period)
-  return Buffer.concat([head, Buffer.from(symbol, 'utf8'), Buffer.from([0])])
-}
 
 function headsKey(symbol: string, period: number): Buffer {
   const tail = Buffer.alloc(4)
@@ -121,7 +89,7 @@ async function deletePart(backend: Backend, location: Location, symbol: string, 
   }
 }
 
-const baseParts = (chunk: ChunkOnDisk): number[] => [...chunk.parts.keys()].filter((part) => part < FIRST_SIDE_PART).sort((a, b) => a - b)
+const baseParts = (chunk: ChunkOnDisk): number[] => [...chunk.parts.keys()].filter((part) => part < KEYS_PART).sort((a, b) => a - b)
 
 /**
  * A paged chunk (format 5) of `records` base records: pages 0..k-1 of
@@ -133,15 +101,15 @@ function expectPaged(chunk: ChunkOnDisk, records: number): void {
   expect(pages).toEqual(Array.from({ length: pages.length }, (_, i) => i))
   const span = Math.ceil(records / pages.length)
   pages.forEach((page) => expect(chunk.counts.get(page)).toBe(page < pages.length - 1 ? span : records - span * (pages.length - 1)))
-  const keys = chunk.parts.get(FIRST_SIDE_PART) as Buffer
+  const keys = chunk.parts.get(KEYS_PART) as Buffer
   expect(keys[0]).toBe(5)
   expect(keys.readUInt16BE(1)).toBe(pages.length)
-  expect(chunk.counts.get(FIRST_SIDE_PART)).toBe(records)
+  expect(chunk.counts.get(KEYS_PART)).toBe(records)
 }
 
 /** Whether the base parts and key column of `chunk` are those of `before`, byte for byte. */
 function sameBase(chunk: ChunkOnDisk, before: ChunkOnDisk): boolean {
-  const parts = [...baseParts(before), FIRST_SIDE_PART]
+  const parts = [...baseParts(before), KEYS_PART]
   return baseParts(chunk).length === baseParts(before).length && parts.every((part) => chunk.parts.get(part)?.equals(before.parts.get(part) as Buffer) === true)
 }
 const deltaParts = (chunk: ChunkOnDisk): number[] => [...chunk.parts.keys()].filter((part) => part >= DELTA_PART).sort((a, b) => a - b)
@@ -175,36 +143,6 @@ function queriesAround(symbol: string, hour: number, extraTimes: readonly number
 }
 
 const show = (params: QueryParams): string => JSON.stringify(params)
-
-/** Every query equals the model over `writes`, with the caches off and on; stats() counts right. */
-async function expectModel(location: Location, writes: readonly InputRecord[], queries: readonly QueryParams[], label: string): Promise<void> {
-  const stored = storedRecords(writes, TEST_PROVIDER)
-  for (const memory of MEMORY) {
-    const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...memory })
-    try {
-      for (const params of queries) {
-        expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), `${label} ${JSON.stringify(memory)} ${show(params)}`)
-      }
-      const stats = await store.stats()
-      expect(stats.records, label).toBe(stored.length)
-      const perSymbol = new Map<string, number>()
-      for (const r of stored) perSymbol.set(r.symbol, (perSymbol.get(r.symbol) ?? 0) + 1)
-      expect(Object.fromEntries(stats.perSymbol.map((s) => [s.symbol, s.records])), label).toEqual(Object.fromEntries(perSymbol))
-    } finally {
-      await store.close()
-    }
-  }
-}
-
-/** Opens, writes `records` in one batch, and closes (which seals every open hour). */
-async function writeAndSeal(location: Location, records: readonly InputRecord[]): Promise<void> {
-  const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
-  try {
-    expect(await store.putMany(records)).toBe(records.length)
-  } finally {
-    await store.close()
-  }
-}
 
 /** `n` records of `symbol` spread over the hour starting at `hour`, 9 s apart (400 fill it). */
 function hourOf(symbol: string, hour: number, n: number): InputRecord[] {

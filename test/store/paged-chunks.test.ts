@@ -18,26 +18,20 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
-import { ClassicLevel } from 'classic-level'
+import type { AbstractSublevel } from 'abstract-level'
 import fc from 'fast-check'
-import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
-import type { PriceStoreOptions, QueryParams } from '../../src/index.js'
+import type { QueryParams } from '../../src/index.js'
 import { encodeChunkPart, readChunkPart, readCompactId, type ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
-
-type AnyLevel = AbstractLevel<any, any, any>
-type Location = string | MemoryLevel<string, string>
+import { BACKENDS, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type AnyLevel, type Backend, type Location } from './layout-harness.js'
 
 const HOUR = 3_600_000
 const MINUTE = 60_000
 const H = T0
-const KEYS_PART = 0x7fff
-const DELTA_PART = 0x8000
 const MAX = Number.MAX_SAFE_INTEGER
 const config = { provider: TEST_PROVIDER, limits: DEFAULT_LIMITS }
 /** Independent of chunk-codec.ts: the numbers the issue states. */
@@ -46,29 +40,8 @@ const MAX_PAGE_RECORDS = 64
 const FORMAT4_PART_RECORDS = 4096
 const SEED = 20_2605
 
-interface Backend {
-  readonly name: string
-  location(dir: string): Location
-  /** The raw database under a closed store. */
-  raw(location: Location): AnyLevel
-}
-
-const BACKENDS: readonly Backend[] = [
-  { name: 'classic-level', location: (dir) => dir, raw: (location) => new ClassicLevel(location as string) },
-  { name: 'memory-level', location: () => new MemoryLevel(), raw: (location) => location as MemoryLevel<string, string> },
-]
-
-/** Caches off (every read from disk) and the defaults. */
-const MEMORY: readonly Partial<PriceStoreOptions>[] = [{ cache: { recordsPerSymbol: 0, headBytes: 0, chunkBytes: 0 } }, {}]
-
 const periodOf = (timestamp: number): number => Math.floor(timestamp / HOUR)
 const show = (params: QueryParams): string => JSON.stringify(params)
-
-function symbolChunkPrefix(period: number, symbol: string): Buffer {
-  const head = Buffer.alloc(4)
-  head.writeUInt32BE(period)
-  return Buffer.concat([head, Buffer.from(symbol, 'utf8'), Buffer.from([0])])
-}
 
 function chunkKeyOf(period: number, symbol: string, part: number): Buffer {
   const tail = Buffer.alloc(2)
@@ -174,16 +147,6 @@ const big = (overrides: Partial<InputRecord>): InputRecord => makeRecord({ ...ov
 /** A record that makes every earlier hour due (past its end + 10 min), in another symbol. */
 const dueMarker = (hour: number): InputRecord => makeRecord({ symbol: 'ETH', timestamp: hour + HOUR + 11 * MINUTE, value: 2_000 })
 
-/** Opens, writes `records` in one batch, and closes (which seals every open hour). */
-async function writeAndSeal(location: Location, records: readonly InputRecord[]): Promise<void> {
-  const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
-  try {
-    await store.putMany(records)
-  } finally {
-    await store.close()
-  }
-}
-
 /** Query forms over `symbol` around the hour starting at `hour`. */
 function queriesAround(symbol: string, hour: number, extraTimes: readonly number[] = []): QueryParams[] {
   const from = String(hour - HOUR)
@@ -208,22 +171,6 @@ function queriesAround(symbol: string, hour: number, extraTimes: readonly number
   out.push({ symbol, aggregate: 'twap', fromTimestamp: String(hour + 2 * MINUTE), toTimestamp: String(hour + 55 * MINUTE) })
   out.push({ symbols: `${symbol},ETH,BTC`, toTimestamp: String(hour + 30 * MINUTE) })
   return out
-}
-
-/** Every query equals the model over `writes`, with the caches off and on. */
-async function expectModel(location: Location, writes: readonly InputRecord[], queries: readonly QueryParams[], label: string): Promise<void> {
-  const stored = storedRecords(writes, TEST_PROVIDER)
-  for (const memory of MEMORY) {
-    const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...memory })
-    try {
-      for (const params of queries) {
-        expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), `${label} ${JSON.stringify(memory)} ${show(params)}`)
-      }
-      expect((await store.stats()).records, label).toBe(stored.length)
-    } finally {
-      await store.close()
-    }
-  }
 }
 
 /** The query fails with PRICE_CORRUPT_VALUE naming `entry` (in its message and details.key). */
@@ -253,6 +200,19 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
   const SPECIAL = [-0, 1.7976931348623157e308, 5e-324, 123.45678901234567, -2.5e-300, 0]
   function bigHour(hour: number, n = 50): InputRecord[] {
     return Array.from({ length: n }, (_, i) => big({ symbol: 'BTC', timestamp: hour + 45_000 + i * 9_000, ...(i < SPECIAL.length ? { value: SPECIAL[i] } : {}) }))
+  }
+
+  /** Writes and seals `writes`, checks BTC's hour H has at least `minPages` pages, and swaps the bytes of its pages 0 and 1; returns the page count. */
+  async function sealAndSwapPages(location: Location, writes: InputRecord[], minPages: number): Promise<number> {
+    await writeAndSeal(location, writes)
+    const parts = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    const k = baseParts(parts).length
+    expect(k).toBeGreaterThanOrEqual(minPages)
+    await withRaw(backend, location, async (chunks) => {
+      await chunks.put(chunkKeyOf(periodOf(H), 'BTC', 0), parts.get(1) as Buffer)
+      await chunks.put(chunkKeyOf(periodOf(H), 'BTC', 1), parts.get(0) as Buffer)
+    })
+    return k
   }
 
   it('layout: an hour of large records is k > 1 contiguous pages of ceil(N/k) records and a version-5 key column of 9-byte headers (bits kept)', async () => {
@@ -384,14 +344,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     const location = await fresh()
     const records = bigHour(H)
     const writes = [...records, dueMarker(H)]
-    await writeAndSeal(location, writes)
-    const parts = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
-    const k = baseParts(parts).length
-    expect(k).toBeGreaterThan(3)
-    await withRaw(backend, location, async (chunks) => {
-      await chunks.put(chunkKeyOf(periodOf(H), 'BTC', 0), parts.get(1) as Buffer)
-      await chunks.put(chunkKeyOf(periodOf(H), 'BTC', 1), parts.get(0) as Buffer)
-    })
+    const k = await sealAndSwapPages(location, writes, 4)
     const stored = storedRecords(writes, TEST_PROVIDER)
     const span = Math.ceil(records.length / k)
     for (const memory of MEMORY) {
@@ -428,14 +381,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     const t = H + 30 * MINUTE
     const records = Array.from({ length: 40 }, (_, i) => big({ symbol: 'BTC', timestamp: t, id: `tie-${String(i).padStart(3, '0')}`, value: 100 + i }))
     const writes = [...records, dueMarker(H)]
-    await writeAndSeal(location, writes)
-    const parts = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
-    const k = baseParts(parts).length
-    expect(k).toBeGreaterThan(2)
-    await withRaw(backend, location, async (chunks) => {
-      await chunks.put(chunkKeyOf(periodOf(H), 'BTC', 0), parts.get(1) as Buffer)
-      await chunks.put(chunkKeyOf(periodOf(H), 'BTC', 1), parts.get(0) as Buffer)
-    })
+    await sealAndSwapPages(location, writes, 3)
     const stored = storedRecords(writes, TEST_PROVIDER)
     const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...MEMORY[0] })
     try {

@@ -34,8 +34,10 @@ export interface QualityOptions extends QueryOptions {
   /** Also read each record's `source` (decodes every record's body: slower); default `false`. */
   readonly sources?: boolean
   /**
-   * Read each record's value for the largest moves (default `true`). With `false` only the chunks' key columns
-   * (timestamps and ids) are read, several times faster: `moves` is then `null`. `sources: true` needs the values.
+   * Read each record's value for the largest moves (default `true`): `false` leaves them out (`moves` is then
+   * `null`). The values come from the chunks' key columns either way (format 5), so `false` saves little, except
+   * on hours sealed before format 5, which are then read from their key columns instead of whole. `sources: true`
+   * needs the values.
    */
   readonly moves?: boolean
 }
