@@ -527,8 +527,10 @@ async function checkStillServing(url: string, expectedStatus: number): Promise<v
 
 /**
  * Sends one well-formed request and checks its answer against the oracle:
- * docs/http.md's routing (the path compared as sent), then `store.query` on
- * URLSearchParams of the raw query.
+ * docs/http.md's routing (the path compared as sent), then what the server
+ * does with URLSearchParams of the raw query: `store.plan`, `store.cost`
+ * (which refuses a range sure to be over the cap before it is read:
+ * "at least N records") and `store.query`.
  */
 async function checkAgainstOracle(method: string, path: string, query: string, version: string): Promise<void> {
   const target = query === '' ? path : `${path}?${query}`
@@ -547,6 +549,7 @@ async function checkAgainstOracle(method: string, path: string, query: string, v
     body = ''
   } else {
     try {
+      store.cost(store.plan(new URLSearchParams(query)))
       body = answerToJson(await store.query(new URLSearchParams(query)))
       status = 200
     } catch (err) {
@@ -584,7 +587,7 @@ describe('HTTP fuzzing: raw requests over real sockets (startServer, classic-lev
     expect(keys.filter((key) => /^400 PRICE_/.test(key)).length).toBeGreaterThanOrEqual(3)
   })
 
-  it('well-formed requests: exactly the documented route and store.query answer', async () => {
+  it('well-formed requests: exactly the documented route and the store.plan, cost and query answer', async () => {
     const wellFormed = fc.record({
       method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS', 'PUT'),
       path: fc.constantFrom('/prices', '/prices/', '//prices', '/PRICES', '/%70rices', '/prices/x', '/x', 'http://127.0.0.1/prices', 'http://h/prices/'),
@@ -604,7 +607,7 @@ describe('HTTP fuzzing: raw requests over real sockets (startServer, classic-lev
     )
   })
 
-  it('the forms beyond RedStone, valid and broken: exactly store.query\'s answer, of a documented shape', async () => {
+  it('the forms beyond RedStone, valid and broken: exactly what store.plan, cost and query give, of a documented shape', async () => {
     shapes.clear()
     refusing.clear()
     await fc.assert(
