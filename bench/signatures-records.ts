@@ -5,6 +5,10 @@
  * RedStone's code; the signing keys are fixed, the RSA one generated).
  */
 import { constants, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto'
+import { readFile, rename, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import type { AllowedSigners } from '../src/trust/allowed-signers.js'
 import { arweaveAddressOf } from '../src/trust/arweave-key.js'
@@ -70,4 +74,48 @@ export function signedRecords(provider: BenchProvider, kind: SignatureKind, coun
     records.push(record)
   }
   return records
+}
+
+/**
+ * `count` distinct Arweave-signed records and their provider, kept in the system's temporary directory after the
+ * first run (signing costs about 4 ms a record: two minutes for 30,000), with the provider's private key, so
+ * benches can be rerun and interleaved quickly. The records are the same as {@link signedRecords} makes.
+ */
+export async function cachedArweaveRecords(count: number): Promise<{ provider: BenchProvider; records: Record<string, unknown>[] }> {
+  const file = join(tmpdir(), `price-store-bench-arweave-${count}.json`)
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { privateKey: string; provider: Omit<BenchProvider, 'privateKey'>; records: Record<string, unknown>[] }
+    return { provider: { ...saved.provider, privateKey: createPrivateKey(saved.privateKey) }, records: saved.records }
+  } catch {
+    const provider = benchProvider()
+    const records = signedRecords(provider, 'arweave', count)
+    const { privateKey, ...rest } = provider
+    const partial = `${file}.${process.pid}`
+    await writeFile(partial, JSON.stringify({ privateKey: privateKey.export({ format: 'pem', type: 'pkcs8' }), provider: rest, records }))
+    await rename(partial, file)
+    return { provider, records }
+  }
+}
+
+const TSX_API = import.meta.resolve('tsx/esm/api')
+const LOOP = new URL('./signatures-loop.ts', import.meta.url).href
+
+/** Tight-loop verifications per second on `threads` worker threads (signatures-loop.ts), and the process's CPU µs per verification meanwhile. */
+export async function tightLoopRate(task: Omit<LoopTask, 'offset'>, threads: number): Promise<{ rate: number; cpuPerRecord: number }> {
+  const cpu = process.cpuUsage()
+  const results = await Promise.all(
+    Array.from({ length: threads }, (_, offset) => {
+      // Node 20 does not pass --import loaders to a worker's own entry: the worker registers tsx, then loads the loop.
+      const code = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(LOOP)}) })`
+      const worker = new Worker(code, { eval: true, workerData: { ...task, offset: offset * 997 } })
+      return new Promise<{ count: number; failures: number; ms: number }>((resolve, reject) => {
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      }).finally(() => void worker.terminate())
+    }),
+  )
+  const used = process.cpuUsage(cpu)
+  if (results.some((r) => r.failures > 0)) throw new Error('a tight-loop verification failed: the bench records are wrong')
+  const count = results.reduce((sum, r) => sum + r.count, 0)
+  return { rate: results.reduce((sum, r) => sum + (r.count / r.ms) * 1000, 0), cpuPerRecord: (used.user + used.system) / count }
 }

@@ -18,18 +18,15 @@
 import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
-import { Worker } from 'node:worker_threads'
 import { defaultBackend, type Secp256k1Backend } from '../src/trust/secp256k1-recover.js'
 import { SignatureVerifier } from '../src/trust/signature-verifier.js'
 import type { SignatureKind } from '../src/trust/verdict.js'
-import { benchProvider, benchSigners, signedRecords, type LoopTask } from './signatures-records.js'
+import { benchProvider, benchSigners, signedRecords, tightLoopRate, type LoopTask } from './signatures-records.js'
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, out: { type: 'string' }, batch: { type: 'string', default: '10000' } } })
 const SECONDS = Number(args.seconds)
 const BATCH = Number(args.batch)
 const THREADS = availableParallelism()
-const TSX_API = import.meta.resolve('tsx/esm/api')
-const LOOP = new URL('./signatures-loop.ts', import.meta.url).href
 const log = (text: string): void => void process.stderr.write(`${text}\n`)
 
 interface Case { readonly kind: SignatureKind; readonly backend: Secp256k1Backend }
@@ -43,19 +40,7 @@ const CASES: readonly Case[] = [
 
 /** Tight-loop verifications per second on every core. */
 async function ceiling(task: Omit<LoopTask, 'offset'>): Promise<number> {
-  const results = await Promise.all(
-    Array.from({ length: THREADS }, (_, offset) => {
-      // Node 20 does not pass --import loaders to a worker's own entry: the worker registers tsx, then loads the loop.
-      const code = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(LOOP)}) })`
-      const worker = new Worker(code, { eval: true, workerData: { ...task, offset: offset * 997 } })
-      return new Promise<{ count: number; failures: number; ms: number }>((resolve, reject) => {
-        worker.once('message', resolve)
-        worker.once('error', reject)
-      }).finally(() => void worker.terminate())
-    }),
-  )
-  if (results.some((r) => r.failures > 0)) throw new Error('a tight-loop verification failed: the bench records are wrong')
-  return results.reduce((sum, r) => sum + (r.count / r.ms) * 1000, 0)
+  return (await tightLoopRate(task, THREADS)).rate
 }
 
 /** SignatureVerifier records per second over `rounds` runs of the batch (median). */

@@ -1,8 +1,9 @@
 /**
  * SignatureVerifier: verifyRecord for batches, off the event loop. One
  * worker thread per core (os.availableParallelism()), started on first use;
- * a batch is cut into one chunk per worker, each sent as transferred JSON
- * bytes. A record goes to the worker chosen by a hash of its signature, so
+ * a batch is cut into chunks per worker, sent and answered in the compact
+ * forms of worker-protocol.ts (the records' JSON text, cut to what
+ * verification reads; the distinct verdicts and an index per record). A record goes to the worker chosen by a hash of its signature, so
  * each distinct signature meets one worker's cache only and is verified
  * once while it stays there. Idle workers do not keep the process alive
  * (they are unref'ed while nothing is pending), but `close()` is still what
@@ -14,7 +15,7 @@ import { signerTable, type AllowedSigners, type SignerTable } from './allowed-si
 import { defaultBackend, type Secp256k1Backend } from './secp256k1-recover.js'
 import type { RecordVerdict } from './verdict.js'
 import { verifyRecord } from './verify-record.js'
-import { decodeVerdicts, type VerifyReply, type VerifyRequest, type WorkerSetup } from './worker-protocol.js'
+import { decodeVerdicts, encodeRecord, encodeRecords, type VerifyReply, type VerifyRequest, type WorkerSetup } from './worker-protocol.js'
 import { workerScriptUrl } from './worker-script.js'
 
 /** How a SignatureVerifier verifies. */
@@ -55,9 +56,13 @@ interface Slot {
 }
 
 const DEFAULT_CACHE_SIZE = 100_000
-/** Records per message: small enough that workers start while the batch is still being encoded. */
+/**
+ * Records per message. The first message of each worker is small, so it starts verifying a few milliseconds into
+ * the batch instead of waiting for a thousand records to be encoded (on two cores that wait left a core idle at the
+ * start of every batch); later ones are larger, as each message has a fixed cost.
+ */
+const FIRST_PART_RECORDS = 128
 const PART_RECORDS = 1_000
-const encoder = new TextEncoder()
 
 /** Verifies batches of records in worker threads; see the file comment. */
 export class SignatureVerifier {
@@ -87,7 +92,10 @@ export class SignatureVerifier {
     this.#table = signerTable(this.#setup.signers)
   }
 
-  /** The verdict of each record, in the order given. Rejects only when the verifier is closed or a worker died. */
+  /**
+   * The verdict of each record, in the order given (records with equal verdicts may share one object: treat them
+   * as read-only). Rejects only when the verifier is closed or a worker died.
+   */
   async verifyMany(records: readonly Readonly<Record<string, unknown>>[]): Promise<RecordVerdict[]> {
     if (this.#closed) throw new Error('the SignatureVerifier is closed')
     if (records.length === 0) return []
@@ -95,33 +103,28 @@ export class SignatureVerifier {
     // while this thread encodes the rest (on few cores that overlap is most of the difference).
     const slots = await Promise.all(Array.from({ length: this.#threads }, (_, index) => this.#slotAt(index)))
     const verdicts: RecordVerdict[] = new Array<RecordVerdict>(records.length)
-    const parts = slots.map(() => ({ json: [] as string[], positions: [] as number[] }))
+    const parts = slots.map(() => ({ json: [] as string[], positions: [] as number[], limit: FIRST_PART_RECORDS }))
     const answers: Promise<void>[] = []
     const flush = (index: number): void => {
-      const part = parts[index] as { json: string[]; positions: number[] }
+      const part = parts[index] as { json: string[]; positions: number[]; limit: number }
       if (part.positions.length === 0) return
       const { positions } = part
-      const answer = this.#post(slots[index] as Slot, encoder.encode(`[${part.json.join(',')}]`))
+      const answer = this.#post(slots[index] as Slot, encodeRecords(part.json))
       answers.push(answer.then((list) => positions.forEach((position, i) => (verdicts[position] = list[i] as RecordVerdict))))
-      parts[index] = { json: [], positions: [] }
+      parts[index] = { json: [], positions: [], limit: PART_RECORDS }
     }
     records.forEach((record, position) => {
-      let json: string | undefined
-      try {
-        json = JSON.stringify(this.#sendable(record))
-      } catch {
-        json = undefined
-      }
+      const json = encodeRecord(record, this.#holdsKeyOf(record))
       // A record JSON cannot carry (a BigInt, a cycle) is verified here; it is no RedStone record anyway.
       if (json === undefined) {
         verdicts[position] = verifyRecord(record, this.#setup.signers, this.#setup)
         return
       }
       const index = shardOf(record, position, this.#threads)
-      const part = parts[index] as { json: string[]; positions: number[] }
+      const part = parts[index] as { json: string[]; positions: number[]; limit: number }
       part.json.push(json)
       part.positions.push(position)
-      if (part.positions.length >= PART_RECORDS) flush(index)
+      if (part.positions.length >= part.limit) flush(index)
     })
     parts.forEach((_, index) => flush(index))
     await Promise.all(answers)
@@ -130,14 +133,12 @@ export class SignatureVerifier {
   }
 
   /**
-   * The record as sent to a worker: without its `providerPublicKey` when that is the key configured for its provider,
-   * which the worker checks against anyway (a query's records carry it, and it is the largest field).
+   * Whether the workers hold the record's `providerPublicKey` already (it is the key configured for its provider,
+   * which the worker checks against anyway), so it need not be sent: a query's records carry it, the largest field.
    */
-  #sendable(record: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  #holdsKeyOf(record: Readonly<Record<string, unknown>>): boolean {
     const { providerPublicKey, provider } = record
-    if (typeof providerPublicKey !== 'string' || typeof provider !== 'string' || this.#table.arweaveKeyOf(provider) !== providerPublicKey) return record
-    const { providerPublicKey: _, ...rest } = record
-    return rest
+    return typeof providerPublicKey === 'string' && typeof provider === 'string' && this.#table.arweaveKeyOf(provider) === providerPublicKey
   }
 
   /** Counts so far (see SignatureVerifierStats). */
@@ -154,14 +155,14 @@ export class SignatureVerifier {
     await Promise.all(slots.map((slot) => slot.worker.terminate()))
   }
 
-  #post(slot: Slot, bytes: Uint8Array): Promise<RecordVerdict[]> {
+  #post(slot: Slot, text: string): Promise<RecordVerdict[]> {
     if (slot.lost !== undefined) return Promise.reject(slot.lost)
     const id = this.#nextId++
     return new Promise<RecordVerdict[]>((resolve, reject) => {
       if (slot.pending.size === 0) slot.worker.ref()
       slot.pending.set(id, { resolve, reject })
-      const request: VerifyRequest = { id, bytes }
-      slot.worker.postMessage(request, [bytes.buffer as ArrayBuffer])
+      const request: VerifyRequest = { id, text }
+      slot.worker.postMessage(request)
     })
   }
 
@@ -193,7 +194,7 @@ export class SignatureVerifier {
     }
     this.#cacheHits += reply.cacheHits
     this.#cacheMisses += reply.cacheMisses
-    pending.resolve(decodeVerdicts(reply.bytes))
+    pending.resolve(decodeVerdicts(reply.shapes, reply.indices))
   }
 
   /** A worker that died: its batches reject, and the next batch starts a new one in its place. */

@@ -50,8 +50,13 @@ export class VerdictIndex {
       return
     }
     this.#holdsAny = true
+    // The verifier hands records with equal verdicts one shared object (nearly a whole batch has one): encoded once.
+    const encoded = new Map<RecordVerdict, Buffer>()
     records.forEach((record, index) => {
-      batch.put(this.#prefix, verdictKey(record.symbol, record.timestamp, record.id), encodeVerdict(verdicts[index] as RecordVerdict, this.#provider.id))
+      const verdict = verdicts[index] as RecordVerdict
+      let bytes = encoded.get(verdict)
+      if (bytes === undefined) encoded.set(verdict, (bytes = encodeVerdict(verdict, this.#provider.id)))
+      batch.put(this.#prefix, verdictKey(record.symbol, record.timestamp, record.id), bytes)
     })
   }
 

@@ -1,7 +1,9 @@
 /**
  * The worker thread of SignatureVerifier: verifies chunks of records with
  * verifyRecord, keeping its own bounded cache of outcomes (the pool sends a
- * signature always to the same worker, so the caches do not overlap).
+ * signature always to the same worker, so the caches do not overlap). The
+ * signed messages are built here, not in the calling thread; records come
+ * and verdicts go in worker-protocol.ts's compact forms.
  * Built as dist/trust-worker.js (tsup.config.ts); from sources the verifier
  * bundles it on first use (worker-script.ts).
  */
@@ -9,7 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { signerTable } from '../allowed-signers.js'
 import { VerificationCache } from '../verification-cache.js'
 import { verifyRecord } from '../verify-record.js'
-import { decodeJson, encodeJson, type VerifyReply, type VerifyRequest, type WorkerSetup } from '../worker-protocol.js'
+import { decodeRecords, encodeVerdicts, type VerifyReply, type VerifyRequest, type WorkerSetup } from '../worker-protocol.js'
 
 const setup = workerData as WorkerSetup
 const table = signerTable(setup.signers)
@@ -22,17 +24,11 @@ port.on('message', (request: VerifyRequest) => {
   let reply: VerifyReply
   try {
     const before = cache.stats()
-    const records = decodeJson<unknown[]>(request.bytes)
-    // Anything in the array that is not an object is verified as an empty record: unsigned.
-    const verdicts = records.map((record) => verifyRecord(isObject(record) ? record : {}, table, options))
+    const verdicts = decodeRecords(request.text).map((record) => verifyRecord(record, table, options))
     const after = cache.stats()
-    reply = { id: request.id, bytes: encodeJson(verdicts), cacheHits: after.hits - before.hits, cacheMisses: after.misses - before.misses }
+    reply = { id: request.id, ...encodeVerdicts(verdicts), cacheHits: after.hits - before.hits, cacheMisses: after.misses - before.misses }
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) }
   }
-  port.postMessage(reply, 'bytes' in reply ? [reply.bytes.buffer as ArrayBuffer] : [])
+  port.postMessage(reply, 'indices' in reply ? [reply.indices.buffer as ArrayBuffer] : [])
 })
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
