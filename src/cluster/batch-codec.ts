@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto'
 import { ByteReader, ByteWriter, MalformedBytes } from '../keys/bytes.js'
-import { LogEntryWriter, readLogEntry } from '../keys/log-codec.js'
-import { decodeValue, writeValue } from '../keys/value-codec.js'
+import { LogEntryWriter, PLACE_FIELDS, readLogEntry } from '../keys/log-codec.js'
+import { decodeValue } from '../keys/value-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 import { PriceStoreError } from '../errors.js'
 import type { PriceRecord, Provider } from '../types.js'
@@ -52,7 +52,7 @@ export type DecodedCommit =
  */
 export function encodeBatch(records: readonly StoredRecord[], provider: Provider, maxMessageBytes: number): EncodedBatch {
   const entry = new LogEntryWriter()
-  for (const record of records) entry.add(record.symbol, record.timestamp, record.id, (writer) => writeValue(writer, record))
+  for (const record of records) entry.add(record.symbol, record.timestamp, record.id, record)
   const { bytes, places } = entry.finish()
   const hash = createHash('sha256').update(provider.id).update('\0').update(bytes)
   const id = hash.digest('hex')
@@ -66,13 +66,14 @@ export function encodeBatch(records: readonly StoredRecord[], provider: Provider
   const parts: Buffer[] = []
   let start = 1
   let end = 1
-  for (const [index, place] of places.entries()) {
-    if (place.valueEnd - end + 1 > limit) throw tooLarge(index, place.valueEnd - end, maxMessageBytes)
-    if (place.valueEnd - start + 1 > limit && end > start) {
+  for (let index = 0; index < places.symbols.length; index++) {
+    const valueEnd = places.numbers[index * PLACE_FIELDS + 4] as number
+    if (valueEnd - end + 1 > limit) throw tooLarge(index, valueEnd - end, maxMessageBytes)
+    if (valueEnd - start + 1 > limit && end > start) {
       parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
       start = end
     }
-    end = place.valueEnd
+    end = valueEnd
   }
   parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
   return { id, inline: undefined, parts }

@@ -7,16 +7,30 @@ const TWO_POW_32 = 2 ** 32
 
 /** Writes a safe integer as 8 bytes, big-endian; byte order equals numeric order. */
 export function writeUint64(target: Uint8Array, offset: number, value: number): void {
+  // Byte by byte rather than through a DataView: a view per call was an allocation per record written.
+  checkBounds(target, offset)
   const high = Math.floor(value / TWO_POW_32)
-  const view = new DataView(target.buffer, target.byteOffset, target.byteLength)
-  view.setUint32(offset, high)
-  view.setUint32(offset + 4, value - high * TWO_POW_32)
+  const low = value - high * TWO_POW_32
+  target[offset] = high >>> 24
+  target[offset + 1] = (high >>> 16) & 0xff
+  target[offset + 2] = (high >>> 8) & 0xff
+  target[offset + 3] = high & 0xff
+  target[offset + 4] = low >>> 24
+  target[offset + 5] = (low >>> 16) & 0xff
+  target[offset + 6] = (low >>> 8) & 0xff
+  target[offset + 7] = low & 0xff
 }
 
 /** Reads 8 big-endian bytes as a number (exact below 2^53). */
 export function readUint64(source: Uint8Array, offset: number): number {
-  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
-  return view.getUint32(offset) * TWO_POW_32 + view.getUint32(offset + 4)
+  checkBounds(source, offset)
+  const high = (source[offset] as number) * 0x1000000 + (((source[offset + 1] as number) << 16) | ((source[offset + 2] as number) << 8) | (source[offset + 3] as number))
+  const low = (source[offset + 4] as number) * 0x1000000 + (((source[offset + 5] as number) << 16) | ((source[offset + 6] as number) << 8) | (source[offset + 7] as number))
+  return high * TWO_POW_32 + low
+}
+
+function checkBounds(bytes: Uint8Array, offset: number): void {
+  if (!(offset >= 0 && offset + 8 <= bytes.length)) throw new RangeError(`8 bytes at offset ${offset} do not fit in ${bytes.length}`)
 }
 
 /**
@@ -134,12 +148,14 @@ export class ByteWriter {
    * to the same text): then true. Otherwise writes nothing and returns false.
    */
   base64(value: string): boolean {
-    const start = this.#length
     const length = Buffer.byteLength(value, 'base64')
+    if (!mayBeCanonicalBase64(value, length)) return false
+    const start = this.#length
     this.varint(length)
     this.#room(length)
+    // Node's decoder skips what is not a base64 digit, so a string with anything else decodes to fewer bytes.
     const written = this.#bytes.write(value, this.#length, 'base64')
-    if (written !== length || this.#bytes.toString('base64', this.#length, this.#length + written) !== value) {
+    if (written !== length) {
       this.#length = start
       return false
     }
@@ -151,6 +167,36 @@ export class ByteWriter {
   finish(): Buffer {
     return Buffer.from(this.#bytes.subarray(0, this.#length))
   }
+
+  /**
+   * The bytes written, for a writer that is not used again (it is left empty): a view of its memory when at most an
+   * eighth of that is unused, else a copy, so a kept value never pins much unused memory. Saves {@link finish}'s
+   * copy where the capacity was sized close to the bytes.
+   */
+  take(): Buffer {
+    const bytes = this.#length * 8 >= this.#bytes.length * 7 ? this.#bytes.subarray(0, this.#length) : this.finish()
+    this.#bytes = Buffer.alloc(0)
+    this.#length = 0
+    return bytes
+  }
+}
+
+const BASE64_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+/**
+ * Whether `value`, which Node's base64 decoder reads as `bytes` bytes, can be exactly what its encoder writes for
+ * them: padded to a multiple of 4 with the `=` its length implies, none of the URL-safe digits (which the decoder
+ * also takes), and zero bits where the last digit holds fewer than 6 bits. What remains is that every character be
+ * a digit, which the decoder proves by decoding all `bytes` (it skips anything else). Then the string decodes and
+ * re-encodes to itself; checked without re-encoding, which made a 684-character string for every record written.
+ */
+function mayBeCanonicalBase64(value: string, bytes: number): boolean {
+  if (value.length !== Math.ceil(bytes / 3) * 4 || value.includes('-') || value.includes('_')) return false
+  const rest = bytes % 3
+  if (rest === 0) return true
+  // One byte left: its last digit keeps 2 bits (4 unused); two bytes: 4 bits (2 unused).
+  const last = BASE64_DIGITS.indexOf(value[value.length - (rest === 1 ? 3 : 2)] as string)
+  return last >= 0 && (last & (rest === 1 ? 0b1111 : 0b11)) === 0
 }
 
 /** Thrown by {@link ByteReader} when the bytes end early or do not parse; callers turn it into a coded error. */

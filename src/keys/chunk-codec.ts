@@ -19,7 +19,7 @@
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
 import { KEY_COLUMN_VERSION, VALUE_VERSION, readFormatVersion } from './format-version.js'
-import { peekValue } from './value-codec.js'
+import { VALUE_HEADER_BYTES, peekValue } from './value-codec.js'
 
 /** Records per chunk part: a period of a fast feed is split so no value grows without bound. */
 export const MAX_PART_RECORDS = 4096
@@ -64,26 +64,42 @@ export interface ChunkRecord {
 }
 
 /**
- * Packs one chunk part of records sorted by (timestamp, id), none repeated;
- * with `version` {@link KEY_COLUMN_VERSION}, a paged chunk's key column
- * (each value a 9-byte value header, `partCount` the page count).
+ * Packs one chunk part of `records[from..to)`, sorted by (timestamp, id), none repeated; with `version`
+ * {@link KEY_COLUMN_VERSION}, a paged chunk's key column: `partCount` is the page count, and each value is cut to
+ * its {@link VALUE_HEADER_BYTES}-byte header (flags and value).
  */
-export function encodeChunkPart(periodStart: number, partCount: number, records: readonly ChunkRecord[], version = VALUE_VERSION): Buffer {
-  const bodyBytes = records.reduce((sum, record) => sum + record.value.length, 0)
-  const writer = new ByteWriter(bodyBytes + records.length * 48 + 16)
-  writer.byte(version).uint16(partCount).varint(records.length)
+export function encodeChunkPart(
+  periodStart: number, partCount: number, records: readonly ChunkRecord[], version = VALUE_VERSION, from = 0, to = records.length,
+): Buffer {
+  const valueCut = version === KEY_COLUMN_VERSION ? VALUE_HEADER_BYTES : Infinity
+  let bodyBytes = 0
+  let idBytes = 0
+  for (let i = from; i < to; i++) {
+    const record = records[i] as ChunkRecord
+    bodyBytes += Math.min(valueCut, record.value.length)
+    idBytes += record.idBytes.length
+  }
+  // Sized from above (a timestamp step or length varint is at most 8 bytes) but close: `take` then keeps the memory.
+  const writer = new ByteWriter(16 + bodyBytes + idBytes + (to - from) * 12)
+  writer.byte(version).uint16(partCount).varint(to - from)
   let previous = periodStart
-  for (const record of records) {
+  for (let i = from; i < to; i++) {
+    const record = records[i] as ChunkRecord
     writer.varint(record.timestamp - previous)
     previous = record.timestamp
-    const uuid = record.idBytes.length === 36 ? uuidBytes(record.idBytes) : undefined
-    if (uuid !== undefined) writer.varint(UUID_TAG).bytes(uuid)
+    if (record.idBytes.length === 36 && uuidBytes(record.idBytes, UUID_SCRATCH)) writer.varint(UUID_TAG).bytes(UUID_SCRATCH)
     else writer.varint(record.idBytes.length + 1).bytes(record.idBytes)
-    writer.varint(record.value.length)
+    writer.varint(Math.min(valueCut, record.value.length))
   }
-  for (const record of records) writer.bytes(record.value)
-  return writer.finish()
+  for (let i = from; i < to; i++) {
+    const { value } = records[i] as ChunkRecord
+    writer.bytes(value.length > valueCut ? value.subarray(0, valueCut) : value)
+  }
+  return writer.take()
 }
+
+// One UUID's bytes at a time: copied into the part at once, so no buffer is allocated per record.
+const UUID_SCRATCH = Buffer.alloc(16)
 
 const PART_VERSIONS = [VALUE_VERSION, KEY_COLUMN_VERSION]
 
@@ -195,21 +211,23 @@ export function readCompactId(bytes: Buffer, start: number): string {
   return text
 }
 
-/** The 16 bytes of a lowercase canonical UUID given as UTF-8, or `undefined` for any other id (read byte by byte: it runs for every sealed record). */
-function uuidBytes(idBytes: Uint8Array): Buffer | undefined {
-  const out = Buffer.allocUnsafe(16)
+/**
+ * Writes into `out` the 16 bytes of a lowercase canonical UUID given as UTF-8 and returns true; false for any other
+ * id (read byte by byte: it runs for every sealed record).
+ */
+function uuidBytes(idBytes: Uint8Array, out: Buffer): boolean {
   let at = 0
   for (let i = 0; i < 36; i++) {
     if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (idBytes[i] !== 0x2d) return undefined
+      if (idBytes[i] !== 0x2d) return false
       continue
     }
     const high = hexValue(idBytes[i] as number)
     const low = hexValue(idBytes[++i] as number)
-    if (i === 8 || i === 13 || i === 18 || i === 23 || high < 0 || low < 0) return undefined
+    if (i === 8 || i === 13 || i === 18 || i === 23 || high < 0 || low < 0) return false
     out[at++] = high * 16 + low
   }
-  return out
+  return true
 }
 
 /** A lowercase hex digit's value, or -1. */

@@ -9,6 +9,8 @@
  */
 import { ByteReader, ByteWriter } from './bytes.js'
 import { VALUE_VERSION, readFormatVersion } from './format-version.js'
+import { writeValue } from './value-codec.js'
+import type { StoredRecord } from '../records/stored-record.js'
 
 /** One record as a log entry holds it. */
 export interface LogRecord {
@@ -18,15 +20,18 @@ export interface LogRecord {
   readonly value: Uint8Array
 }
 
-/** One record's place in a log entry written by {@link LogEntryWriter}. */
-export interface LogPlace {
-  readonly symbol: string
-  readonly timestamp: number
-  readonly idStart: number
-  readonly idEnd: number
-  readonly valueStart: number
-  readonly valueEnd: number
+/**
+ * Where the records of a log entry written by {@link LogEntryWriter} sit: record `i` is of symbol `symbols[i]`, and
+ * `numbers[i * PLACE_FIELDS ..]` hold its timestamp, id start, id end, value start and value end. Flat arrays rather
+ * than an object per record: a batch writes tens of thousands of records.
+ */
+export interface LogPlaces {
+  readonly symbols: readonly string[]
+  readonly numbers: readonly number[]
 }
+
+/** Numbers per record in {@link LogPlaces.numbers}. */
+export const PLACE_FIELDS = 5
 
 // One scratch writer for values: they are copied into the entry, so no buffer is allocated per record.
 const scratch = new ByteWriter(4096)
@@ -39,30 +44,31 @@ const scratch = new ByteWriter(4096)
 export class LogEntryWriter {
   // Small at first (it doubles as it fills): a batch touching hundreds of hours writes one entry each, mostly of a few records.
   readonly #writer = new ByteWriter(4096).byte(VALUE_VERSION)
-  readonly #places: { symbol: string; timestamp: number; idStart: number; idEnd: number; valueStart: number; valueEnd: number }[] = []
+  readonly #symbols: string[] = []
+  readonly #numbers: number[] = []
 
-  /** Appends a record; `writeValue` writes its value into the writer it is given. */
-  add(symbol: string, timestamp: number, id: string, writeValue: (writer: ByteWriter) => void): void {
+  /** Appends a record: a validated record's value is encoded here, stored value bytes are copied as they are. */
+  add(symbol: string, timestamp: number, id: string, value: StoredRecord | Uint8Array): void {
     const writer = this.#writer.text(symbol).uint64(timestamp)
     const idLength = Buffer.byteLength(id, 'utf8')
     writer.text(id)
     const idEnd = writer.length
-    writeValue(scratch.reset())
-    const value = scratch.view()
-    writer.sized(value)
-    this.#places.push({ symbol, timestamp, idStart: idEnd - idLength, idEnd, valueStart: writer.length - value.length, valueEnd: writer.length })
+    const bytes = value instanceof Uint8Array ? value : writeValue(scratch.reset(), value).view()
+    writer.sized(bytes)
+    this.#symbols.push(symbol)
+    this.#numbers.push(timestamp, idEnd - idLength, idEnd, writer.length - bytes.length, writer.length)
   }
 
   /** The entry's bytes and where each record sits in them. */
-  finish(): { readonly bytes: Buffer; readonly places: readonly LogPlace[] } {
-    return { bytes: this.#writer.finish(), places: this.#places }
+  finish(): { readonly bytes: Buffer; readonly places: LogPlaces } {
+    return { bytes: this.#writer.finish(), places: { symbols: this.#symbols, numbers: this.#numbers } }
   }
 }
 
 /** Packs the records of one batch in one period. */
 export function encodeLogEntry(records: readonly LogRecord[]): Buffer {
   const entry = new LogEntryWriter()
-  for (const record of records) entry.add(record.symbol, record.timestamp, record.id, (writer) => writer.bytes(record.value))
+  for (const record of records) entry.add(record.symbol, record.timestamp, record.id, record.value)
   return entry.finish().bytes
 }
 

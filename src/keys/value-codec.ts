@@ -15,7 +15,7 @@
  * lone surrogate; a nested -0) gets a JSON body instead:
  * `[signature, permawebTx, version, source, extras]`.
  */
-import { Packr } from 'msgpackr'
+import { Packr, RESET_BUFFER_MODE } from 'msgpackr'
 import { PriceStoreError } from '../errors.js'
 import { toExactJson } from '../rules/exact-json.js'
 import type { StoredRecord } from '../records/stored-record.js'
@@ -47,14 +47,19 @@ export function encodeValue(record: StoredRecord): Buffer {
 
 /** Appends the packed value of a validated record to `writer`. */
 export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter {
-  const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
-  if (needsJsonBody(body)) return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8'))
+  // Validation walked the body already and says when it is plain; anything else is checked here.
+  if (record.plainJson !== true) {
+    const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
+    if (needsJsonBody(body)) return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8'))
+  }
   // The flags byte is patched once the signature is known to be canonical base64 (decoded once, re-encoded once).
   const flagsAt = writer.length
   writer.byte(0).float64(record.value)
   if (record.signature.length > 0 && writer.base64(record.signature)) writer.patch(flagsAt, SIGNATURE_BYTES)
   else writer.text(record.signature)
-  return writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras]))
+  // RESET_BUFFER_MODE: the packed bytes are copied into `writer` at once, so packr may reuse its buffer for the next
+  // value rather than fill and drop an 8 KB buffer every few records.
+  return writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras], RESET_BUFFER_MODE))
 }
 
 /**

@@ -13,4 +13,10 @@ export interface StoredRecord {
   readonly source: Readonly<Record<string, unknown>>
   /** Fields beyond the known ones, in the writer's order; `null` when there are none. */
   readonly extras: Readonly<Record<string, unknown>> | null
+  /**
+   * Set by validation: `true` when no string or key of the record's body (signature, permawebTx, version, source,
+   * extras) is a lone surrogate, no number is -0 and no key is `__proto__`, so a writer may pack it without checking
+   * again. Absent means not known.
+   */
+  readonly plainJson?: boolean
 }

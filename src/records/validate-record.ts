@@ -19,33 +19,34 @@ export function validateRecord(input: unknown, index: number, provider: Provider
     throw invalid(index, undefined, `record ${index} must be an object (got ${describeValue(input)})`)
   }
   const record = input as Record<string, unknown>
-  const fail = (field: string, rule: string): never => {
-    throw invalid(index, field, `record ${index}: ${field} ${rule} (got ${describeValue(record[field])})`)
-  }
 
   const idIssue = idProblem(record.id)
-  if (idIssue !== undefined) fail('id', idIssue)
+  if (idIssue !== undefined) failField(record, index, 'id', idIssue)
   const symbolIssue = symbolProblem(record.symbol)
-  if (symbolIssue !== undefined) fail('symbol', symbolIssue)
-  if (record.provider !== provider.id) fail('provider', `must be this store's provider id ${JSON.stringify(provider.id)}`)
-  if (typeof record.value !== 'number' || !Number.isFinite(record.value)) fail('value', 'must be a finite number')
-  if (typeof record.signature !== 'string' || record.signature.length === 0) fail('signature', 'must be a non-empty string')
-  if (typeof record.permawebTx !== 'string') fail('permawebTx', 'must be a string')
-  if (typeof record.version !== 'string') fail('version', 'must be a string')
-  if (!isPlainObject(record.source)) fail('source', 'must be a JSON object')
-  if (!isJsonValue(record.source)) fail('source', 'must hold only JSON values (null, booleans, finite numbers, strings, arrays, objects)')
+  if (symbolIssue !== undefined) failField(record, index, 'symbol', symbolIssue)
+  if (record.provider !== provider.id) failField(record, index, 'provider', `must be this store's provider id ${JSON.stringify(provider.id)}`)
+  if (typeof record.value !== 'number' || !Number.isFinite(record.value)) failField(record, index, 'value', 'must be a finite number')
+  if (typeof record.signature !== 'string' || record.signature.length === 0) failField(record, index, 'signature', 'must be a non-empty string')
+  if (typeof record.permawebTx !== 'string') failField(record, index, 'permawebTx', 'must be a string')
+  if (typeof record.version !== 'string') failField(record, index, 'version', 'must be a string')
+  if (!isPlainObject(record.source)) failField(record, index, 'source', 'must be a JSON object')
+  let walk = jsonWalk(record.source, 0)
+  if (walk === NOT_JSON) failField(record, index, 'source', 'must hold only JSON values (null, booleans, finite numbers, strings, arrays, objects)')
   if (!Number.isSafeInteger(record.timestamp) || (record.timestamp as number) < 0) {
-    fail('timestamp', 'must be a safe integer >= 0 (milliseconds since the Unix epoch)')
+    failField(record, index, 'timestamp', 'must be a safe integer >= 0 (milliseconds since the Unix epoch)')
   }
   if (record.providerPublicKey !== undefined && record.providerPublicKey !== provider.publicKey) {
-    fail('providerPublicKey', "must be absent or equal this store's provider public key")
+    failField(record, index, 'providerPublicKey', "must be absent or equal this store's provider public key")
   }
 
   let extras: Record<string, unknown> | null = null
-  for (const field of Object.keys(record)) {
-    if (KNOWN_FIELDS.has(field)) continue
+  // for-in over own keys: the same keys in the same order as Object.keys, without an array per record.
+  for (const field in record) {
+    if (!Object.hasOwn(record, field) || KNOWN_FIELDS.has(field)) continue
     const value = record[field]
-    if (!isJsonValue(value)) fail(field, 'must be a JSON value (null, boolean, finite number, string, array, object)')
+    const kind = jsonWalk(value, 0)
+    if (kind === NOT_JSON) failField(record, index, field, 'must be a JSON value (null, boolean, finite number, string, array, object)')
+    if (kind === UNUSUAL_JSON || !isPlainKey(field)) walk = UNUSUAL_JSON
     extras ??= {}
     Object.defineProperty(extras, field, { value, enumerable: true, writable: true, configurable: true })
   }
@@ -60,7 +61,14 @@ export function validateRecord(input: unknown, index: number, provider: Provider
     version: record.version as string,
     source: record.source as Record<string, unknown>,
     extras,
+    plainJson: walk === PLAIN_JSON && (record.signature as string).isWellFormed() && (record.permawebTx as string).isWellFormed() &&
+      (record.version as string).isWellFormed(),
   }
+}
+
+// A function of its own rather than a closure per record: validation runs for every record written.
+function failField(record: Record<string, unknown>, index: number, field: string, rule: string): never {
+  throw invalid(index, field, `record ${index}: ${field} ${rule} (got ${describeValue(record[field])})`)
 }
 
 function invalid(index: number, field: string | undefined, message: string): PriceStoreError {
@@ -75,20 +83,51 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-function isJsonValue(value: unknown, depth = 0): boolean {
+/** What {@link jsonWalk} found: not JSON, JSON that every encoder keeps exactly, or JSON with an unusual part. */
+const NOT_JSON = 0
+const PLAIN_JSON = 1
+const UNUSUAL_JSON = 2
+type JsonKind = typeof NOT_JSON | typeof PLAIN_JSON | typeof UNUSUAL_JSON
+
+/**
+ * Whether `value` is a JSON value and, in the same walk, whether it is plain (see `StoredRecord.plainJson`): no -0,
+ * no lone surrogate in a string or key, no `__proto__` key. One walk serves both, since it runs for every record.
+ */
+function jsonWalk(value: unknown, depth: number): JsonKind {
   // The depth cap keeps a hostile, deeply nested record from overflowing the stack.
-  if (depth > 64) return false
+  if (depth > 64) return NOT_JSON
   switch (typeof value) {
     case 'string':
+      return value.isWellFormed() ? PLAIN_JSON : UNUSUAL_JSON
     case 'boolean':
-      return true
+      return PLAIN_JSON
     case 'number':
-      return Number.isFinite(value)
-    case 'object':
-      if (value === null) return true
-      if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1))
-      return isPlainObject(value) && Object.values(value).every((item) => isJsonValue(item, depth + 1))
+      return !Number.isFinite(value) ? NOT_JSON : Object.is(value, -0) ? UNUSUAL_JSON : PLAIN_JSON
+    case 'object': {
+      if (value === null) return PLAIN_JSON
+      let kind: JsonKind = PLAIN_JSON
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          const inner = jsonWalk(item, depth + 1)
+          if (inner === NOT_JSON) return NOT_JSON
+          if (inner === UNUSUAL_JSON) kind = UNUSUAL_JSON
+        }
+        return kind
+      }
+      if (!isPlainObject(value)) return NOT_JSON
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue
+        const inner = jsonWalk(value[key], depth + 1)
+        if (inner === NOT_JSON) return NOT_JSON
+        if (inner === UNUSUAL_JSON || !isPlainKey(key)) kind = UNUSUAL_JSON
+      }
+      return kind
+    }
     default:
-      return false
+      return NOT_JSON
   }
+}
+
+function isPlainKey(key: string): boolean {
+  return key !== '__proto__' && key.isWellFormed()
 }

@@ -16,6 +16,8 @@ export function symbolProblem(value: unknown): string | undefined {
 
 /** Why `value` is not a valid record id, or `undefined` when it is. */
 export function idProblem(value: unknown): string | undefined {
+  // Most ids are short printable ASCII (UUIDs): one pass proves every rule at once.
+  if (typeof value === 'string' && value.length > 0 && value.length <= 128 && isPrintableAscii(value)) return undefined
   return textProblem(value, 128) ?? (CONTROL.test(value as string) ? 'must not contain control characters' : undefined)
 }
 
@@ -28,6 +30,14 @@ function textProblem(value: unknown, maxLength: number): string | undefined {
     return `must be at most ${maxLength} characters`
   }
   return undefined
+}
+
+function isPrintableAscii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 0x20 || code > 0x7e) return false
+  }
+  return true
 }
 
 function countCodePoints(value: string): number {

@@ -151,6 +151,55 @@ describe('ByteWriter and ByteReader', () => {
     expect([...second]).toEqual([1, 2, 3, 4])
   })
 
+  // The oracle is the definition: decoding and re-encoding gives the same text.
+  const reencodes = (text: string): boolean => Buffer.from(text, 'base64').toString('base64') === text
+  const base64Like = fc.oneof(
+    fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString('base64')),
+    fc.uint8Array({ minLength: 1, maxLength: 40 }).chain((bytes) => {
+      const text = Buffer.from(bytes).toString('base64')
+      return fc.tuple(fc.nat({ max: text.length - 1 }), fc.constantFrom(...'AQgw+/=-_ \n\t.,:;!~@#$%^&*()[]{}<>?|`aZ09\u00e9\u0100')).map(([at, c]) => text.slice(0, at) + c + text.slice(at + 1))
+    }),
+    fc.uint8Array({ minLength: 1, maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString('base64').replace(/=+$/, '')),
+    fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ '), maxLength: 24 }),
+    fc.string({ unit: 'grapheme-ascii', maxLength: 24 }),
+  )
+
+  it('base64() takes a string exactly when it decodes and re-encodes to itself, and writes its decoded bytes (property)', () => {
+    fc.assert(fc.property(base64Like, (text) => {
+      const writer = new ByteWriter(2).byte(0xaa)
+      const taken = writer.base64(text)
+      expect(taken).toBe(reencodes(text))
+      const written = writer.finish()
+      if (!taken) expect([...written]).toEqual([0xaa])
+      else {
+        const reader = new ByteReader(written, 1)
+        const start = reader.sized()
+        expect(written.subarray(start, reader.offset).equals(Buffer.from(text, 'base64'))).toBe(true)
+      }
+    }), { numRuns: 3000 })
+  })
+
+  it('base64() refuses non-zero unused bits, missing padding and the URL-safe alphabet', () => {
+    for (const text of ['QQ==', 'QR==', 'QUI=', 'QUJ=', 'QQ', 'QUI', '-_8=', 'Q Q==', 'QUJD', 'QUJD====']) {
+      expect(new ByteWriter().base64(text), text).toBe(reencodes(text))
+    }
+    expect(reencodes('QR==')).toBe(false)
+    expect(reencodes('QQ==')).toBe(true)
+  })
+
+  it('take() returns the bytes written and leaves the writer empty, whether it shares memory (nearly full) or copies', () => {
+    for (const [capacity, written] of [[8, 8], [8, 7], [64, 3], [2, 40]] as const) {
+      const writer = new ByteWriter(capacity)
+      for (let i = 0; i < written; i++) writer.byte(i)
+      const taken = writer.take()
+      expect([...taken]).toEqual(Array.from({ length: written }, (_, i) => i))
+      expect(writer.length).toBe(0)
+      // Writing on afterwards gets memory of its own: the taken bytes never change.
+      writer.bytes(Buffer.alloc(written, 0xee))
+      expect([...taken]).toEqual(Array.from({ length: written }, (_, i) => i))
+    }
+  })
+
   it('reads inside a window of a larger buffer, from a plain Uint8Array too', () => {
     const inner = new ByteWriter().varint(300).text('abc').uint16(513).finish()
     const backing = new Uint8Array(inner.length + 10).fill(0xee)

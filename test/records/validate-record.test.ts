@@ -34,9 +34,31 @@ describe('validateRecord: a valid record', () => {
       {
         id: input.id, symbol: input.symbol, timestamp: input.timestamp, value: input.value,
         signature: input.signature, permawebTx: input.permawebTx, version: input.version,
-        source: input.source, extras: null,
+        source: input.source, extras: null, plainJson: true,
       },
     )
+  })
+
+  // plainJson lets the value codec skip its own walk: a wrong `true` would store -0 as 0 or drop a __proto__ key.
+  it.each([
+    ['-0 in source', { source: { a: -0 } }],
+    ['-0 nested in an extra', { extra: [1, { b: -0 }] }],
+    ['a lone surrogate in a source value', { source: { a: 'x\uD83D' } }],
+    ['a lone surrogate in a source key', { source: { ['k\uDC00']: 1 } }],
+    ['a lone surrogate in signature', { signature: 'sig\uD83D' }],
+    ['a lone surrogate in permawebTx', { permawebTx: '\uDC00' }],
+    ['a lone surrogate in version', { version: '3\uD83D' }],
+    ['a lone surrogate in an extra name', { ['e\uD83D']: 1 }],
+    ['a __proto__ key in source', { source: JSON.parse('{"__proto__":1}') as Record<string, unknown> }],
+  ])('plainJson is false with %s', (_, fields) => {
+    expect(validateRecord(rec(fields), 0, PROVIDER).plainJson).toBe(false)
+  })
+
+  it('plainJson is false with an extra named __proto__, true with unusual-looking but plain JSON', () => {
+    const input = JSON.parse(JSON.stringify(rec()).slice(0, -1) + ',"__proto__":{"x":1}}') as Record<string, unknown>
+    expect(validateRecord(input, 0, PROVIDER).plainJson).toBe(false)
+    const plain = rec({ source: { a: 0, b: [null, true, 'ünïcode \u{1F600}'], proto: { __proto_: 1 } }, extra: -1e-300 })
+    expect(validateRecord(plain, 0, PROVIDER).plainJson).toBe(true)
   })
 
   it('drops `minutes` and keeps every other extra field, in input order', () => {

@@ -1,7 +1,6 @@
 import { MAX_KEY_RECORDS, MAX_PART_RECORDS, encodeChunkPart, pageSpan, pagesFor } from '../../keys/chunk-codec.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
-import { VALUE_HEADER_BYTES } from '../../keys/value-codec.js'
-import { KEY_COLUMN_VERSION } from '../../keys/format-version.js'
+import { KEY_COLUMN_VERSION, VALUE_VERSION } from '../../keys/format-version.js'
 import { DELTA_PART, KEYS_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
 import type { RootBatch } from '../db/root-batch.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
@@ -55,12 +54,12 @@ export function putChunk(
   const span = paged ? pageSpan(records.length, parts) : MAX_PART_RECORDS
   let bytes = 0
   for (let part = 0; part < parts; part++) {
-    const value = encodeChunkPart(period * PERIOD_MS, parts, records.slice(part * span, (part + 1) * span))
+    const value = encodeChunkPart(period * PERIOD_MS, parts, records, VALUE_VERSION, part * span, Math.min(records.length, (part + 1) * span))
     batch.put(targets.chunksPrefix, chunkKey(period, symbol, part), value)
     bytes += value.length
   }
   const keysKey = chunkKey(period, symbol, KEYS_PART)
-  if (paged) batch.put(targets.chunksPrefix, keysKey, encodeChunkPart(period * PERIOD_MS, parts, records.map(valueHeader), KEY_COLUMN_VERSION))
+  if (paged) batch.put(targets.chunksPrefix, keysKey, encodeChunkPart(period * PERIOD_MS, parts, records, KEY_COLUMN_VERSION))
   else batch.del(targets.chunksPrefix, keysKey)
   for (let delta = 0; delta < oldDeltas; delta++) batch.del(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + delta))
   return { heads: targets.heads.put(batch, symbol, period, records), bytes, parts }
@@ -95,11 +94,6 @@ export function putDelta(
   const summary = { records: sealed.heads.records + added, deltas: sealed.heads.deltas + 1 }
   const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord))
   return { heads, bytes: value.length }
-}
-
-/** A record's key and its value's 9-byte header (flags and value: see value-codec.ts), for the key column. */
-function valueHeader(record: ChunkRecord): ChunkRecord {
-  return { timestamp: record.timestamp, idBytes: record.idBytes, value: record.value.subarray(0, VALUE_HEADER_BYTES) }
 }
 
 /** A row's stored parts, with its id as UTF-8. */

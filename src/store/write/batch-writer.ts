@@ -6,7 +6,6 @@
 import type { AbstractLevel } from 'abstract-level'
 import { logKey, periodOf } from '../../keys/key-layout.js'
 import { LogEntryWriter } from '../../keys/log-codec.js'
-import { writeValue } from '../../keys/value-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import { validateBatch } from '../../records/validate-batch.js'
 import type { NewPriceRecord, Provider } from '../../types.js'
@@ -122,7 +121,7 @@ export class BatchWriter {
       const period = periodOf(record.timestamp)
       let entry = entries.get(period)
       if (entry === undefined) entries.set(period, (entry = new LogEntryWriter()))
-      entry.add(record.symbol, record.timestamp, record.id, (writer) => writeValue(writer, record))
+      entry.add(record.symbol, record.timestamp, record.id, record)
       if (!symbols.has(record.symbol)) newSymbols.add(record.symbol)
       if (record.timestamp > horizon) horizon = record.timestamp
     }

@@ -1,13 +1,13 @@
 import { describeLog } from '../../keys/key-layout.js'
-import { readLogEntry } from '../../keys/log-codec.js'
-import type { LogPlace } from '../../keys/log-codec.js'
+import { PLACE_FIELDS, readLogEntry } from '../../keys/log-codec.js'
+import type { LogPlaces } from '../../keys/log-codec.js'
 import type { Provider } from '../../types.js'
 import type { OpenWrite } from '../read/open-area.js'
 import { Row } from '../read/row.js'
 
 /** One log entry's records as open rows (views into the entry's bytes), by symbol; parsed when `places` are not known. */
 export function openWrite(
-  period: number, sequence: number, key: Buffer, entry: Buffer, provider: Provider, places?: readonly LogPlace[],
+  period: number, sequence: number, key: Buffer, entry: Buffer, provider: Provider, places?: LogPlaces,
 ): OpenWrite {
   const rows = new Map<string, Row[]>()
   const name = (): string => describeLog(period, sequence)
@@ -17,7 +17,12 @@ export function openWrite(
     list.push(new Row(symbol, timestamp, entry, idStart, idEnd, valueStart, valueEnd, name, provider))
   }
   if (places === undefined) readLogEntry(entry, add)
-  else for (const place of places) add(place.symbol, place.timestamp, place.idStart, place.idEnd, place.valueStart, place.valueEnd)
+  else {
+    const { symbols, numbers } = places
+    for (let i = 0, at = 0; i < symbols.length; i++, at += PLACE_FIELDS) {
+      add(symbols[i] as string, numbers[at] as number, numbers[at + 1] as number, numbers[at + 2] as number, numbers[at + 3] as number, numbers[at + 4] as number)
+    }
+  }
   return { period, logKey: key, bytes: entry.length, rows }
 }
 

@@ -54,6 +54,19 @@ export const writingTests: FeatureTests = (suite) => {
       expect(sampled?.minutes).toBe(new Date(T0).getUTCMinutes())
     })
 
+    // Each unusual part alone, so none hides behind another: validation tells the value codec which bodies are plain.
+    it.each([
+      ['-0 in source', { source: { a: -0, b: 1 } }],
+      ['-0 in an extra', { zeta: [0, -0] }],
+      ['a lone surrogate in signature', { signature: 'c2ln\ud800' }],
+      ['a __proto__ key nested in source', { source: JSON.parse('{"a": {"__proto__": 2}}') as Record<string, unknown> }],
+    ])('keeps %s exactly', async (_, fields) => {
+      const store = await openStore()
+      const input = rec(fields)
+      await store.put(input)
+      expectExact((await store.latest('BTC'))[0], expected(input))
+    })
+
     it('the same (symbol, timestamp, id) replaces; within one batch the last one wins', async () => {
       const store = await openStore()
       await store.put(rec({ value: 1 }))
