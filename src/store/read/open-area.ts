@@ -1,10 +1,12 @@
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import type { Row } from './row.js'
 
-/** The rows of one period: sorted rows by symbol, the log entries that hold them, and their size. */
+/** The rows of one period: sorted rows by symbol, the log entries that hold them (oldest first), and their size. */
 interface OpenPeriod {
   readonly symbols: ReadonlyMap<string, readonly Row[]>
   readonly logKeys: readonly Buffer[]
+  /** The writes that brought the entries, in the same order: what is left when the oldest entries are sealed. */
+  readonly writes: readonly OpenWrite[]
   readonly bytes: number
 }
 
@@ -77,6 +79,7 @@ export class OpenArea {
       periods.set(write.period, {
         symbols,
         logKeys: [...(held?.logKeys ?? []), write.logKey],
+        writes: [...(held?.writes ?? []), write],
         bytes: (held?.bytes ?? 0) + write.bytes,
       })
       bytes += write.bytes
@@ -84,26 +87,38 @@ export class OpenArea {
     return new OpenArea(periods, bySymbol, bytes)
   }
 
-  /** The area without some periods, once they are sealed (one copy of the maps however many). */
-  withoutPeriods(gone: readonly number[]): OpenArea {
+  /**
+   * The area without the oldest log entries of some periods, once they are sealed: `sealed` maps a period to how
+   * many of its entries, oldest first, the seal deleted. A period keeps the rows of its newer entries (a batch that
+   * came while it was being sealed), as those entries hold them; a period with none left is gone.
+   */
+  withoutEntries(sealed: ReadonlyMap<number, number>): OpenArea {
     const periods = new Map(this.#periods)
     const bySymbol = new Map(this.#bySymbol)
-    const dropped = new Set<number>()
+    const left = new Map<number, ReadonlySet<string>>()
     const touched = new Set<string>()
     let bytes = this.bytes
-    for (const period of gone) {
+    for (const [period, count] of sealed) {
       const held = periods.get(period)
-      if (held === undefined) continue
-      periods.delete(period)
-      dropped.add(period)
-      bytes -= held.bytes
+      if (held === undefined || count <= 0) continue
       for (const symbol of held.symbols.keys()) touched.add(symbol)
+      const kept = held.writes.slice(count)
+      bytes -= held.bytes
+      if (kept.length === 0) {
+        periods.delete(period)
+        left.set(period, NO_SYMBOLS)
+        continue
+      }
+      const rest = rebuild(kept)
+      periods.set(period, rest)
+      left.set(period, new Set(rest.symbols.keys()))
+      bytes += rest.bytes
     }
-    if (dropped.size === 0) return this
+    if (left.size === 0) return this
     for (const symbol of touched) {
-      const left = (bySymbol.get(symbol) ?? NO_PERIODS).filter((p) => !dropped.has(p))
-      if (left.length === 0) bySymbol.delete(symbol)
-      else bySymbol.set(symbol, Object.freeze(left))
+      const periodsLeft = (bySymbol.get(symbol) ?? NO_PERIODS).filter((p) => left.get(p)?.has(symbol) !== false)
+      if (periodsLeft.length === 0) bySymbol.delete(symbol)
+      else bySymbol.set(symbol, Object.freeze(periodsLeft))
     }
     return new OpenArea(periods, bySymbol, bytes)
   }
@@ -111,6 +126,18 @@ export class OpenArea {
 
 const NO_ROWS: readonly Row[] = Object.freeze([])
 const NO_PERIODS: readonly number[] = Object.freeze([])
+const NO_SYMBOLS: ReadonlySet<string> = new Set()
+
+/** A period held by `writes` alone (in log order), rows merged as {@link OpenArea.withWrites} merges them. */
+function rebuild(writes: readonly OpenWrite[]): OpenPeriod {
+  const symbols = new Map<string, readonly Row[]>()
+  let bytes = 0
+  for (const write of writes) {
+    for (const [symbol, written] of write.rows) symbols.set(symbol, mergeRows(symbols.get(symbol) ?? NO_ROWS, written))
+    bytes += write.bytes
+  }
+  return { symbols, logKeys: writes.map((write) => write.logKey), writes, bytes }
+}
 
 /**
  * Merges rows into sorted rows without repeats: a written row replaces a

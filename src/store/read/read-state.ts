@@ -176,9 +176,12 @@ export class ReadState implements ViewCaches {
     this.#sealing = false
   }
 
-  /** Takes in the committed end of the seal of some periods: their log entries are gone, and so are their open rows. */
-  applySealEnd(periods: readonly number[]): void {
-    this.#open = this.#open.withoutPeriods(periods)
+  /**
+   * Takes in the committed end of the seal of some periods: `sealed` maps each to how many of its log entries, oldest
+   * first, the seal deleted; their open rows go too. Rows of entries that came while it was sealed stay open.
+   */
+  applySealEnd(sealed: ReadonlyMap<number, number>): void {
+    this.#open = this.#open.withoutEntries(sealed)
   }
 
   /**

@@ -48,11 +48,11 @@ export interface SealerContext {
   readonly openBytes: number
 }
 
-/** An hour being sealed: the symbols still to write, and how many log entries it had when it began. */
+/** An hour being sealed: the symbols still to write, and the log entries it had when it began (oldest first). */
 interface SealTask {
   readonly period: number
   readonly symbols: string[]
-  readonly logEntries: number
+  readonly logKeys: readonly Buffer[]
 }
 
 /** What one seal step puts in its atomic write, to take in once it commits. */
@@ -60,7 +60,7 @@ interface StepWrites {
   readonly batch: RootBatch
   /** The new heads of each symbol written, by hour. */
   readonly heads: Map<number, Map<string, HeadRows>>
-  /** Hours whose log entries the write deletes, with how many it deletes. */
+  /** Hours whose log entries the write deletes, with how many it deletes (oldest first). */
   readonly ended: Map<number, number>
   bytes: number
 }
@@ -162,7 +162,7 @@ export class Sealer {
 
   #begin(period: number): SealTask {
     const held = this.#context.state.open.period(period)
-    return { period, symbols: [...(held?.symbols.keys() ?? [])].reverse(), logEntries: held?.logKeys.length ?? 0 }
+    return { period, symbols: [...(held?.symbols.keys() ?? [])].reverse(), logKeys: held?.logKeys ?? [] }
   }
 
   /**
@@ -197,15 +197,18 @@ export class Sealer {
           continue
         }
         if (task.symbols.length === 0) {
-          if (held.logKeys.length !== task.logEntries) {
-            // Records for this hour arrived since it began, in an earlier step: seal it again, with them (in this step if it wrote none of it).
+          // Every record of the entries the hour had when its seal began is in its chunks now: those entries go. Entries
+          // that came since (a batch written between steps) keep their rows open, and they join the chunks as delta
+          // parts on a later turn; sealing the hour again whole would rewrite it after every such batch.
+          if (!startsWith(held.logKeys, task.logKeys)) {
+            // Not expected (only a seal removes entries, and one seal runs at a time); sealing it again is always safe.
             if (step.heads.has(task.period)) break
             task = this.#begin(task.period)
             continue
           }
-          for (const key of held.logKeys) step.batch.del(this.#context.logPrefix, key)
-          step.ended.set(task.period, held.logKeys.length)
-          openBytes -= held.bytes
+          for (const key of task.logKeys) step.batch.del(this.#context.logPrefix, key)
+          step.ended.set(task.period, task.logKeys.length)
+          for (let i = 0; i < task.logKeys.length; i++) openBytes -= held.writes[i]?.bytes ?? 0
           task = undefined
           continue
         }
@@ -226,10 +229,13 @@ export class Sealer {
       throw toStorageError(err, 'seal an hour of records')
     }
     state.applySealStep(step.heads)
-    // An hour that took a batch while the write ran keeps its rows open (the log entries it added are not deleted); it is sealed again.
-    const ended = [...step.ended].filter(([period, entries]) => state.open.period(period)?.logKeys.length === entries).map(([period]) => period)
-    state.applySealEnd(ended)
-    for (const period of ended) this.#late.delete(period)
+    state.applySealEnd(step.ended)
+    for (const period of step.ended.keys()) {
+      // An hour that took batches while it was sealed keeps their rows open: like a late hour's, they wait to join
+      // its chunks in one write, unless the hour is not due yet.
+      if (state.open.period(period) === undefined) this.#late.delete(period)
+      else if (this.#dueByTime(period)) this.#late.add(period)
+    }
   }
 
   /** Writes the chunks of the task's symbols into the step until it is full or the hour's symbols are done. */
@@ -243,6 +249,13 @@ export class Sealer {
       step.bytes += written.bytes
     }
   }
+}
+
+/** Whether `keys` begins with exactly the entries of `prefix` (the same buffers, in order). */
+function startsWith(keys: readonly Buffer[], prefix: readonly Buffer[]): boolean {
+  if (prefix.length > keys.length) return false
+  for (let i = 0; i < prefix.length; i++) if (keys[i] !== prefix[i]) return false
+  return true
 }
 
 /**
