@@ -131,6 +131,13 @@ export class ByteWriter {
     return this
   }
 
+  /** Forgets what was written after the first `length` bytes. */
+  truncate(length: number): this {
+    if (length > this.#length) throw new RangeError(`cannot truncate ${this.#length} bytes to ${length}`)
+    this.#length = length
+    return this
+  }
+
   /** Forgets what was written, keeping the memory, so one writer can serve many values. */
   reset(): this {
     this.#length = 0

@@ -48,18 +48,31 @@ export function encodeValue(record: StoredRecord): Buffer {
 /** Appends the packed value of a validated record to `writer`. */
 export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter {
   // Validation walked the body already and says when it is plain; anything else is checked here.
-  if (record.plainJson !== true) {
-    const body = [record.signature, record.permawebTx, record.version, record.source, record.extras]
-    if (needsJsonBody(body)) return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(body), 'utf8'))
-  }
+  if (record.plainJson !== true && needsJsonBody(bodyOf(record))) return writeJsonBody(writer, record)
   // The flags byte is patched once the signature is known to be canonical base64 (decoded once, re-encoded once).
   const flagsAt = writer.length
   writer.byte(0).float64(record.value)
   if (record.signature.length > 0 && writer.base64(record.signature)) writer.patch(flagsAt, SIGNATURE_BYTES)
   else writer.text(record.signature)
-  // RESET_BUFFER_MODE: the packed bytes are copied into `writer` at once, so packr may reuse its buffer for the next
-  // value rather than fill and drop an 8 KB buffer every few records.
-  return writer.text(record.permawebTx).text(record.version).bytes(packr.pack([record.source, record.extras], RESET_BUFFER_MODE))
+  writer.text(record.permawebTx).text(record.version)
+  let rest: Uint8Array
+  try {
+    // RESET_BUFFER_MODE: the packed bytes are copied into `writer` at once, so packr may reuse its buffer for the next
+    // value rather than fill and drop an 8 KB buffer every few records.
+    rest = packr.pack([record.source, record.extras], RESET_BUFFER_MODE)
+  } catch {
+    // msgpackr refuses a map of more than 65,535 keys; the JSON body keeps any record.
+    return writeJsonBody(writer.truncate(flagsAt), record)
+  }
+  return writer.bytes(rest)
+}
+
+function bodyOf(record: StoredRecord): unknown[] {
+  return [record.signature, record.permawebTx, record.version, record.source, record.extras]
+}
+
+function writeJsonBody(writer: ByteWriter, record: StoredRecord): ByteWriter {
+  return writer.byte(JSON_BODY).float64(record.value).bytes(Buffer.from(toExactJson(bodyOf(record)), 'utf8'))
 }
 
 /**

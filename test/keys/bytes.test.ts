@@ -187,6 +187,12 @@ describe('ByteWriter and ByteReader', () => {
     expect(reencodes('QQ==')).toBe(true)
   })
 
+  it('truncate() keeps the first bytes, writes on after them, and refuses to grow', () => {
+    const writer = new ByteWriter(4).byte(1).byte(2).byte(3)
+    expect([...writer.truncate(1).byte(9).finish()]).toEqual([1, 9])
+    expect(() => writer.truncate(3)).toThrow(RangeError)
+  })
+
   it('take() returns the bytes written and leaves the writer empty, whether it shares memory (nearly full) or copies', () => {
     for (const [capacity, written] of [[8, 8], [8, 7], [64, 3], [2, 40]] as const) {
       const writer = new ByteWriter(capacity)

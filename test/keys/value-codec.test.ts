@@ -140,6 +140,21 @@ describe('value codec: round trip (cases)', () => {
     expect(Object.is(roundTrip(stored({ value })).value, value)).toBe(true)
   })
 
+  // msgpackr's maps stop at 65,535 keys: such a record is kept as a JSON body, whether flat or not, plain or not.
+  it('keeps a source or an extra of more than 65,535 keys exactly (as a JSON body)', () => {
+    const big = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i % 3 === 0 ? `s${i}` : i / 7]))
+    for (const record of [
+      stored({ source: big, plainJson: true }),
+      stored({ source: { nested: big }, plainJson: true }),
+      stored({ extras: { big }, plainJson: true }),
+      stored({ source: big }),
+    ]) {
+      const bytes = encodeValue(record)
+      expect(bytes[0]).toBe(JSON_BODY)
+      expectExact(roundTrip(record), expectedOf(record))
+    }
+  })
+
   it('decodes bodies of any size in any order (the reused unpack buffer never leaks bytes between values)', () => {
     for (const size of [20_000, 0, 3, 5_000, 70_000, 1]) {
       const record = stored({ signature: `s${'s'.repeat(size)}`, source: { [`k${size}`]: size, big: 'é'.repeat(size >> 1) } })
