@@ -9,7 +9,10 @@
 import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { MemoryLevel } from 'memory-level'
-import { expect } from 'vitest'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore } from '../../src/index.js'
 import type { PriceStoreOptions, QueryParams } from '../../src/index.js'
 import { TEST_PROVIDER, type InputRecord } from '../../src/testing/records.js'
@@ -35,6 +38,23 @@ export const BACKENDS: readonly Backend[] = [
   { name: 'classic-level', location: (dir) => dir, raw: (location) => new ClassicLevel(location as string) },
   { name: 'memory-level', location: () => new MemoryLevel(), raw: (location) => location as MemoryLevel<string, string> },
 ]
+
+/**
+ * Fresh locations on `backend` for the tests of the enclosing describe block (`prefix` names their temp
+ * directories), every directory removed after each test.
+ */
+export function scratchLocations(backend: Backend, prefix: string): () => Promise<Location> {
+  let dirs: string[] = []
+  afterEach(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+    dirs = []
+  })
+  return async () => {
+    const dir = await mkdtemp(join(tmpdir(), prefix))
+    dirs.push(dir)
+    return backend.location(dir)
+  }
+}
 
 /** Caches off (every read from disk) and the defaults. */
 export const MEMORY: readonly Partial<PriceStoreOptions>[] = [{ cache: { recordsPerSymbol: 0, headBytes: 0, chunkBytes: 0 } }, {}]

@@ -15,19 +15,16 @@
  * On classic-level and memory-level. Sealing is deterministic: `close()`
  * seals every open hour.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { AbstractSublevel } from 'abstract-level'
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { QueryParams } from '../../src/index.js'
 import { encodeChunkPart, readChunkPart, readCompactId, type ChunkRecord } from '../../src/keys/chunk-codec.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
-import { BACKENDS, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type AnyLevel, type Backend, type Location } from './layout-harness.js'
+import { BACKENDS, scratchLocations, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type AnyLevel, type Backend, type Location } from './layout-harness.js'
 
 const HOUR = 3_600_000
 const MINUTE = 60_000
@@ -184,17 +181,7 @@ async function expectCorrupt(store: PriceStore, params: QueryParams, entry: stri
 const chunkName = (symbol: string, hour: number, part: string): string => `chunk ${symbol}@${hour}+${HOUR}ms ${part}`
 
 describe.each(BACKENDS)('paged chunks on $name', (backend) => {
-  let dirs: string[] = []
-  afterEach(async () => {
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-    dirs = []
-  })
-
-  async function fresh(): Promise<Location> {
-    const dir = await mkdtemp(join(tmpdir(), 'price-store-paged-'))
-    dirs.push(dir)
-    return backend.location(dir)
-  }
+  const fresh = scratchLocations(backend, 'price-store-paged-')
 
   /** 50 big records of BTC in hour H (9 s apart, 45 s in), some values with special bits. */
   const SPECIAL = [-0, 1.7976931348623157e308, 5e-324, 123.45678901234567, -2.5e-300, 0]

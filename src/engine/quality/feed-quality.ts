@@ -25,7 +25,7 @@ export function symbolQuality(symbol: string, series: QualitySeries, query: Qual
   const gaps = gapsOf(series)
   const summary = gapSummary(gaps, timestamps, query.gapThreshold)
   const moves = series.values === undefined ? undefined : new MovesBuilder(series, series.values)
-  if (moves !== undefined) for (let i = 1; i < n; i++) moves.add(i)
+  moves?.addAll(n)
   return {
     symbol,
     records: n,

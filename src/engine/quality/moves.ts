@@ -31,6 +31,11 @@ export class TopIndexes {
     }
   }
 
+  /** A key at or below this is not taken by {@link TopIndexes.offer} (-Infinity until `k` entries are held). */
+  get floor(): number {
+    return this.#keys.length === this.#k ? (this.#keys[this.#k - 1] as number) : Number.NEGATIVE_INFINITY
+  }
+
   get indexes(): readonly number[] {
     return this.#indexes
   }
@@ -48,14 +53,33 @@ export class MovesBuilder {
     this.#values = values
   }
 
-  /** The move from record `index − 1` to record `index`. */
-  add(index: number): void {
+  /**
+   * Offers each move to records `1..length-1`, in order (a move of no
+   * change is none; a move from 0 has no relative size): one tight loop
+   * over the values, a key no list takes skipped without a call.
+   */
+  addAll(length: number): void {
     const values = this.#values
-    const before = values[index - 1] as number
-    const change = Math.abs((values[index] as number) - before)
-    if (!(change > 0)) return
-    this.#absolute.offer(index, change)
-    if (before !== 0) this.#relative.offer(index, change / Math.abs(before))
+    const absolute = this.#absolute
+    const relative = this.#relative
+    let absoluteFloor = absolute.floor
+    let relativeFloor = relative.floor
+    for (let index = 1; index < length; index++) {
+      const before = values[index - 1] as number
+      const change = Math.abs((values[index] as number) - before)
+      if (!(change > 0)) continue
+      // `offer` itself refuses a key not above its floor once full (and a NaN): skipping those here changes nothing.
+      if (!(change <= absoluteFloor)) {
+        absolute.offer(index, change)
+        absoluteFloor = absolute.floor
+      }
+      if (before === 0) continue
+      const ratio = change / Math.abs(before)
+      if (!(ratio <= relativeFloor)) {
+        relative.offer(index, ratio)
+        relativeFloor = relative.floor
+      }
+    }
   }
 
   summary(): MoveSummary {

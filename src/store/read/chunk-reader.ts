@@ -34,6 +34,13 @@ export interface ViewCaches {
   installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void
 }
 
+/** What {@link ChunkReader.keyColumns} reads of the hours `lo..`: per hour, its key column and whether it has a delta part. */
+export interface HourKeyColumns {
+  readonly lo: number
+  readonly columns: readonly (Buffer | undefined)[]
+  readonly deltas: readonly boolean[]
+}
+
 /** The key of a chunk's entries in the caches. */
 export function cacheKey(symbol: string, period: number): string {
   return `${period}:${symbol}`
@@ -81,6 +88,41 @@ export class ChunkReader {
     if (column === undefined) return this.chunk(symbol, period, deltas, false)
     const parts = [column, ...this.#deltaParts(symbol, period, deltas)]
     return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, parts, this.#caches.provider, deltas, KEYS_PART))
+  }
+
+  /**
+   * For each hour `lo..hi` of `symbol`, in order: its chunk's key column as
+   * stored (`undefined`: none) and whether the chunk has a delta part. One
+   * round trip from this view's snapshot, run off the main thread; nothing
+   * cached.
+   */
+  async keyColumns(symbol: string, lo: number, hi: number): Promise<HourKeyColumns> {
+    const keys: Buffer[] = []
+    for (let period = lo; period <= hi; period++) keys.push(chunkKey(period, symbol, KEYS_PART), chunkKey(period, symbol, DELTA_PART))
+    const values = (await this.#chunks.getMany(keys, this.#pin)) as (Uint8Array | undefined)[]
+    const columns: (Buffer | undefined)[] = []
+    const deltas: boolean[] = []
+    for (let at = 0; at < values.length; at += 2) {
+      const column = values[at]
+      columns.push(column === undefined || Buffer.isBuffer(column) ? column : Buffer.from(column.buffer, column.byteOffset, column.byteLength))
+      deltas.push(values[at + 1] !== undefined)
+    }
+    return { lo, columns, deltas }
+  }
+
+  /**
+   * The list of a chunk that has a paged key column and no delta part, from
+   * the column's bytes as read from this view's snapshot (by
+   * {@link ChunkReader.keyColumns}), not read again: with `pages`, as
+   * `chunk` reads it (each record from its page); without, as `keys` does
+   * (the key column's own rows). Nothing cached.
+   */
+  keyColumnList(symbol: string, period: number, column: Buffer, pages: boolean): RowList {
+    const provider = this.#caches.provider
+    return this.#decoding(symbol, period, KEYS_PART, () =>
+      pages
+        ? new PagedChunk(new PagedIndex(symbol, period, column, [], provider), (page) => this.part(symbol, period, page))
+        : new SealedChunk(symbol, period, [column], provider, 0, KEYS_PART))
   }
 
   /**

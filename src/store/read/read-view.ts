@@ -11,7 +11,7 @@ import { HEAD_MS, PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
-import { ChunkReader, cacheKey, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
+import { ChunkReader, cacheKey, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
 import { walkInForce } from './in-force.js'
 import { mergeRows } from './open-area.js'
 import type { OpenArea } from './open-area.js'
@@ -19,7 +19,7 @@ import type { Row } from './row.js'
 import { RowArray, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
 import type { RowList } from './row-list.js'
 
-export { cacheKey, type CachedChunk, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
+export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
 
 /** What a view reads from the disk: the chunks, and the heads index. */
 export interface ViewSources {
@@ -181,6 +181,31 @@ export class ReadView implements ScanSource {
   sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly keys: RowList } | undefined {
     const heads = this.#headsOf(symbol, period)
     return heads === null ? undefined : { heads, keys: this.#reader.keys(symbol, period, heads.deltas) }
+  }
+
+  /** The heads of the sealed chunk of `symbol` in `period` (its record and delta counts with them), or `null` when it has none. */
+  sealedHeads(symbol: string, period: number): PeriodHeads {
+    return this.#headsOf(symbol, period)
+  }
+
+  /**
+   * The key columns of `symbol`'s hours `lo..hi` as stored, and which of
+   * those hours have delta parts, in one round trip (see
+   * {@link ChunkReader.keyColumns}): for readers that parse key columns
+   * themselves (the quality report). Nothing cached.
+   */
+  keyColumns(symbol: string, lo: number, hi: number): Promise<HourKeyColumns> {
+    return this.#reader.keyColumns(symbol, lo, hi)
+  }
+
+  /**
+   * The rows of an hour whose chunk is a paged key column and no delta part
+   * (and which has no open row), from the column's bytes as
+   * {@link ReadView.keyColumns} read them: with `pages`, as
+   * {@link ReadView.periodList} lists them; without, the key column's rows.
+   */
+  keyColumnList(symbol: string, period: number, column: Buffer, pages: boolean): RowList {
+    return this.#reader.keyColumnList(symbol, period, column, pages)
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
