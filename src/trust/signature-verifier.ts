@@ -101,7 +101,10 @@ export class SignatureVerifier {
     if (records.length === 0) return []
     // Every worker first, so a part is posted the moment it is encoded and the workers verify
     // while this thread encodes the rest (on few cores that overlap is most of the difference).
-    const slots = await Promise.all(Array.from({ length: this.#threads }, (_, index) => this.#slotAt(index)))
+    // Once the workers run, the parts are encoded and posted before this call returns, so a caller may go on with
+    // other work (a store encodes the batch's write) while they verify.
+    const ready = this.#slots.every((slot) => slot !== undefined) ? (this.#slots as Slot[]) : undefined
+    const slots = ready ?? (await Promise.all(Array.from({ length: this.#threads }, (_, index) => this.#slotAt(index))))
     const verdicts: RecordVerdict[] = new Array<RecordVerdict>(records.length)
     const parts = slots.map(() => ({ json: [] as string[], positions: [] as number[], limit: FIRST_PART_RECORDS }))
     const answers: Promise<void>[] = []

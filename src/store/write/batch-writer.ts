@@ -94,11 +94,14 @@ export class BatchWriter {
     // the order they were given, and a writer with several in flight has one verified while another is written.
     const verified = this.#context.ingest.check(stored)
     verified.catch(() => {}) // awaited in the queue; a rejection is the write's
+    // Encoded now, while the workers verify (their parts are posted by now): the write in the queue is then a short
+    // commit, and under a signature policy the main thread works while the workers do, not after them.
+    const entries = encodeEntries(stored)
     const write = queue.run(async () => {
       const verdicts = await verified
       // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
       if (at !== undefined) checkCommitPosition(at, journal.head)
-      return this.#write(stored, at, commitId, verdicts)
+      return this.#write(stored, entries, at, commitId, verdicts)
     })
     upkeep.enqueueSeal()
     return write
@@ -112,16 +115,14 @@ export class BatchWriter {
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
-  async #write(records: readonly StoredRecord[], at: number | undefined, commitId: string | undefined, verdicts: readonly RecordVerdict[] | undefined): Promise<BatchCommit> {
+  async #write(
+    records: readonly StoredRecord[], entries: ReadonlyMap<number, LogEntryWriter>, at: number | undefined, commitId: string | undefined,
+    verdicts: readonly RecordVerdict[] | undefined,
+  ): Promise<BatchCommit> {
     const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
-    const entries = new Map<number, LogEntryWriter>()
     const newSymbols = new Set<string>()
     let horizon = sealer.horizon
     for (const record of records) {
-      const period = periodOf(record.timestamp)
-      let entry = entries.get(period)
-      if (entry === undefined) entries.set(period, (entry = new LogEntryWriter()))
-      entry.add(record.symbol, record.timestamp, record.id, record)
       if (!symbols.has(record.symbol)) newSymbols.add(record.symbol)
       if (record.timestamp > horizon) horizon = record.timestamp
     }
@@ -147,6 +148,18 @@ export class BatchWriter {
     step.committed({ records, writes, newSymbols, position, horizon })
     return { stored: records.length, position }
   }
+}
+
+/** The log entries of a batch's records, one per hour they fall in, values encoded. */
+function encodeEntries(records: readonly StoredRecord[]): Map<number, LogEntryWriter> {
+  const entries = new Map<number, LogEntryWriter>()
+  for (const record of records) {
+    const period = periodOf(record.timestamp)
+    let entry = entries.get(period)
+    if (entry === undefined) entries.set(period, (entry = new LogEntryWriter()))
+    entry.add(record.symbol, record.timestamp, record.id, record)
+  }
+  return entries
 }
 
 /**
