@@ -33,12 +33,16 @@ export class OpenArea {
   readonly #bySymbol: ReadonlyMap<string, readonly number[]>
   /** Bytes of log entries held: what sealing frees. */
   readonly bytes: number
+  /** {@link OpenArea.periods}, once known: carried from area to area (merged, filtered) rather than sorted again. */
   #sorted: readonly number[] | undefined
 
-  private constructor(periods: ReadonlyMap<number, OpenPeriod>, bySymbol: ReadonlyMap<string, readonly number[]>, bytes: number) {
+  private constructor(
+    periods: ReadonlyMap<number, OpenPeriod>, bySymbol: ReadonlyMap<string, readonly number[]>, bytes: number, sorted?: readonly number[],
+  ) {
     this.#periods = periods
     this.#bySymbol = bySymbol
     this.bytes = bytes
+    this.#sorted = sorted
   }
 
   /** The open rows of `symbol` in `period`, ascending; empty when none. */
@@ -51,7 +55,7 @@ export class OpenArea {
     return this.#bySymbol.get(symbol) ?? NO_PERIODS
   }
 
-  /** Every period with open rows, ascending (sorted once per area: sealing asks after every batch). */
+  /** Every period with open rows, ascending (sealing asks after every batch: each area derives it from the last one's). */
   periods(): readonly number[] {
     this.#sorted ??= Object.freeze([...this.#periods.keys()].sort((a, b) => a - b))
     return this.#sorted
@@ -68,8 +72,10 @@ export class OpenArea {
     const periods = new Map(this.#periods)
     const bySymbol = new Map(this.#bySymbol)
     let bytes = this.bytes
+    const added: number[] = []
     for (const write of writes) {
       const held = periods.get(write.period)
+      if (held === undefined) added.push(write.period)
       const symbols = new Map(held?.symbols)
       for (const [symbol, written] of write.rows) {
         const before = symbols.get(symbol)
@@ -84,7 +90,8 @@ export class OpenArea {
       })
       bytes += write.bytes
     }
-    return new OpenArea(periods, bySymbol, bytes)
+    const sorted = added.length === 0 ? this.#sorted : this.#sorted === undefined ? undefined : mergeSorted(this.#sorted, added)
+    return new OpenArea(periods, bySymbol, bytes, sorted)
   }
 
   /**
@@ -120,7 +127,8 @@ export class OpenArea {
       if (periodsLeft.length === 0) bySymbol.delete(symbol)
       else bySymbol.set(symbol, Object.freeze(periodsLeft))
     }
-    return new OpenArea(periods, bySymbol, bytes)
+    const sorted = this.#sorted === undefined ? undefined : Object.freeze(this.#sorted.filter((period) => periods.has(period)))
+    return new OpenArea(periods, bySymbol, bytes, sorted)
   }
 }
 
@@ -180,7 +188,31 @@ function sortUnique(rows: readonly Row[]): Row[] {
   return unique
 }
 
+/** `periods` (ascending) with `period` in its place: a binary search and one copy, no sort. */
 function insertSorted(periods: readonly number[], period: number): readonly number[] {
-  if (periods.includes(period)) return periods
-  return Object.freeze([...periods, period].sort((a, b) => a - b))
+  let lo = 0
+  let hi = periods.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((periods[mid] as number) < period) lo = mid + 1
+    else hi = mid
+  }
+  if (periods[lo] === period) return periods
+  return Object.freeze([...periods.slice(0, lo), period, ...periods.slice(lo)])
+}
+
+/** `sorted` (ascending) and `added` (none in `sorted`, any order) merged, ascending. */
+function mergeSorted(sorted: readonly number[], added: readonly number[]): readonly number[] {
+  const more = [...added].sort((a, b) => a - b)
+  const merged = new Array<number>(sorted.length + more.length)
+  let i = 0
+  let j = 0
+  let k = 0
+  while (i < sorted.length || j < more.length) {
+    const a = sorted[i]
+    const b = more[j]
+    if (b === undefined || (a !== undefined && a < b)) merged[k++] = a as number, i++
+    else merged[k++] = b, j++
+  }
+  return Object.freeze(merged)
 }
