@@ -47,7 +47,32 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.constant({ kind: 'ask' as const }),
 )
 
+/** The model's rows of `symbol` in `period`: the last write of each (timestamp, id), in (timestamp, id) order. */
+function modelRows(writes: readonly ModelWrite[], symbol: string): { timestamp: number; id: string }[] {
+  const latest = new Map<string, { timestamp: number; id: string }>()
+  for (const write of writes) for (const row of write.rows) if (row.symbol === symbol) latest.set(`${row.timestamp}/${row.id}`, { timestamp: row.timestamp, id: row.id })
+  return [...latest.values()].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+const rowsOf = (area: OpenArea, symbol: string, period: number) => area.rows(symbol, period).map((row) => ({ timestamp: row.timestamp, id: row.id }))
+
 describe('OpenArea', () => {
+  // Hundreds of batches into one hour: its runs are merged past 64, or when read between batches.
+  it('keeps one hour\'s rows right over hundreds of small batches, read or not between them (property)', () => {
+    const batchArb = fc.record({ rows: fc.array(fc.record({ symbol: fc.constant('A'), timestamp: fc.integer({ min: 0, max: 50 }), id: fc.constantFrom('a', 'b') }), { minLength: 1, maxLength: 3 }), read: fc.integer({ min: 0, max: 99 }).map((n) => n === 0) })
+    fc.assert(fc.property(fc.array(batchArb, { minLength: 60, maxLength: 300 }), (batches) => {
+      let area = OpenArea.EMPTY
+      const held: ModelWrite[] = []
+      batches.forEach(({ rows, read }, sequence) => {
+        const write = { period: 0, rows }
+        area = area.withWrites([toWrite(write, sequence)])
+        held.push(write)
+        if (read) expect(rowsOf(area, 'A', 0)).toEqual(modelRows(held, 'A'))
+      })
+      expect(rowsOf(area, 'A', 0)).toEqual(modelRows(held, 'A'))
+    }), { numRuns: 100 })
+  })
+
   it('lists hours, each symbol\'s hours and rows as the writes still held say, whatever the order of batches and seals (property)', () => {
     fc.assert(fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {
       let area = OpenArea.EMPTY
@@ -73,13 +98,7 @@ describe('OpenArea', () => {
       expect(area.periods()).toEqual(periods)
       for (const symbol of SYMBOLS) {
         expect(area.periodsOf(symbol)).toEqual(periods.filter((period) => held.get(period)?.some((write) => write.rows.some((row) => row.symbol === symbol))))
-        for (const period of periods) {
-          // The model's rows: the last write of each (timestamp, id) wins, in (timestamp, id) order.
-          const latest = new Map<string, { timestamp: number; id: string }>()
-          for (const write of held.get(period) ?? []) for (const row of write.rows) if (row.symbol === symbol) latest.set(`${row.timestamp}/${row.id}`, row)
-          const expected = [...latest.values()].map(({ timestamp, id }) => ({ timestamp, id })).sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-          expect(area.rows(symbol, period).map((row) => ({ timestamp: row.timestamp, id: row.id }))).toEqual(expected)
-        }
+        for (const period of periods) expect(rowsOf(area, symbol, period)).toEqual(modelRows(held.get(period) ?? [], symbol))
       }
       expect(area.bytes).toBe([...held.values()].flat().reduce((sum, write) => sum + write.rows.length * 10, 0))
     }), { numRuns: 500 })

@@ -1,9 +1,43 @@
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import type { Row } from './row.js'
 
-/** The rows of one period: sorted rows by symbol, the log entries that hold them (oldest first), and their size. */
+/**
+ * The open rows of one symbol in one period: a sorted run per write that brought some, in write order, merged on
+ * the first read. A batch adds its run without copying the rows held before it, so an hour that takes a few rows
+ * from every batch (a late hour, a backfill) costs each batch its own rows, not the hour's; the merge is paid once
+ * per area that reads the hour, by a query or by the seal.
+ */
+/** Runs a symbol's open rows in an hour keep before they are merged into one. */
+const MAX_RUNS = 64
+
+class RowRuns {
+  readonly runs: readonly (readonly Row[])[]
+  #merged: readonly Row[] | undefined
+
+  constructor(runs: readonly (readonly Row[])[]) {
+    this.runs = runs
+  }
+
+  /** The rows, ascending, without repeats: of rows with the same (timestamp, id), the later write's. */
+  get rows(): readonly Row[] {
+    this.#merged ??= mergeRuns(this.runs)
+    return this.#merged
+  }
+
+  /**
+   * The rows with a later write's run added. Runs already merged (a read came between the writes) stay merged, and
+   * past {@link MAX_RUNS} they are merged here: a symbol written one record a batch and read after each batch pays
+   * for one run per read, not one per batch since the hour began.
+   */
+  with(run: readonly Row[]): RowRuns {
+    const runs = this.#merged !== undefined ? [this.#merged] : this.runs.length >= MAX_RUNS ? [this.rows] : this.runs
+    return new RowRuns([...runs, run])
+  }
+}
+
+/** The rows of one period: its rows by symbol, the log entries that hold them (oldest first), and their size. */
 interface OpenPeriod {
-  readonly symbols: ReadonlyMap<string, readonly Row[]>
+  readonly symbols: ReadonlyMap<string, RowRuns>
   readonly logKeys: readonly Buffer[]
   /** The writes that brought the entries, in the same order: what is left when the oldest entries are sealed. */
   readonly writes: readonly OpenWrite[]
@@ -47,7 +81,7 @@ export class OpenArea {
 
   /** The open rows of `symbol` in `period`, ascending; empty when none. */
   rows(symbol: string, period: number): readonly Row[] {
-    return this.#periods.get(period)?.symbols.get(symbol) ?? NO_ROWS
+    return this.#periods.get(period)?.symbols.get(symbol)?.rows ?? NO_ROWS
   }
 
   /** The periods holding open rows of `symbol`, ascending. */
@@ -79,7 +113,7 @@ export class OpenArea {
       const symbols = new Map(held?.symbols)
       for (const [symbol, written] of write.rows) {
         const before = symbols.get(symbol)
-        symbols.set(symbol, mergeRows(before ?? NO_ROWS, written))
+        symbols.set(symbol, withRun(before, written))
         if (before === undefined) bySymbol.set(symbol, insertSorted(bySymbol.get(symbol) ?? NO_PERIODS, write.period))
       }
       periods.set(write.period, {
@@ -138,10 +172,10 @@ const NO_SYMBOLS: ReadonlySet<string> = new Set()
 
 /** A period held by `writes` alone (in log order), rows merged as {@link OpenArea.withWrites} merges them. */
 function rebuild(writes: readonly OpenWrite[]): OpenPeriod {
-  const symbols = new Map<string, readonly Row[]>()
+  const symbols = new Map<string, RowRuns>()
   let bytes = 0
   for (const write of writes) {
-    for (const [symbol, written] of write.rows) symbols.set(symbol, mergeRows(symbols.get(symbol) ?? NO_ROWS, written))
+    for (const [symbol, written] of write.rows) symbols.set(symbol, withRun(symbols.get(symbol), written))
     bytes += write.bytes
   }
   return { symbols, logKeys: writes.map((write) => write.logKey), writes, bytes }
@@ -170,6 +204,25 @@ export function mergeRows(held: readonly Row[], written: readonly Row[]): readon
     else merged.push(b as Row), i++, j++
   }
   return Object.freeze(merged)
+}
+
+/** `before` (none: no rows yet) with a write's rows (in the batch's order) added as a run. */
+function withRun(before: RowRuns | undefined, written: readonly Row[]): RowRuns {
+  const run = Object.freeze(sortUnique(written))
+  return before === undefined ? new RowRuns([run]) : before.with(run)
+}
+
+/** Sorted runs (in write order) merged: concatenated when each begins after the one before ends, as in-order writes do. */
+function mergeRuns(runs: readonly (readonly Row[])[]): readonly Row[] {
+  if (runs.length === 1) return runs[0] as readonly Row[]
+  let ordered = true
+  for (let i = 1; i < runs.length && ordered; i++) {
+    const last = (runs[i - 1] as readonly Row[]).at(-1)
+    const first = (runs[i] as readonly Row[])[0]
+    ordered = last === undefined || first === undefined || compareTimeAndId(last, first) < 0
+  }
+  const all = runs.flat()
+  return Object.freeze(ordered ? all : sortUnique(all))
 }
 
 /** Rows sorted by (timestamp, id), keeping the last of rows with the same key. */
