@@ -13,7 +13,7 @@
  */
 import { PriceStore } from '../../src/index.js'
 import { DEMO_TOKENS, generateDemoRecords, type DemoRecord, type DemoToken } from '../../src/demo/demo-data.js'
-import { resolveStoreConfig } from '../../src/cli/config.js'
+import { chooseProvider, resolveStoreConfig } from '../../src/cli/config.js'
 
 /** Tokens beyond the demo's 20: prices and volatilities of the same era, 3 to 5 exchanges each. */
 const MORE_TOKENS: readonly DemoToken[] = [
@@ -38,7 +38,8 @@ const all = [...DEMO_TOKENS, ...MORE_TOKENS]
 if (!Number.isSafeInteger(symbolCount) || symbolCount < 1 || symbolCount > all.length) throw new Error(`SYMBOLS must be 1..${all.length}`)
 
 const config = await resolveStoreConfig({ db })
-const store = await PriceStore.open(config.location, { provider: config.provider })
+// The provider `serve` would choose for a new database: the flags' fields, else RedStone's.
+const store = await PriceStore.open(config.location, { provider: chooseProvider(config.provider, undefined) })
 const started = performance.now()
 let count = 0
 try {
