@@ -49,7 +49,7 @@ export function encodeValue(record: StoredRecord): Buffer {
 export function writeValue(writer: ByteWriter, record: StoredRecord): ByteWriter {
   // Validation walked the body already and says when it is plain; anything else is checked here.
   if (record.plainJson !== true && needsJsonBody(bodyOf(record))) return writeJsonBody(writer, record)
-  // The flags byte is patched once the signature is known to be canonical base64 (decoded once, re-encoded once).
+  // The flags byte is patched once the signature is known to be canonical base64 (then stored decoded).
   const flagsAt = writer.length
   writer.byte(0).float64(record.value)
   if (record.signature.length > 0 && writer.base64(record.signature)) writer.patch(flagsAt, SIGNATURE_BYTES)

@@ -1,15 +1,15 @@
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import type { Row } from './row.js'
 
+/** Runs a symbol's open rows in an hour keep before they are merged into one. */
+const MAX_RUNS = 64
+
 /**
  * The open rows of one symbol in one period: a sorted run per write that brought some, in write order, merged on
  * the first read. A batch adds its run without copying the rows held before it, so an hour that takes a few rows
  * from every batch (a late hour, a backfill) costs each batch its own rows, not the hour's; the merge is paid once
  * per area that reads the hour, by a query or by the seal.
  */
-/** Runs a symbol's open rows in an hour keep before they are merged into one. */
-const MAX_RUNS = 64
-
 class RowRuns {
   readonly runs: readonly (readonly Row[])[]
   #merged: readonly Row[] | undefined
@@ -35,11 +35,12 @@ class RowRuns {
   }
 }
 
-/** The rows of one period: its rows by symbol, the log entries that hold them (oldest first), and their size. */
+/**
+ * The rows of one period: its rows by symbol, the writes that brought them (oldest first: each names its log entry,
+ * and the newer ones are what is left when a seal deletes the older entries), and their size.
+ */
 interface OpenPeriod {
   readonly symbols: ReadonlyMap<string, RowRuns>
-  readonly logKeys: readonly Buffer[]
-  /** The writes that brought the entries, in the same order: what is left when the oldest entries are sealed. */
   readonly writes: readonly OpenWrite[]
   readonly bytes: number
 }
@@ -118,7 +119,6 @@ export class OpenArea {
       }
       periods.set(write.period, {
         symbols,
-        logKeys: [...(held?.logKeys ?? []), write.logKey],
         writes: [...(held?.writes ?? []), write],
         bytes: (held?.bytes ?? 0) + write.bytes,
       })
@@ -178,7 +178,7 @@ function rebuild(writes: readonly OpenWrite[]): OpenPeriod {
     for (const [symbol, written] of write.rows) symbols.set(symbol, withRun(symbols.get(symbol), written))
     bytes += write.bytes
   }
-  return { symbols, logKeys: writes.map((write) => write.logKey), writes, bytes }
+  return { symbols, writes, bytes }
 }
 
 /**

@@ -22,6 +22,7 @@ import { HEAD_MS, PERIOD_MS } from '../../keys/key-layout.js'
 import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { HeadRows } from '../heads/heads-entry.js'
+import type { OpenWrite } from '../read/open-area.js'
 import type { ReadState } from '../read/read-state.js'
 import type { ReadView } from '../read/read-view.js'
 import { joinsAsDelta, putChunk, putDelta, type ChunkTargets, type ChunkWrite } from './chunk-writer.js'
@@ -48,11 +49,11 @@ export interface SealerContext {
   readonly openBytes: number
 }
 
-/** An hour being sealed: the symbols still to write, and the log entries it had when it began (oldest first). */
+/** An hour being sealed: the symbols still to write, and the writes (log entries) it held when it began, oldest first. */
 interface SealTask {
   readonly period: number
   readonly symbols: string[]
-  readonly logKeys: readonly Buffer[]
+  readonly writes: readonly OpenWrite[]
 }
 
 /** What one seal step puts in its atomic write, to take in once it commits. */
@@ -162,7 +163,7 @@ export class Sealer {
 
   #begin(period: number): SealTask {
     const held = this.#context.state.open.period(period)
-    return { period, symbols: [...(held?.symbols.keys() ?? [])].reverse(), logKeys: held?.logKeys ?? [] }
+    return { period, symbols: [...(held?.symbols.keys() ?? [])].reverse(), writes: held?.writes ?? [] }
   }
 
   /**
@@ -200,15 +201,17 @@ export class Sealer {
           // Every record of the entries the hour had when its seal began is in its chunks now: those entries go. Entries
           // that came since (a batch written between steps) keep their rows open, and they join the chunks as delta
           // parts on a later turn; sealing the hour again whole would rewrite it after every such batch.
-          if (!startsWith(held.logKeys, task.logKeys)) {
+          if (!startsWith(held.writes, task.writes)) {
             // Not expected (only a seal removes entries, and one seal runs at a time); sealing it again is always safe.
             if (step.heads.has(task.period)) break
             task = this.#begin(task.period)
             continue
           }
-          for (const key of task.logKeys) step.batch.del(this.#context.logPrefix, key)
-          step.ended.set(task.period, task.logKeys.length)
-          for (let i = 0; i < task.logKeys.length; i++) openBytes -= held.writes[i]?.bytes ?? 0
+          for (const write of task.writes) {
+            step.batch.del(this.#context.logPrefix, write.logKey)
+            openBytes -= write.bytes
+          }
+          step.ended.set(task.period, task.writes.length)
           task = undefined
           continue
         }
@@ -251,10 +254,10 @@ export class Sealer {
   }
 }
 
-/** Whether `keys` begins with exactly the entries of `prefix` (the same buffers, in order). */
-function startsWith(keys: readonly Buffer[], prefix: readonly Buffer[]): boolean {
-  if (prefix.length > keys.length) return false
-  for (let i = 0; i < prefix.length; i++) if (keys[i] !== prefix[i]) return false
+/** Whether `writes` begins with exactly the writes of `prefix` (the same ones, in order). */
+function startsWith(writes: readonly OpenWrite[], prefix: readonly OpenWrite[]): boolean {
+  if (prefix.length > writes.length) return false
+  for (let i = 0; i < prefix.length; i++) if (writes[i] !== prefix[i]) return false
   return true
 }
 
