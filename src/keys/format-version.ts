@@ -16,15 +16,22 @@
  * column has version byte 3 (format 4: empty values, one base part) or that
  * has none is read whole, as before; so a format 4 database is a format 5
  * one whose chunks are not paged yet, and opens the same way.
+ *
+ * Format 6 is format 5 plus a **page table** in the heads entry (version
+ * byte 6): the first timestamp of each page of a paged chunk, so an as-of
+ * read finds its record's page from the heads entry it reads anyway and
+ * reads that page alone, not the key column first. Heads entries of
+ * format 5 (version 4) have no page table and are read as before; so a
+ * format 5 database opens as format 6 the same way.
  */
 import { MalformedBytes } from './bytes.js'
 import type { ByteReader } from './bytes.js'
 
 /** The database format this release writes and reads (meta key `format`). */
-export const STORE_FORMAT = 5
+export const STORE_FORMAT = 6
 
 /** Database formats this release opens by rewriting their `format` key: their layout is a subset of {@link STORE_FORMAT}'s. */
-export const UPGRADABLE_FORMATS: readonly string[] = ['3', '4']
+export const UPGRADABLE_FORMATS: readonly string[] = ['3', '4', '5']
 
 /** The version byte of log entries, chunk parts and journal entries (their layout is format 3's). */
 export const VALUE_VERSION = 3
@@ -36,8 +43,11 @@ export const VALUE_VERSION = 3
  */
 export const KEY_COLUMN_VERSION = 5
 
-/** The version byte of heads entries written now: version 4 counts the chunk's delta parts. */
-export const HEADS_VERSION = 4
+/** The version byte of heads entries written now (format 6): version 4's layout and a page table after the heads. */
+export const HEADS_VERSION = 6
+
+/** The heads entry version written by formats 4 and 5: it counts the chunk's delta parts, and has no page table. */
+export const HEADS_VERSION_WITHOUT_PAGES = 4
 
 /** The heads entry version written by format 3: no delta count (none could exist). */
 export const HEADS_VERSION_WITHOUT_DELTAS = 3

@@ -5,16 +5,30 @@
  * ten minutes or a multiple read these instead of the chunk.
  *
  * `version (1 byte) | record count (varint) | delta count (varint) | head count (1 byte) |
- *  (timestamp offset from the period's start (varint) | id | value)*`,
- * id and value each a varint length and their bytes. A version 3 entry
- * (format 3) has no delta count: it has no delta parts.
+ *  (timestamp offset from the period's start (varint) | id | value)* |
+ *  page count (varint) | (first timestamp's offset from the period's start (varint) | first id's tag (varint))*`,
+ * id and value each a varint length and their bytes. The page table gives
+ * the first timestamp and a 32-bit tag of the first id (id-tag.ts) of
+ * each page of a paged chunk's base records, so a page read alone is known
+ * to be the page the table places there (none
+ * for a chunk read whole, or of more than {@link MAX_TABLE_PAGES} pages),
+ * so an as-of read goes from the heads entry straight to one page. A
+ * version 4 entry (formats 4 and 5) has no page table; a version 3 entry
+ * (format 3) has no delta count either: it has no delta parts.
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
-import { HEADS_PER_PERIOD, MAX_DELTA_PARTS } from './key-layout.js'
-import { HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTAS, readFormatVersion } from './format-version.js'
+import { HEADS_PER_PERIOD, MAX_DELTA_PARTS, PERIOD_MS } from './key-layout.js'
+import { HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTAS, HEADS_VERSION_WITHOUT_PAGES, readFormatVersion } from './format-version.js'
 import type { ChunkRecord } from './chunk-codec.js'
 
-const READABLE = [HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTAS]
+const READABLE = [HEADS_VERSION, HEADS_VERSION_WITHOUT_PAGES, HEADS_VERSION_WITHOUT_DELTAS]
+
+/**
+ * Pages a page table lists at most (about 16,000 records of an hour): a
+ * larger chunk's heads entry lists none, so the entry stays small in the
+ * heads cache, and its as-of reads go through its key column.
+ */
+export const MAX_TABLE_PAGES = 256
 
 /** What a heads entry says of its chunk besides the heads. */
 export interface ChunkSummary {
@@ -24,11 +38,34 @@ export interface ChunkSummary {
   readonly deltas: number
 }
 
-/** Packs the heads of a chunk (ascending, at most one per ten-minute bucket), its record count and delta count. */
-export function encodeHeads(periodStart: number, summary: ChunkSummary, heads: readonly ChunkRecord[]): Buffer {
-  const writer = new ByteWriter(heads.reduce((sum, head) => sum + head.value.length + 64, 16))
+/** A page table: each page's first record, by its timestamp and its id's tag (id-tag.ts). */
+export interface PageStarts {
+  /** Ascending. */
+  readonly timestamps: Float64Array
+  readonly idTags: Uint32Array
+}
+
+/** What a heads entry says of its chunk, read back: its summary and its page table. */
+export interface ReadSummary extends ChunkSummary {
+  /** The first record of each page of the chunk's base records; none when the entry has no page table. */
+  readonly pageStarts: PageStarts
+}
+
+/** A page table of no page: the chunk is read through its key column. */
+export const NO_PAGES: PageStarts = { timestamps: new Float64Array(0), idTags: new Uint32Array(0) }
+
+/**
+ * Packs the heads of a chunk (ascending, at most one per ten-minute bucket),
+ * its record and delta counts, and its page table (none, or more than
+ * {@link MAX_TABLE_PAGES} pages: no page table).
+ */
+export function encodeHeads(periodStart: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts = NO_PAGES): Buffer {
+  const count = pages.timestamps.length <= MAX_TABLE_PAGES ? pages.timestamps.length : 0
+  const writer = new ByteWriter(heads.reduce((sum, head) => sum + head.value.length + 64, 16 + 10 * count))
   writer.byte(HEADS_VERSION).varint(summary.records).varint(summary.deltas).byte(heads.length)
   for (const head of heads) writer.varint(head.timestamp - periodStart).sized(head.idBytes).sized(head.value)
+  writer.varint(count)
+  for (let page = 0; page < count; page++) writer.varint((pages.timestamps[page] as number) - periodStart).varint(pages.idTags[page] as number)
   return writer.finish()
 }
 
@@ -41,9 +78,9 @@ export function readHeads(
   bytes: Buffer,
   periodStart: number,
   visit: (timestamp: number, idStart: number, idEnd: number, valueStart: number, valueEnd: number) => void,
-): ChunkSummary {
+): ReadSummary {
   const reader = new ByteReader(bytes)
-  const summary = readSummary(reader)
+  const { version, ...summary } = readSummary(reader)
   const heads = reader.byte()
   if (heads > HEADS_PER_PERIOD) throw new MalformedBytes(`${heads} heads, more than a period has`)
   for (let i = 0; i < heads; i++) {
@@ -53,8 +90,34 @@ export function readHeads(
     const valueStart = reader.sized()
     visit(timestamp, idStart, idEnd, valueStart, reader.offset)
   }
-  if (!reader.done) throw new MalformedBytes('bytes after the last head')
-  return summary
+  const pageStarts = version === HEADS_VERSION ? readPageTable(reader, periodStart) : NO_PAGES
+  const pages = pageStarts.timestamps.length
+  // A table places the base records of a chunk without delta parts, ceil(records / pages) a page, none empty.
+  if (pages > 0 && (summary.deltas > 0 || heads === 0 || (pages - 1) * Math.ceil(summary.records / pages) >= summary.records)) {
+    throw new MalformedBytes(`a page table of ${pages} pages for ${summary.records} records, ${summary.deltas} delta parts and ${heads} heads`)
+  }
+  if (!reader.done) throw new MalformedBytes(`bytes after the ${version === HEADS_VERSION ? 'page table' : 'last head'}`)
+  return { ...summary, pageStarts }
+}
+
+/** @throws MalformedBytes when the table is too long, out of order or outside the period */
+function readPageTable(reader: ByteReader, periodStart: number): PageStarts {
+  const pages = reader.varint()
+  if (pages === 0) return NO_PAGES
+  if (pages > MAX_TABLE_PAGES) throw new MalformedBytes(`a page table of ${pages} pages, more than ${MAX_TABLE_PAGES}`)
+  const timestamps = new Float64Array(pages)
+  const idTags = new Uint32Array(pages)
+  for (let page = 0, previous = 0; page < pages; page++) {
+    const offset = reader.varint()
+    if (offset >= PERIOD_MS) throw new MalformedBytes(`page ${page} starts ${offset} ms into the period, past its end`)
+    if (offset < previous) throw new MalformedBytes(`page ${page} starts before page ${page - 1}`)
+    const tag = reader.varint()
+    if (tag > 0xffff_ffff) throw new MalformedBytes(`page ${page}'s id tag ${tag} is not 32 bits`)
+    timestamps[page] = periodStart + offset
+    idTags[page] = tag
+    previous = offset
+  }
+  return { timestamps, idTags }
 }
 
 /**
@@ -65,10 +128,10 @@ export function readHeadsCount(bytes: Buffer): number {
   return readSummary(new ByteReader(bytes)).records
 }
 
-function readSummary(reader: ByteReader): ChunkSummary {
+function readSummary(reader: ByteReader): ChunkSummary & { readonly version: number } {
   const version = readFormatVersion(reader, READABLE)
   const records = reader.varint()
   const deltas = version === HEADS_VERSION_WITHOUT_DELTAS ? 0 : reader.varint()
   if (deltas > MAX_DELTA_PARTS) throw new MalformedBytes(`${deltas} delta parts, more than a chunk holds`)
-  return { records, deltas }
+  return { version, records, deltas }
 }

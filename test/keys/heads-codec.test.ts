@@ -2,7 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ByteWriter } from '../../src/keys/bytes.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
-import { encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
+import { MAX_TABLE_PAGES, encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
+import { idTag } from '../../src/keys/id-tag.js'
 import { HEAD_MS, HEADS_PER_PERIOD, MAX_DELTA_PARTS, PERIOD_MS } from '../../src/keys/key-layout.js'
 import { idArb } from '../../src/testing/record-arbitraries.js'
 import { OTHER_VERSIONS, expectEveryCutMalformed, expectMalformed, expectOnlyMalformed, withVersion } from './codec-helpers.js'
@@ -17,11 +18,23 @@ interface Read {
 }
 
 function read(bytes: Buffer, periodStart = H): { count: number; deltas: number; heads: Read[] } {
+  return withPages(bytes, periodStart).entry
+}
+
+/** The entry as read, and its page table as plain arrays. */
+function withPages(bytes: Buffer, periodStart = H): { entry: { count: number; deltas: number; heads: Read[] }; pages: { timestamps: number[]; idTags: number[] } } {
   const heads: Read[] = []
-  const { records: count, deltas } = readHeads(bytes, periodStart, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
+  const { records: count, deltas, pageStarts } = readHeads(bytes, periodStart, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
     heads.push({ timestamp, id: bytes.toString('utf8', idStart, idEnd), value: Buffer.from(bytes.subarray(valueStart, valueEnd)) })
   })
-  return { count, deltas, heads }
+  return { entry: { count, deltas, heads }, pages: { timestamps: [...pageStarts.timestamps], idTags: [...pageStarts.idTags] } }
+}
+
+/** FNV-1a over UTF-16 code units, written out from its definition. */
+function fnv1a(id: string): number {
+  let hash = 2166136261n
+  for (const unit of Array.from({ length: id.length }, (_, i) => id.charCodeAt(i))) hash = ((hash ^ BigInt(unit)) * 16777619n) % 2n ** 32n
+  return Number(hash)
 }
 
 const head = (timestamp: number, id: string, value: Uint8Array): ChunkRecord => ({ timestamp, idBytes: Buffer.from(id, 'utf8'), value })
@@ -48,13 +61,66 @@ describe('heads entries', () => {
     )
   })
 
-  it('has the documented layout: version 4 | count | delta count | head count | (offset | id | value)*', () => {
-    const bytes = encodeHeads(H, { records: 300, deltas: 2 }, [head(H + 599_999, 'é', Buffer.from([7])), head(H + PERIOD_MS - 1, 'z', Buffer.alloc(0))])
-    const expectedBytes = new ByteWriter().byte(4).varint(300).varint(2).byte(2)
+  it('has the documented layout: version 6 | count | delta count | head count | (offset | id | value)* | page count | (offset | id tag)*', () => {
+    const heads = [head(H + 599_999, 'é', Buffer.from([7])), head(H + PERIOD_MS - 1, 'z', Buffer.alloc(0))]
+    const pages = { timestamps: Float64Array.of(H + 3, H + 599_999), idTags: Uint32Array.of(idTag('a'), idTag('é')) }
+    const bytes = encodeHeads(H, { records: 300, deltas: 0 }, heads, pages)
+    const expectedBytes = new ByteWriter().byte(6).varint(300).varint(0).byte(2)
       .varint(599_999).text('é').sized(Buffer.from([7]))
       .varint(PERIOD_MS - 1).text('z').sized(Buffer.alloc(0))
+      .varint(2).varint(3).varint(fnv1a('a')).varint(599_999).varint(fnv1a('é'))
       .finish()
     expect(bytes).toEqual(expectedBytes)
+    expect(withPages(bytes).pages).toEqual({ timestamps: [H + 3, H + 599_999], idTags: [fnv1a('a'), fnv1a('é')] })
+  })
+
+  it('the id tag is FNV-1a over UTF-16 code units (property, against the definition in big integers)', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (id) => {
+      expect(idTag(id)).toBe(fnv1a(id))
+    }), { numRuns: 500 })
+  })
+
+  it('round-trip the page table: each page\'s first timestamp and id tag (property); none past MAX_TABLE_PAGES', () => {
+    const last = head(H + PERIOD_MS - 1, 'last', Buffer.alloc(0))
+    const firstsArb = fc.array(fc.record({ offset: fc.nat(PERIOD_MS - 1), id: fc.oneof(idArb, fc.uuid()) }), { minLength: 1, maxLength: 40 })
+      .map((firsts) => firsts.sort((a, b) => a.offset - b.offset))
+    fc.assert(fc.property(firstsArb, (firsts) => {
+      const table = { timestamps: Float64Array.from(firsts, (f) => H + f.offset), idTags: Uint32Array.from(firsts, (f) => idTag(f.id)) }
+      const bytes = encodeHeads(H, { records: 5000, deltas: 0 }, [last], table)
+      expect(withPages(bytes).pages).toEqual({ timestamps: firsts.map((f) => H + f.offset), idTags: firsts.map((f) => fnv1a(f.id)) })
+    }), { numRuns: 200 })
+    const many = (pages: number) => ({ timestamps: Float64Array.from({ length: pages }, (_, page) => H + page), idTags: new Uint32Array(pages) })
+    expect(withPages(encodeHeads(H, { records: 100_000, deltas: 0 }, [last], many(MAX_TABLE_PAGES + 1))).pages).toEqual({ timestamps: [], idTags: [] })
+    expect(withPages(encodeHeads(H, { records: 100_000, deltas: 0 }, [last], many(MAX_TABLE_PAGES))).pages.timestamps).toHaveLength(MAX_TABLE_PAGES)
+  })
+
+  it('reads a format 5 entry (version 4, no page table) with its heads and counts, and no page table', () => {
+    const v4 = new ByteWriter().byte(4).varint(300).varint(2).byte(1).varint(599_999).text('é').sized(Buffer.from([7])).finish()
+    expect(withPages(v4)).toEqual({
+      entry: { count: 300, deltas: 2, heads: [{ timestamp: H + 599_999, id: 'é', value: Buffer.from([7]) }] },
+      pages: { timestamps: [], idTags: [] },
+    })
+  })
+
+  it('a page table too long, out of order, past the period, with a tag over 32 bits, or that cannot place the records is MalformedBytes', () => {
+    const entry = (table: (writer: ByteWriter) => ByteWriter, records = 9, deltas = 0, heads = 1) => {
+      const writer = new ByteWriter().byte(6).varint(records).varint(deltas).byte(heads)
+      for (let i = 0; i < heads; i++) writer.varint(PERIOD_MS - 1 - i).text('z').sized(Buffer.alloc(0))
+      return table(writer).finish()
+    }
+    expectMalformed(() => read(entry((w) => w.varint(MAX_TABLE_PAGES + 1))), 'too many pages')
+    expectMalformed(() => read(entry((w) => w.varint(2).varint(10).varint(1).varint(9).varint(1))), 'out of order')
+    expectMalformed(() => read(entry((w) => w.varint(1).varint(PERIOD_MS).varint(1))), 'past the period')
+    expectMalformed(() => read(entry((w) => w.varint(1).varint(0).varint(2 ** 32))), 'a 33-bit tag')
+    expect(withPages(entry((w) => w.varint(2).varint(9).varint(1).varint(9).varint(2))).pages.timestamps).toEqual([H + 9, H + 9])
+    // Pages of ceil(records / pages) records, none empty, over a chunk with no delta part and at least one head.
+    const two = (w: ByteWriter) => w.varint(2).varint(1).varint(1).varint(2).varint(2)
+    expect(withPages(entry(two, 2)).pages.timestamps).toEqual([H + 1, H + 2])
+    expectMalformed(() => read(entry(two, 1)), 'two pages for one record')
+    expectMalformed(() => read(entry(two, 0)), 'two pages for no record')
+    expectMalformed(() => read(entry((w) => w.varint(3).varint(1).varint(1).varint(2).varint(2).varint(3).varint(3), 4)), 'three pages of two for four records: the last empty')
+    expectMalformed(() => read(entry(two, 9, 1)), 'a table with a delta part')
+    expectMalformed(() => read(entry(two, 9, 0, 0)), 'a table with no head')
   })
 
   it('a chunk with no heads still records its count', () => {
@@ -67,18 +133,19 @@ describe('heads entries', () => {
   })
 
   it(`more than ${MAX_DELTA_PARTS} delta parts is MalformedBytes`, () => {
-    expectMalformed(() => read(new ByteWriter().byte(4).varint(3).varint(MAX_DELTA_PARTS + 1).byte(0).finish()), 'too many deltas')
+    expectMalformed(() => read(new ByteWriter().byte(6).varint(3).varint(MAX_DELTA_PARTS + 1).byte(0).varint(0).finish()), 'too many deltas')
   })
 
   it(`more than ${HEADS_PER_PERIOD} heads is MalformedBytes`, () => {
-    const seven = new ByteWriter().byte(4).varint(7).varint(0).byte(HEADS_PER_PERIOD + 1)
+    const seven = new ByteWriter().byte(6).varint(7).varint(0).byte(HEADS_PER_PERIOD + 1)
     for (let i = 0; i <= HEADS_PER_PERIOD; i++) seven.varint(i).text(`id${i}`).sized(Buffer.from([i]))
     expectMalformed(() => read(seven.finish()), 'seven heads')
   })
 
-  it('a version other than 3 or 4, every truncation, and trailing bytes are MalformedBytes', () => {
-    const good = encodeHeads(H, { records: 12, deltas: 1 }, [head(H + 5, 'a', Buffer.from('one')), head(H + HEAD_MS, 'b', Buffer.from('two'))])
-    for (const version of OTHER_VERSIONS.filter((v) => v !== 4)) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
+  it('a version other than 3, 4 or 6, every truncation, and trailing bytes are MalformedBytes', () => {
+    const heads = [head(H + 5, 'a', Buffer.from('one')), head(H + HEAD_MS, 'b', Buffer.from('two'))]
+    const good = encodeHeads(H, { records: 12, deltas: 0 }, heads, { timestamps: Float64Array.of(H + 5, H + HEAD_MS), idTags: Uint32Array.of(1, 2 ** 32 - 1) })
+    for (const version of [...OTHER_VERSIONS, 5, 7]) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
     expectEveryCutMalformed(good, read)
     expectMalformed(() => read(Buffer.concat([good, Buffer.from([0])])), 'one byte more')
   })
@@ -86,7 +153,7 @@ describe('heads entries', () => {
   it('random bytes: heads or MalformedBytes, never another error (property)', () => {
     const bytes = fc
       .tuple(fc.uint8Array({ maxLength: 60 }), fc.boolean())
-      .map(([tail, versioned]) => Buffer.concat([Buffer.from(versioned ? [4] : []), tail]))
+      .map(([tail, versioned]) => Buffer.concat([Buffer.from(versioned ? [6] : []), tail]))
     expectOnlyMalformed(bytes, read, 500)
   })
 })

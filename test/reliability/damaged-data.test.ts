@@ -30,7 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import { encodeChunkPart, readChunkPart, readCompactId } from '../../src/keys/chunk-codec.js'
 import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
-import { ByteReader } from '../../src/keys/bytes.js'
+import { olderHeads } from '../keys/older-heads.js'
 import { encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
 import { encodeLogEntry, readLogEntry } from '../../src/keys/log-codec.js'
 import type { LogRecord } from '../../src/keys/log-codec.js'
@@ -289,7 +289,7 @@ async function damageChunkValue(levels: Levels, target: Written, damage: ValueDa
     isHead ||= head
     heads.push({ timestamp, idBytes: Buffer.from(id, 'utf8'), value: head ? damage(Buffer.from(value)) : value })
   })
-  if (isHead) await levels.heads.put(headsKey(target.symbol, period), encodeHeads(period * HOUR, count, heads))
+  if (isHead) await levels.heads.put(headsKey(target.symbol, period), encodeHeads(period * HOUR, count, heads, count.pageStarts))
 }
 
 /** Damages a record's value inside the log entry that holds it. */
@@ -412,14 +412,25 @@ function returned(w: Written, minutes = false): Record<string, unknown> {
  * A range whose `offset + limit` buckets end before P1 does not need it, but a store may read a short
  * window at once rather than hour by hour: then either answer is right ('may').
  */
-function needsEntry(q: Query, plan: EntryPlan, list: readonly Written[]): 'yes' | 'no' | 'may' {
+function needsEntry(q: Query, plan: EntryPlan, list: readonly Written[], tail: number): 'yes' | 'no' | 'may' {
   const period = periodOf(P1)
   const from = q.from ?? 0
   const to = q.to ?? MAX
   if (periodOf(from) > period || periodOf(to) < period) return 'no'
   const inWindow = (w: Written): boolean => w.timestamp >= from && w.timestamp <= to
-  // A page (format 5) is read only for a record in it: a window holding no record of the hour reads its key column alone.
-  if (plan.kind === 'chunk' && plan.part !== KEYS_PART && !list.some((w) => periodOf(w.timestamp) === period && inWindow(w))) return 'no'
+  const hour = list.filter((w) => periodOf(w.timestamp) === period)
+  // A query reading few records of a sealed hour (no interval, or a ten-minute grid's edge) goes by the heads entry's
+  // page table (format 6), never by the key column; a full read (a finer grid) by the key column.
+  const small = q.interval === undefined || q.interval % HEAD_MS === 0
+  if (plan.kind === 'chunk' && plan.part === KEYS_PART && small) return 'no'
+  // A hot tail of `tail` records is loaded by a small read; a window starting after its oldest record is answered from it.
+  if (plan.kind === 'chunk' && plan.part === KEYS_PART && tail > 0 && (list.length <= tail || from > (list[list.length - tail] as Written).timestamp)) return 'may'
+  if (plan.kind === 'chunk' && plan.part !== KEYS_PART && !hour.some(inWindow)) {
+    // A page is read only for a record in it, but a search by the page table reads the page a window's edge falls in:
+    // an edge between the hour's first and last record, with no record in the window, may read a page or not.
+    const inside = (edge: number): boolean => hour.length > 0 && edge > (hour[0] as Written).timestamp && edge <= (hour.at(-1) as Written).timestamp
+    return small && (inside(from) || inside(to)) ? 'may' : 'no'
+  }
   if (q.interval !== undefined) {
     let reads: boolean
     if (plan.kind === 'heads' || q.interval % HEAD_MS !== 0) {
@@ -465,8 +476,11 @@ function toParams(q: Query): URLSearchParams {
   return params
 }
 
-/** What the query must give: the model's answer, or a coded error naming a damaged record the answer holds or a damaged entry it needs. */
-function expectation(model: Model, q: Query): Expectation {
+/**
+ * What the query must give: the model's answer, or a coded error naming a damaged record the answer holds or a
+ * damaged entry it needs, on a store keeping hot tails of `tail` records.
+ */
+function expectation(model: Model, q: Query, tail = 0): Expectation {
   const inWindow = (w: Written): boolean => (q.from === undefined || w.timestamp >= q.from) && (q.to === undefined || w.timestamp <= q.to)
   let chosen: Written[]
   let value: unknown
@@ -496,7 +510,7 @@ function expectation(model: Model, q: Query): Expectation {
     value = answer
   }
   const records = chosen.map(describeKey).filter((key) => model.damaged.has(key))
-  const need = (plan: EntryPlan) => (symbols.includes(plan.symbol) ? needsEntry(q, plan, model.bySymbol.get(plan.symbol) ?? []) : 'no')
+  const need = (plan: EntryPlan) => (symbols.includes(plan.symbol) ? needsEntry(q, plan, model.bySymbol.get(plan.symbol) ?? [], tail) : 'no')
   const entries = model.entries.filter((plan) => need(plan) === 'yes')
   if (records.length === 0 && entries.length === 0) {
     const may = model.entries.filter((plan) => need(plan) === 'may')
@@ -560,8 +574,8 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Runs a query every way the store offers it: `store.query` and the matching typed method (and `rangeStream`). */
-async function checkEveryWay(store: PriceStore, model: Model, q: Query, context: string): Promise<void> {
-  const expected = expectation(model, q)
+async function checkEveryWay(store: PriceStore, model: Model, q: Query, context: string, tail = 0): Promise<void> {
+  const expected = expectation(model, q, tail)
   const name = `${context}: ${toParams(q)}`
   check(await settle(() => store.query(toParams(q) as QueryParams)), expected, `${name} (query)`)
   if (q.symbol !== undefined && q.interval !== undefined) {
@@ -635,10 +649,10 @@ function queryArb(symbols: readonly string[]): fc.Arbitrary<Query> {
   })
 }
 
-async function randomQueries(store: PriceStore, model: Model, context: string): Promise<void> {
+async function randomQueries(store: PriceStore, model: Model, context: string, tail: number): Promise<void> {
   await fc.assert(
     fc.asyncProperty(queryArb([...model.bySymbol.keys(), 'NONE']), async (q) => {
-      check(await settle(() => store.query(toParams(q))), expectation(model, q), `${context}: ${toParams(q)}`)
+      check(await settle(() => store.query(toParams(q))), expectation(model, q, tail), `${context}: ${toParams(q)}`)
     }),
     { numRuns: 300 },
   )
@@ -702,7 +716,7 @@ describe.each(CONFIGS)('damaged values, $name', ({ name, cache }) => {
   }
 
   it('random queries over damaged and good symbols: the model answer, or the coded error naming a damaged record the answer holds', async () => {
-    await randomQueries(store, model, name)
+    await randomQueries(store, model, name, cache.recordsPerSymbol ?? 0)
   })
 })
 
@@ -762,7 +776,7 @@ describe.each(CONFIGS)('damaged chunk and heads entries, $name', ({ name, cache 
         { symbol, from: P2 + 1, to: MAX, interval: HEAD_MS },
         { symbol, from: 0, to: MAX, interval: HEAD_MS, limit: 3 },
       ]
-      for (const q of queries) await checkEveryWay(store, model, q, `${name}, ${symbol}`)
+      for (const q of queries) await checkEveryWay(store, model, q, `${name}, ${symbol}`, cache.recordsPerSymbol ?? 0)
       for (const good of GOOD_SYMBOLS) await checkEveryWay(store, model, { symbol: good, limit: PER_SYMBOL }, `${name}, after ${symbol}`)
       await checkEveryWay(store, model, { symbols: GOOD_SYMBOLS }, `${name}, after ${symbol}`)
       expect(store.status).toBe('open')
@@ -770,7 +784,7 @@ describe.each(CONFIGS)('damaged chunk and heads entries, $name', ({ name, cache 
   }
 
   it('random queries over damaged and good symbols: the model answer, or the coded error naming a damaged entry the answer needs', async () => {
-    await randomQueries(store, model, name)
+    await randomQueries(store, model, name, cache.recordsPerSymbol ?? 0)
   })
 })
 
@@ -897,12 +911,12 @@ describe('the format version in meta', () => {
   for (const [value, what] of [['2', 'format "2"'], ['1', 'format "1"']] as const) {
     it(`${what} (an unreleased development version) → PRICE_UNSUPPORTED_FORMAT on open, saying how to rebuild; nothing written, nothing locked`, async () => {
       await withSmallStore(async (levels) => {
-        expect(await levels.meta.get('format')).toBe('5')
+        expect(await levels.meta.get('format')).toBe('6')
         await levels.meta.put('format', value)
       }, async (location) => {
         const error = await refused(location, 'PRICE_UNSUPPORTED_FORMAT')
         expect(error.message).toContain(JSON.stringify(value))
-        expect(error.message).toContain('versions 3, 4, 5')
+        expect(error.message).toContain('versions 3, 4, 5, 6')
         // How to rebuild: delete the directory and import the records again.
         expect(error.message).toMatch(/delete/i)
         expect(error.message).toMatch(/import/i)
@@ -911,7 +925,7 @@ describe('the format version in meta', () => {
   }
 
   for (const [value, what] of [['0', 'format "0"'], ['', 'an empty format'], ['3.0', 'format "3.0"'], ['99', 'format "99"'], [undefined, 'no format, with data']] as const) {
-    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "5" reads everything`, async () => {
+    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "6" reads everything`, async () => {
       await withSmallStore(async (levels) => {
         if (value === undefined) await levels.meta.del('format')
         else await levels.meta.put('format', value)
@@ -920,35 +934,34 @@ describe('the format version in meta', () => {
         if (value !== undefined && value !== '') expect(error.message).toContain(JSON.stringify(value))
         const db = new ClassicLevel(location)
         await db.open()
-        await sublevels(db).meta.put('format', '5')
+        await sublevels(db).meta.put('format', '6')
         await db.close()
         await answersInFull(location)
       })
     })
   }
 
-  it('format "3" (the release before delta parts) opens as format 5: its version key rewritten, version 3 heads entries read, every record there', async () => {
+  it.each([
+    { format: '3', heads: 3, what: 'the release before delta parts: heads entries of version 3, no delta count and no page table' },
+    { format: '5', heads: 4, what: 'the release before page tables: heads entries of version 4, read through key columns' },
+  ] as const)('format "$format" ($what) opens as format 6: its version key rewritten, its heads entries read, every record there', async ({ format, heads }) => {
     let rewritten = 0
     await withSmallStore(async (levels) => {
-      // What format 3 wrote: the format key "3" and heads entries of version 3 (no delta count; none could exist).
-      await levels.meta.put('format', '3')
+      // What the older release wrote: its format key and its heads entries (the store written whole has no delta part).
+      await levels.meta.put('format', format)
       for (const [key, value] of await levels.heads.iterator().all()) {
         const bytes = Buffer.from(value)
-        const reader = new ByteReader(bytes)
-        reader.byte()
-        reader.varint()
-        const afterCount = reader.offset
-        expect(reader.varint(), 'a store written whole has no delta part').toBe(0)
-        await levels.heads.put(key, Buffer.concat([Buffer.from([3]), bytes.subarray(1, afterCount), bytes.subarray(reader.offset)]))
+        expect(bytes[0], 'written now: version 6').toBe(6)
+        await levels.heads.put(key, olderHeads(bytes, heads))
         rewritten++
       }
     }, async (location) => {
       await answersInFull(location)
       const db = new ClassicLevel(location)
       await db.open()
-      expect(await sublevels(db).meta.get('format')).toBe('5')
+      expect(await sublevels(db).meta.get('format')).toBe('6')
       await db.close()
-      // Opened again (now format 5, heads entries still version 3): the same.
+      // Opened again (now format 6, heads entries still the older version): the same.
       await answersInFull(location)
     })
     expect(rewritten).toBeGreaterThan(0)

@@ -69,7 +69,8 @@ async function chunkOnDisk(backend: Backend, location: Location, symbol: string,
       counts.set(part, n)
     }
     const heads = await bytes('h').get(headsKey(symbol, period))
-    const summary = heads === undefined ? undefined : { ...readHeads(Buffer.from(heads), period * HOUR, () => {}) }
+    const read = heads === undefined ? undefined : readHeads(Buffer.from(heads), period * HOUR, () => {})
+    const summary = read === undefined ? undefined : { records: read.records, deltas: read.deltas }
     return { parts, counts, summary }
   } finally {
     await db.close()

@@ -21,9 +21,11 @@ import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { QueryParams } from '../../src/index.js'
 import { encodeChunkPart, readChunkPart, readCompactId, type ChunkRecord } from '../../src/keys/chunk-codec.js'
+import { readHeads } from '../../src/keys/heads-codec.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
+import { olderHeads } from '../keys/older-heads.js'
 import { BACKENDS, scratchLocations, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type AnyLevel, type Backend, type Location } from './layout-harness.js'
 
 const HOUR = 3_600_000
@@ -76,6 +78,20 @@ async function chunkOnDisk(backend: Backend, location: Location, symbol: string,
 }
 
 type Bytes = AbstractSublevel<AnyLevel, any, Uint8Array, Uint8Array>
+
+/** The heads key of `symbol` in `period`: `symbol (UTF-8) · 0x00 · period (u32 BE)`. */
+function headsKeyOf(symbol: string, period: number): Buffer {
+  const tail = Buffer.alloc(4)
+  tail.writeUInt32BE(period)
+  return Buffer.concat([Buffer.from(symbol, 'utf8'), Buffer.from([0]), tail])
+}
+
+/** FNV-1a over UTF-16 code units, from its definition. */
+function fnv1a(id: string): number {
+  let hash = 2166136261n
+  for (let i = 0; i < id.length; i++) hash = ((hash ^ BigInt(id.charCodeAt(i))) * 16777619n) % 2n ** 32n
+  return Number(hash)
+}
 
 /** Runs `edit` on the raw chunks sublevel (and the root) of a closed store. */
 async function withRaw<T>(backend: Backend, location: Location, edit: (chunks: Bytes, db: AnyLevel) => Promise<T>): Promise<T> {
@@ -386,6 +402,53 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     }
   })
 
+  it('page table (format 6): the heads entry lists each page\'s first timestamp and id tag (FNV-1a over UTF-16 units, computed here)', async () => {
+    const location = await fresh()
+    const writes = [...bigHour(H), ...Array.from({ length: 30 }, (_, i) => big({ symbol: 'BTC', timestamp: H + HOUR + 7 * MINUTE, id: `tie-${i}` })), dueMarker(H + HOUR)]
+    await writeAndSeal(location, writes)
+    for (const period of [periodOf(H), periodOf(H + HOUR)]) {
+      const parts = await chunkOnDisk(backend, location, 'BTC', period)
+      const firsts = baseParts(parts).map((page) => rawRecords(parts.get(page) as Buffer, period)[0] as RawRecord)
+      expect(firsts.length).toBeGreaterThanOrEqual(3)
+      const entry = await withRaw(backend, location, (_, db) => db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' }).get(headsKeyOf('BTC', period)))
+      const bytes = Buffer.from(entry as Uint8Array)
+      expect(bytes[0], 'heads entry version').toBe(6)
+      const { pageStarts } = readHeads(bytes, period * HOUR, () => {})
+      expect([...pageStarts.timestamps]).toEqual(firsts.map((r) => r.timestamp))
+      expect([...pageStarts.idTags]).toEqual(firsts.map((r) => fnv1a(r.id)))
+    }
+  })
+
+  it('a read of a few records goes by the page table: with the key column cut in half, as-of, latest-N and a range\'s edge answer as the model; a full read of the hour names the key column', async () => {
+    const location = await fresh()
+    const records = bigHour(H)
+    const writes = [...records, dueMarker(H)]
+    await writeAndSeal(location, writes)
+    const column = (await chunkOnDisk(backend, location, 'BTC', periodOf(H))).get(KEYS_PART) as Buffer
+    await withRaw(backend, location, (chunks) => chunks.put(chunkKeyOf(periodOf(H), 'BTC', KEYS_PART), column.subarray(0, column.length >> 1)))
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...MEMORY[0] })
+    try {
+      const times = [H - 1, H, ...records.flatMap((r) => [r.timestamp - 1, r.timestamp, r.timestamp + 1]), H + HOUR - 1]
+      const small: QueryParams[] = [
+        { symbol: 'BTC' }, { symbol: 'BTC', limit: '3000' }, { symbol: 'BTC', limit: '20', offset: '7' },
+        ...times.flatMap((t): QueryParams[] => [
+          { symbol: 'BTC', toTimestamp: String(t) }, { symbol: 'BTC', limit: '5', toTimestamp: String(t) },
+          { symbol: 'BTC', toTimestamp: String(t), direction: 'after' }, { symbol: 'BTC', toTimestamp: String(t), direction: 'nearest', tolerance: '5000' },
+        ]),
+        { symbol: 'BTC', interval: String(10 * MINUTE), fromTimestamp: String(H), toTimestamp: String(H + 33 * MINUTE) },
+        { symbol: 'BTC', interval: String(HOUR), fromTimestamp: String(H - HOUR), toTimestamp: String(H + 47 * MINUTE + 1) },
+      ]
+      for (const params of small) expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
+      for (const params of [
+        { symbol: 'BTC', interval: '1', fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1) },
+        { symbol: 'BTC', interval: String(MINUTE), fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1), aggregate: 'candles' },
+      ] as QueryParams[]) await expectCorrupt(store, params, chunkName('BTC', H, 'key column'))
+    } finally {
+      await store.close()
+    }
+  })
+
   it('damage: the key column deleted → the chunk is read whole, every answer equals the model', async () => {
     const location = await fresh()
     const records = bigHour(H)
@@ -401,7 +464,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     await expectModel(location, writes, queriesAround('BTC', H, [H + 17]), 'no key column, a late record')
   })
 
-  it('format 4: a database rewritten raw into format 4 opens as format 5, answers equal the model, new hours are paged', async () => {
+  it('format 4: a database rewritten raw into format 4 opens as format 6, answers equal the model, new hours are paged', async () => {
     const location = await fresh()
     const writes: InputRecord[] = [
       ...bigHour(H, 40),
@@ -438,6 +501,9 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
           }
         }
       }
+      // Format 4's heads entries (version 4) had no page table.
+      const heads = db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' })
+      for (const [key, value] of await heads.iterator().all()) await heads.put(key, olderHeads(Buffer.from(value), 4))
       await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '4')
     })
     const big4 = await chunkOnDisk(backend, location, 'BTC', periodOf(H + HOUR))
@@ -450,7 +516,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     const queries = [...queriesAround('BTC', H, [writes[3]!.timestamp]), ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700]), ...queriesAround('ETH', H)]
     await expectModel(location, writes, queries, 'format 4')
     const readFormat = () => withRaw(backend, location, (_, db) => db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).get('format'))
-    expect(await readFormat()).toBe('5')
+    expect(await readFormat()).toBe('6')
 
     // New records into a new hour, late records into both format 4 hours.
     const newHour = H + 4 * HOUR
@@ -470,6 +536,6 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
       ...queries, ...queriesAround('BTC', newHour), ...queriesAround('BTC', H, [H + 77, writes[5]!.timestamp]),
       ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700 + 1]),
     ], 'format 4 then new writes')
-    expect(await readFormat()).toBe('5')
+    expect(await readFormat()).toBe('6')
   }, 60_000)
 })

@@ -4,16 +4,28 @@
  * it, and read back as rows.
  */
 import { undecodable } from '../../keys/entry-errors.js'
-import type { ChunkRecord } from '../../keys/chunk-codec.js'
-import { encodeHeads, readHeads, type ChunkSummary } from '../../keys/heads-codec.js'
+import { pageSpan, type ChunkRecord } from '../../keys/chunk-codec.js'
+import { encodeHeads, readHeads, type ReadSummary } from '../../keys/heads-codec.js'
+import { idTag } from '../../keys/id-tag.js'
 import { HEAD_MS, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import { Row } from '../read/row.js'
 
-/** The heads entry of an hour's records (ascending, none repeated), written whole: no delta parts. */
-export function headsEntryOf(period: number, records: readonly ChunkRecord[]): Buffer {
-  return encodeHeads(period * PERIOD_MS, { records: records.length, deltas: 0 }, headsOf(records))
+/**
+ * The heads entry of an hour's records (ascending, none repeated), written
+ * whole: no delta parts. `pages`: how many pages they were written in (0:
+ * not paged), for the entry's page table.
+ */
+export function headsEntryOf(period: number, records: readonly ChunkRecord[], pages: number): Buffer {
+  const span = pages === 0 ? 0 : pageSpan(records.length, pages)
+  const table = { timestamps: new Float64Array(pages), idTags: new Uint32Array(pages) }
+  for (let page = 0; page < pages; page++) {
+    const first = records[page * span] as ChunkRecord
+    table.timestamps[page] = first.timestamp
+    table.idTags[page] = idTag(Buffer.from(first.idBytes.buffer, first.idBytes.byteOffset, first.idBytes.byteLength).toString('utf8'))
+  }
+  return encodeHeads(period * PERIOD_MS, { records: records.length, deltas: 0 }, headsOf(records), table)
 }
 
 /** The latest record of each ten-minute bucket of `records` (ascending), ascending. */
@@ -27,12 +39,12 @@ export function headsOf<T extends { readonly timestamp: number }>(records: reado
   return heads
 }
 
-/** The heads of a sealed hour of one symbol as rows, ascending, with the chunk's record and delta counts. */
-export type HeadRows = readonly Row[] & ChunkSummary
+/** The heads of a sealed hour of one symbol as rows, ascending, with the chunk's record and delta counts and its page table. */
+export type HeadRows = readonly Row[] & ReadSummary
 
 /**
  * The heads of an entry as rows (views into `bytes`), ascending, and the
- * chunk's record and delta counts.
+ * chunk's record and delta counts and page table.
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
  */
 export function headRows(symbol: string, period: number, bytes: Buffer, provider: Provider): HeadRows {

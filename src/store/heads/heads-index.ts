@@ -121,9 +121,13 @@ export class HeadsIndex {
     }
   }
 
-  /** Puts the heads entry of the chunk of `symbol` in `period` holding `records` (ascending, none repeated) into `batch`; returns its heads as rows. */
-  put(batch: RootBatch, symbol: string, period: number, records: readonly ChunkRecord[]): HeadRows {
-    const entry = headsEntryOf(period, records)
+  /**
+   * Puts the heads entry of the chunk of `symbol` in `period` holding
+   * `records` (ascending, none repeated) in `pages` pages (0: not paged)
+   * into `batch`; returns its heads as rows.
+   */
+  put(batch: RootBatch, symbol: string, period: number, records: readonly ChunkRecord[], pages: number): HeadRows {
+    const entry = headsEntryOf(period, records, pages)
     batch.put(this.#prefix, headsKey(symbol, period), entry)
     return headRows(symbol, period, entry, this.#provider)
   }
@@ -131,7 +135,9 @@ export class HeadsIndex {
   /**
    * Puts into `batch` the heads entry of a chunk that gains a delta part:
    * `summary` its new record and delta counts, `heads` (ascending, one per
-   * ten-minute bucket) its new heads. Returns them as rows.
+   * ten-minute bucket) its new heads. Returns them as rows. The entry has no
+   * page table: a chunk with delta parts is read through its key column,
+   * which the delta parts are merged over.
    */
   putSummary(batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[]): HeadRows {
     const entry = encodeHeads(period * PERIOD_MS, summary, heads)

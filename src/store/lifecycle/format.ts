@@ -18,8 +18,8 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
  * Checks a database's format version and provider, or records them in a new
- * database; a format 3 or 4 database of the right provider becomes format 5
- * (its version key rewritten: its layout is a subset of format 5's, see
+ * database; a format 3, 4 or 5 database of the right provider becomes format 6
+ * (its version key rewritten: its layout is a subset of format 6's, see
  * keys/format-version.ts). A store belongs to one
  * provider: opening it as another would relabel every stored record, so it
  * is refused.
@@ -59,7 +59,7 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
       { details: { field: 'provider' } },
     )
   }
-  // Formats 3 and 4 are format 5 without delta parts or paged chunks: only the version changes (see keys/format-version.ts).
+  // Formats 3 to 5 are format 6 without delta parts, paged chunks or page tables: only the version changes (see keys/format-version.ts).
   if (upgrade) await meta.put(FORMAT_KEY as never, String(STORE_FORMAT) as never, TEXT as never)
 }
 

@@ -2,8 +2,9 @@
  * How a view reads the sealed chunk of one (hour, symbol): from the chunk
  * cache, or from the view's snapshot. A paged chunk (format 5) is read
  * through its key column, each page only when one of its records is asked
- * for; a format 4 chunk (or one too large for a key column) is read whole.
- * Delta parts are merged in either way.
+ * for, or, for a read of a few records, through its heads entry's page
+ * table (format 6), with no key column; a format 4 chunk (or one too large
+ * for a key column) is read whole. Delta parts are merged in either way.
  */
 import type { AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
@@ -13,6 +14,7 @@ import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-l
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadRows } from '../heads/heads-entry.js'
+import { PageTableChunk } from './page-table-chunk.js'
 import { PagedChunk, PagedIndex } from './paged-chunk.js'
 import { SealedChunk, type RowList } from './row-list.js'
 
@@ -62,11 +64,20 @@ export class ChunkReader {
     this.#sealing = sealing
   }
 
-  /** The chunk of `symbol` in `period` with its `deltas` delta parts; cached when read and `install`. */
-  chunk(symbol: string, period: number, deltas: number, install: boolean): RowList {
+  /**
+   * The chunk of `symbol` in `period` as its heads entry describes it. For
+   * a `small` read (a few records: an as-of, latest-N, a range's edge) of a
+   * chunk with a page table and no delta part, read by its page table (one
+   * page a search, nothing cached); otherwise through its key column,
+   * cached when `small`.
+   */
+  chunk(symbol: string, period: number, heads: HeadRows, small: boolean): RowList {
     const cached = this.#cached(symbol, period)
     if (cached !== undefined) return this.#listOf(cached, symbol, period)
-    return this.#read(symbol, period, this.#keyColumn(symbol, period), deltas, install)
+    if (small && heads.deltas === 0 && heads.pageStarts.timestamps.length > 0) {
+      return new PageTableChunk(symbol, period, heads, (page) => this.part(symbol, period, page), this.#caches.provider)
+    }
+    return this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, small)
   }
 
   /** The chunk when it is paged (its key column read and cached), else `undefined`, with nothing more read. */
@@ -85,7 +96,7 @@ export class ChunkReader {
    */
   keys(symbol: string, period: number, deltas: number): RowList {
     const column = this.#keyColumn(symbol, period)
-    if (column === undefined) return this.chunk(symbol, period, deltas, false)
+    if (column === undefined) return this.#read(symbol, period, undefined, deltas, false)
     const parts = [column, ...this.#deltaParts(symbol, period, deltas)]
     return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, parts, this.#caches.provider, deltas, KEYS_PART))
   }

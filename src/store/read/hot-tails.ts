@@ -155,14 +155,29 @@ export class TailView implements ScanSource {
     const tail = this.#tails.get(symbol)
     if (tail === undefined) return true
     if (tail.complete) return true
-    const oldest = tail.rows[tail.rows.length - 1]
+    const { rows } = tail
+    const oldest = rows[rows.length - 1]
     if (oldest !== undefined && window.from !== undefined && window.from > oldest.timestamp) return true
+    // Newest first: the rows inside the window run from the first at or before `to` while at or after `from`.
+    let at = window.to === undefined ? 0 : firstAtOrBefore(rows, window.to)
     let matching = 0
-    for (const row of tail.rows) {
-      if (inside(row.timestamp, window) && ++matching >= needed) return true
+    for (; at < rows.length && (window.from === undefined || (rows[at] as StoredRow).timestamp >= window.from); at++) {
+      if (++matching >= needed) return true
     }
     return false
   }
+}
+
+/** The index of the first of `rows` (newest first) at or before `timestamp`; `rows.length` when none is. */
+function firstAtOrBefore(rows: readonly StoredRow[], timestamp: number): number {
+  let lo = 0
+  let hi = rows.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((rows[mid] as StoredRow).timestamp > timestamp) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 function inside(timestamp: number, window: { readonly from?: number; readonly to?: number }): boolean {

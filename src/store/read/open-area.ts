@@ -1,3 +1,4 @@
+import { firstAtOrAbove } from '../../rules/sorted-search.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import type { Row } from './row.js'
 
@@ -243,13 +244,7 @@ function sortUnique(rows: readonly Row[]): Row[] {
 
 /** `periods` (ascending) with `period` in its place: a binary search and one copy, no sort. */
 function insertSorted(periods: readonly number[], period: number): readonly number[] {
-  let lo = 0
-  let hi = periods.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((periods[mid] as number) < period) lo = mid + 1
-    else hi = mid
-  }
+  const lo = firstAtOrAbove(periods, period)
   if (periods[lo] === period) return periods
   return Object.freeze([...periods.slice(0, lo), period, ...periods.slice(lo)])
 }

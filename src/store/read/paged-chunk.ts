@@ -129,6 +129,7 @@ function parseOrFail(index: PagedIndex, load: PageLoader, page: number): SealedC
   }
 }
 
-function corrupt(entry: string, what: string): PriceStoreError {
+/** `PRICE_CORRUPT_VALUE` naming a stored entry and what is wrong with it. */
+export function corrupt(entry: string, what: string): PriceStoreError {
   return new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} ${what}`, { details: { key: entry } })
 }

@@ -148,8 +148,8 @@ export class ReadView implements ScanSource {
     const period = periodOf(timestamp)
     const open = this.#open.rows(symbol, period)
     const found = open.length === 0 ? undefined : findRow(new RowArray(open), timestamp, id)
-    if (found !== undefined || this.#headsOf(symbol, period) === null) return found
-    return findRow(this.#chunk(symbol, period, true), timestamp, id)
+    const heads = found === undefined ? this.#headsOf(symbol, period) : null
+    return heads === null ? found : findRow(this.#reader.chunk(symbol, period, heads, true), timestamp, id)
   }
 
   /** Batch as-of's walk over this view (in-force.ts): each hour's rows listed once, every time in it searched. */
@@ -340,11 +340,16 @@ export class ReadView implements ScanSource {
     return found
   }
 
-  /** Every row of `symbol` in `period`, ascending: the chunk's, with open rows merged in (replacing equal keys). */
-  #periodRows(symbol: string, period: number, install: boolean): RowList {
+  /**
+   * Every row of `symbol` in `period`, ascending: the chunk's, with open rows
+   * merged in (replacing equal keys). `small`: few of them will be read (see
+   * {@link ChunkReader.chunk}).
+   */
+  #periodRows(symbol: string, period: number, small: boolean): RowList {
     const open = this.#open.rows(symbol, period)
-    const sealed = this.#headsOf(symbol, period) === null ? undefined : this.#chunk(symbol, period, install)
-    if (sealed === undefined) return open.length === 0 ? RowArray.EMPTY : new RowArray(open)
+    const heads = this.#headsOf(symbol, period)
+    if (heads === null) return open.length === 0 ? RowArray.EMPTY : new RowArray(open)
+    const sealed = this.#reader.chunk(symbol, period, heads, small)
     return open.length === 0 ? sealed : new RowArray(mergeRows(allRows(sealed), open))
   }
 
@@ -384,8 +389,4 @@ export class ReadView implements ScanSource {
     return heads
   }
 
-  /** The chunk of `symbol` in `period` (it has one: its heads say so). */
-  #chunk(symbol: string, period: number, install: boolean): RowList {
-    return this.#reader.chunk(symbol, period, this.#headsOf(symbol, period)?.deltas ?? 0, install)
-  }
 }

@@ -14,6 +14,8 @@ export interface RowList {
   rowAt(index: number): Row
   /** Every record's timestamp and value in bulk, where the list keeps them (a sealed chunk): see {@link SealedChunk.columns}. */
   columns?(): { readonly timestamps: Float64Array; readonly values: Float64Array }
+  /** The index of the first row at or after `timestamp`, for a list that finds it faster than by bisecting its timestamps (a page table). */
+  seek?(timestamp: number): number
 }
 
 /** A list over rows already built (open rows, or a chunk merged with them). */
@@ -270,6 +272,7 @@ export function findRow(list: RowList, timestamp: number, id: string): Row | und
 
 /** The index of the first row at or after `timestamp`. */
 export function firstAtOrAfter(list: RowList, timestamp: number): number {
+  if (list.seek !== undefined) return list.seek(timestamp)
   let lo = 0
   let hi = list.length
   while (lo < hi) {

@@ -41,7 +41,9 @@ export interface ChunkWrite {
  * The chunk is paged (format 5): pages of about PAGE_BYTES (chunk-codec.ts) of
  * values as its base parts, and its key column (every record's timestamp,
  * id and value header), so a read of one record reads the key column and
- * one page. A chunk of more than {@link MAX_KEY_RECORDS} records is
+ * one page; its heads entry lists each page's first record (the page
+ * table, format 6), so a read of a few records reads only their page. A
+ * chunk of more than {@link MAX_KEY_RECORDS} records is
  * written in parts of {@link MAX_PART_RECORDS} without a key column, and
  * read whole.
  */
@@ -62,7 +64,7 @@ export function putChunk(
   if (paged) batch.put(targets.chunksPrefix, keysKey, encodeChunkPart(period * PERIOD_MS, parts, records, KEY_COLUMN_VERSION))
   else batch.del(targets.chunksPrefix, keysKey)
   for (let delta = 0; delta < oldDeltas; delta++) batch.del(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + delta))
-  return { heads: targets.heads.put(batch, symbol, period, records), bytes, parts }
+  return { heads: targets.heads.put(batch, symbol, period, records, paged ? parts : 0), bytes, parts }
 }
 
 /**
