@@ -37,6 +37,13 @@ export interface ScanOptions {
   readonly reverse: boolean
   /** Stop after this many rows. */
   readonly limit?: number
+  /**
+   * The reader calls only `ref()` (and reads `timestamp`) of each row, as
+   * candles and TWAP do: a source may then yield rows that hold no more
+   * (a store's key-column rows, read without their bodies' pages), whose
+   * `record()` it need not be able to build.
+   */
+  readonly refs?: boolean
 }
 
 /**

@@ -449,6 +449,32 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     }
   })
 
+  it('candles and TWAP read values from the key column: with a page deleted they answer as the model; a range at 1 ms names the page', async () => {
+    const location = await fresh()
+    const records = bigHour(H)
+    const late = big({ symbol: 'BTC', timestamp: H + 20 * MINUTE + 1, value: 77.5 })
+    const writes = [...records, dueMarker(H)]
+    await writeAndSeal(location, writes)
+    // A late record joins as a delta part, so the key column is read with a delta merged over it.
+    writes.push(late)
+    await writeAndSeal(location, [late])
+    expect(deltaParts(await chunkOnDisk(backend, location, 'BTC', periodOf(H)))).toEqual([DELTA_PART])
+    await withRaw(backend, location, (chunks) => chunks.del(chunkKeyOf(periodOf(H), 'BTC', 1)))
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...MEMORY[0] })
+    try {
+      const whole = { symbol: 'BTC', fromTimestamp: String(H - HOUR), toTimestamp: String(H + 2 * HOUR) }
+      for (const params of [
+        ...[MINUTE, 7 * MINUTE, 10 * MINUTE, HOUR].map((interval): QueryParams => ({ ...whole, interval: String(interval), aggregate: 'candles' })),
+        { ...whole, interval: String(10 * MINUTE), aggregate: 'candles', fill: 'prev' },
+        { symbol: 'BTC', aggregate: 'twap', fromTimestamp: String(H + 2 * MINUTE), toTimestamp: String(H + 55 * MINUTE) },
+      ] as QueryParams[]) expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
+      await expectCorrupt(store, { ...whole, interval: '1' }, chunkName('BTC', H, 'part 1'))
+    } finally {
+      await store.close()
+    }
+  })
+
   it('damage: the key column deleted → the chunk is read whole, every answer equals the model', async () => {
     const location = await fresh()
     const records = bigHour(H)

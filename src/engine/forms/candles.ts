@@ -30,7 +30,7 @@ const COUNTED_CANDLES = countedBuckets<CandlesQuery, Candle | EmptyCandle>(count
 
 /** The candles form's buckets for the stream: each bucket's candle, or a flat carried one. */
 const CANDLE_BUCKETS: BucketedForm<CandlesQuery, Candle, Candle> = {
-  rows: (plan, query, source) => rowsOf(source, query.symbol, readOf(plan, 'main')),
+  rows: (plan, query, source) => rowsOf(source, query.symbol, { ...readOf(plan, 'main'), refs: true }),
   feed: (query, emit) => new CandleBuilder(query, emit),
   itemOf: (query) => (span, index) => span.item ?? carriedCandle(query, index, span.row!),
 }
@@ -42,7 +42,8 @@ async function candleAnswer(plan: PlanOf<CandlesQuery>, source: ScanSource): Pro
   const filler = fill === undefined ? undefined : new GapFiller<Candle>(query, fill, await carryRow(source, query.symbol, plan), (span) => page.addSpan(span))
   const builder = new CandleBuilder(query, (bucket, candle, close) =>
     filler === undefined ? page.addSpan({ first: bucket, last: bucket, row: close, carried: false, item: candle }) : filler.push(bucket, close, candle))
-  await forEachRow(rowsOf(source, query.symbol, readOf(plan, 'main')), (row) => builder.push(row))
+  // Candles read each row's id, timestamp and value alone (the carried row of a gap too): no record body.
+  await forEachRow(rowsOf(source, query.symbol, { ...readOf(plan, 'main'), refs: true }), (row) => builder.push(row))
   builder.flush()
   filler?.finish()
   return page.finishSpans().flatMap(([span, first, last]) => candlesOf(query, span, first, last))

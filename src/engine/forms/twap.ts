@@ -33,7 +33,8 @@ async function twaps(plan: PlanOf<TwapQuery>, source: ScanSource): Promise<Recor
   await inBatches(symbols.map((_, i) => i), async (i) => {
     const symbol = symbols[i] as string
     const builder = new TwapBuilder(query.from, query.to)
-    for (const read of plan.reads) await forEachRow(rowsOf(source, symbol, read), (row) => (builder.push(row), true))
+    // A TWAP reads each row's timestamp and value alone: no record body.
+    for (const read of plan.reads) await forEachRow(rowsOf(source, symbol, { ...read, refs: true }), (row) => (builder.push(row), true))
     found[i] = builder.finish()
   })
   return keyedBySymbol(symbols, found, asIs)

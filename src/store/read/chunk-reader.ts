@@ -80,6 +80,18 @@ export class ChunkReader {
     return this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, small)
   }
 
+  /**
+   * The chunk's records for their refs alone (id, timestamp, value): a paged
+   * chunk's key column with its delta parts merged in, no page read (its
+   * rows' `record()` cannot be built); any other chunk read whole. From the
+   * chunk cache when there, else read and not cached (a read of every
+   * record of an hour, as `chunk` does for one that is not small).
+   */
+  refs(symbol: string, period: number, heads: HeadRows): RowList {
+    const chunk = this.#cached(symbol, period) ?? this.#load(symbol, period, this.#keyColumn(symbol, period), heads.deltas, false)
+    return chunk instanceof PagedIndex ? chunk.keys : chunk
+  }
+
   /** The chunk when it is paged (its key column read and cached), else `undefined`, with nothing more read. */
   pagedChunk(symbol: string, period: number, deltas: number): PagedChunk | undefined {
     const cached = this.#cached(symbol, period)
@@ -158,8 +170,13 @@ export class ChunkReader {
     return this.#chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
   }
 
-  /** Reads the chunk given its key column (if it has one), and caches it when `install`. */
+  /** Reads the chunk given its key column (if it has one) as this view's list, and caches it when `install`. */
   #read(symbol: string, period: number, column: Buffer | undefined, deltas: number, install: boolean): RowList {
+    return this.#listOf(this.#load(symbol, period, column, deltas, install), symbol, period)
+  }
+
+  /** Reads the chunk given its key column (if it has one), and caches it when `install`. */
+  #load(symbol: string, period: number, column: Buffer | undefined, deltas: number, install: boolean): CachedChunk {
     const paged = column !== undefined && this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))
     const chunk: CachedChunk = paged
       ? this.#decoding(symbol, period, KEYS_PART, () => new PagedIndex(symbol, period, column, this.#deltaParts(symbol, period, deltas), this.#caches.provider))
@@ -171,7 +188,7 @@ export class ChunkReader {
           return new SealedChunk(symbol, period, parts, this.#caches.provider, deltas)
         })
     if (install) this.#caches.installChunk(cacheKey(symbol, period), chunk, this.#version, this.#sealing)
-    return this.#listOf(chunk, symbol, period)
+    return chunk
   }
 
   /** A cached chunk as this view's list: a paged one reads its pages from this view's snapshot. */

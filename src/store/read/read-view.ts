@@ -101,7 +101,7 @@ export class ReadView implements ScanSource {
     const probes = whole ? hi - lo + 1 : PROBE_FIRST
     for (let i = 0; i < probes && found.length < limit; i++) {
       const period = options.reverse ? hi - i : lo + i
-      this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit, found)
+      this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY, options.refs === true), from, to, options.reverse, limit, found)
     }
     return whole || found.length >= limit ? found : undefined
   }
@@ -115,7 +115,7 @@ export class ReadView implements ScanSource {
     const [lo, hi] = this.#clamp(from, to)
     for await (const period of this.#periods(symbol, lo, hi, options.reverse)) {
       // Small reads (as-of, latest-N) are worth caching; a long scan would only churn the cache.
-      const batch = this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY), from, to, options.reverse, limit - taken, [])
+      const batch = this.#take(this.#periodRows(symbol, period, limit !== Number.POSITIVE_INFINITY, options.refs === true), from, to, options.reverse, limit - taken, [])
       if (batch.length === 0) continue
       taken += batch.length
       yield batch
@@ -343,13 +343,14 @@ export class ReadView implements ScanSource {
   /**
    * Every row of `symbol` in `period`, ascending: the chunk's, with open rows
    * merged in (replacing equal keys). `small`: few of them will be read (see
-   * {@link ChunkReader.chunk}).
+   * {@link ChunkReader.chunk}); `refs`: only their refs will be (see
+   * {@link ChunkReader.refs}).
    */
-  #periodRows(symbol: string, period: number, small: boolean): RowList {
+  #periodRows(symbol: string, period: number, small: boolean, refs = false): RowList {
     const open = this.#open.rows(symbol, period)
     const heads = this.#headsOf(symbol, period)
     if (heads === null) return open.length === 0 ? RowArray.EMPTY : new RowArray(open)
-    const sealed = this.#reader.chunk(symbol, period, heads, small)
+    const sealed = refs ? this.#reader.refs(symbol, period, heads) : this.#reader.chunk(symbol, period, heads, small)
     return open.length === 0 ? sealed : new RowArray(mergeRows(allRows(sealed), open))
   }
 
