@@ -6,13 +6,14 @@
  *
  * `version (1 byte) | record count (varint) | delta count (varint) | head count (1 byte) |
  *  (timestamp offset from the period's start (varint) | id | value)* |
- *  page count (varint) | (first timestamp's offset from the period's start (varint) | first id's tag (varint))*`,
+ *  page count (varint) | [base record count (varint) | (first timestamp's offset from the period's start (varint) | first id's tag (varint))*]`,
  * id and value each a varint length and their bytes. The page table gives
- * the first timestamp and a 32-bit tag of the first id (id-tag.ts) of
- * each page of a paged chunk's base records, so a page read alone is known
- * to be the page the table places there (none
- * for a chunk read whole, or of more than {@link MAX_TABLE_PAGES} pages),
- * so an as-of read goes from the heads entry straight to one page. A
+ * how many base records the pages hold and the first timestamp and a
+ * 32-bit tag of the first id (id-tag.ts) of each page, so a page read alone
+ * is known to be the page the table places there (none for a chunk read
+ * whole, or of more than {@link MAX_TABLE_PAGES} pages), and an as-of read
+ * goes from the heads entry straight to one page (and the chunk's delta
+ * parts, whose records are merged over the pages'). A
  * version 4 entry (formats 4 and 5) has no page table; a version 3 entry
  * (format 3) has no delta count either: it has no delta parts.
  */
@@ -38,11 +39,13 @@ export interface ChunkSummary {
   readonly deltas: number
 }
 
-/** A page table: each page's first record, by its timestamp and its id's tag (id-tag.ts). */
+/** A page table: each page's first record, by its timestamp and its id's tag (id-tag.ts), and how many records the pages hold. */
 export interface PageStarts {
   /** Ascending. */
   readonly timestamps: Float64Array
   readonly idTags: Uint32Array
+  /** Records in the pages (the chunk's base records; delta parts hold the others). */
+  readonly records: number
 }
 
 /** What a heads entry says of its chunk, read back: its summary and its page table. */
@@ -52,7 +55,7 @@ export interface ReadSummary extends ChunkSummary {
 }
 
 /** A page table of no page: the chunk is read through its key column. */
-export const NO_PAGES: PageStarts = { timestamps: new Float64Array(0), idTags: new Uint32Array(0) }
+export const NO_PAGES: PageStarts = { timestamps: new Float64Array(0), idTags: new Uint32Array(0), records: 0 }
 
 /**
  * Packs the heads of a chunk (ascending, at most one per ten-minute bucket),
@@ -65,6 +68,7 @@ export function encodeHeads(periodStart: number, summary: ChunkSummary, heads: r
   writer.byte(HEADS_VERSION).varint(summary.records).varint(summary.deltas).byte(heads.length)
   for (const head of heads) writer.varint(head.timestamp - periodStart).sized(head.idBytes).sized(head.value)
   writer.varint(count)
+  if (count > 0) writer.varint(pages.records)
   for (let page = 0; page < count; page++) writer.varint((pages.timestamps[page] as number) - periodStart).varint(pages.idTags[page] as number)
   return writer.finish()
 }
@@ -92,9 +96,10 @@ export function readHeads(
   }
   const pageStarts = version === HEADS_VERSION ? readPageTable(reader, periodStart) : NO_PAGES
   const pages = pageStarts.timestamps.length
-  // A table places the base records of a chunk without delta parts, ceil(records / pages) a page, none empty.
-  if (pages > 0 && (summary.deltas > 0 || heads === 0 || (pages - 1) * Math.ceil(summary.records / pages) >= summary.records)) {
-    throw new MalformedBytes(`a page table of ${pages} pages for ${summary.records} records, ${summary.deltas} delta parts and ${heads} heads`)
+  const base = pageStarts.records
+  // A table places the chunk's base records, ceil(base / pages) a page, none empty; without delta parts they are all its records.
+  if (pages > 0 && (heads === 0 || (pages - 1) * Math.ceil(base / pages) >= base || (summary.deltas === 0 ? base !== summary.records : base > summary.records))) {
+    throw new MalformedBytes(`a page table of ${pages} pages for ${base} base records, with ${summary.records} records, ${summary.deltas} delta parts and ${heads} heads`)
   }
   if (!reader.done) throw new MalformedBytes(`bytes after the ${version === HEADS_VERSION ? 'page table' : 'last head'}`)
   return { ...summary, pageStarts }
@@ -105,6 +110,7 @@ function readPageTable(reader: ByteReader, periodStart: number): PageStarts {
   const pages = reader.varint()
   if (pages === 0) return NO_PAGES
   if (pages > MAX_TABLE_PAGES) throw new MalformedBytes(`a page table of ${pages} pages, more than ${MAX_TABLE_PAGES}`)
+  const records = reader.varint()
   const timestamps = new Float64Array(pages)
   const idTags = new Uint32Array(pages)
   for (let page = 0, previous = 0; page < pages; page++) {
@@ -117,7 +123,7 @@ function readPageTable(reader: ByteReader, periodStart: number): PageStarts {
     idTags[page] = tag
     previous = offset
   }
-  return { timestamps, idTags }
+  return { timestamps, idTags, records }
 }
 
 /**

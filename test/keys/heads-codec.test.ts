@@ -22,12 +22,12 @@ function read(bytes: Buffer, periodStart = H): { count: number; deltas: number; 
 }
 
 /** The entry as read, and its page table as plain arrays. */
-function withPages(bytes: Buffer, periodStart = H): { entry: { count: number; deltas: number; heads: Read[] }; pages: { timestamps: number[]; idTags: number[] } } {
+function withPages(bytes: Buffer, periodStart = H): { entry: { count: number; deltas: number; heads: Read[] }; pages: { timestamps: number[]; idTags: number[]; records: number } } {
   const heads: Read[] = []
   const { records: count, deltas, pageStarts } = readHeads(bytes, periodStart, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
     heads.push({ timestamp, id: bytes.toString('utf8', idStart, idEnd), value: Buffer.from(bytes.subarray(valueStart, valueEnd)) })
   })
-  return { entry: { count, deltas, heads }, pages: { timestamps: [...pageStarts.timestamps], idTags: [...pageStarts.idTags] } }
+  return { entry: { count, deltas, heads }, pages: { timestamps: [...pageStarts.timestamps], idTags: [...pageStarts.idTags], records: pageStarts.records } }
 }
 
 /** FNV-1a over UTF-16 code units, written out from its definition. */
@@ -61,17 +61,17 @@ describe('heads entries', () => {
     )
   })
 
-  it('has the documented layout: version 6 | count | delta count | head count | (offset | id | value)* | page count | (offset | id tag)*', () => {
+  it('has the documented layout: version 6 | count | delta count | head count | (offset | id | value)* | page count | base count | (offset | id tag)*', () => {
     const heads = [head(H + 599_999, 'é', Buffer.from([7])), head(H + PERIOD_MS - 1, 'z', Buffer.alloc(0))]
-    const pages = { timestamps: Float64Array.of(H + 3, H + 599_999), idTags: Uint32Array.of(idTag('a'), idTag('é')) }
-    const bytes = encodeHeads(H, { records: 300, deltas: 0 }, heads, pages)
-    const expectedBytes = new ByteWriter().byte(6).varint(300).varint(0).byte(2)
+    const pages = { timestamps: Float64Array.of(H + 3, H + 599_999), idTags: Uint32Array.of(idTag('a'), idTag('é')), records: 290 }
+    const bytes = encodeHeads(H, { records: 300, deltas: 2 }, heads, pages)
+    const expectedBytes = new ByteWriter().byte(6).varint(300).varint(2).byte(2)
       .varint(599_999).text('é').sized(Buffer.from([7]))
       .varint(PERIOD_MS - 1).text('z').sized(Buffer.alloc(0))
-      .varint(2).varint(3).varint(fnv1a('a')).varint(599_999).varint(fnv1a('é'))
+      .varint(2).varint(290).varint(3).varint(fnv1a('a')).varint(599_999).varint(fnv1a('é'))
       .finish()
     expect(bytes).toEqual(expectedBytes)
-    expect(withPages(bytes).pages).toEqual({ timestamps: [H + 3, H + 599_999], idTags: [fnv1a('a'), fnv1a('é')] })
+    expect(withPages(bytes).pages).toEqual({ timestamps: [H + 3, H + 599_999], idTags: [fnv1a('a'), fnv1a('é')], records: 290 })
   })
 
   it('the id tag is FNV-1a over UTF-16 code units (property, against the definition in big integers)', () => {
@@ -85,12 +85,12 @@ describe('heads entries', () => {
     const firstsArb = fc.array(fc.record({ offset: fc.nat(PERIOD_MS - 1), id: fc.oneof(idArb, fc.uuid()) }), { minLength: 1, maxLength: 40 })
       .map((firsts) => firsts.sort((a, b) => a.offset - b.offset))
     fc.assert(fc.property(firstsArb, (firsts) => {
-      const table = { timestamps: Float64Array.from(firsts, (f) => H + f.offset), idTags: Uint32Array.from(firsts, (f) => idTag(f.id)) }
+      const table = { timestamps: Float64Array.from(firsts, (f) => H + f.offset), idTags: Uint32Array.from(firsts, (f) => idTag(f.id)), records: 5000 }
       const bytes = encodeHeads(H, { records: 5000, deltas: 0 }, [last], table)
-      expect(withPages(bytes).pages).toEqual({ timestamps: firsts.map((f) => H + f.offset), idTags: firsts.map((f) => fnv1a(f.id)) })
+      expect(withPages(bytes).pages).toEqual({ timestamps: firsts.map((f) => H + f.offset), idTags: firsts.map((f) => fnv1a(f.id)), records: 5000 })
     }), { numRuns: 200 })
-    const many = (pages: number) => ({ timestamps: Float64Array.from({ length: pages }, (_, page) => H + page), idTags: new Uint32Array(pages) })
-    expect(withPages(encodeHeads(H, { records: 100_000, deltas: 0 }, [last], many(MAX_TABLE_PAGES + 1))).pages).toEqual({ timestamps: [], idTags: [] })
+    const many = (pages: number) => ({ timestamps: Float64Array.from({ length: pages }, (_, page) => H + page), idTags: new Uint32Array(pages), records: 100_000 })
+    expect(withPages(encodeHeads(H, { records: 100_000, deltas: 0 }, [last], many(MAX_TABLE_PAGES + 1))).pages).toEqual({ timestamps: [], idTags: [], records: 0 })
     expect(withPages(encodeHeads(H, { records: 100_000, deltas: 0 }, [last], many(MAX_TABLE_PAGES))).pages.timestamps).toHaveLength(MAX_TABLE_PAGES)
   })
 
@@ -98,7 +98,7 @@ describe('heads entries', () => {
     const v4 = new ByteWriter().byte(4).varint(300).varint(2).byte(1).varint(599_999).text('é').sized(Buffer.from([7])).finish()
     expect(withPages(v4)).toEqual({
       entry: { count: 300, deltas: 2, heads: [{ timestamp: H + 599_999, id: 'é', value: Buffer.from([7]) }] },
-      pages: { timestamps: [], idTags: [] },
+      pages: { timestamps: [], idTags: [], records: 0 },
     })
   })
 
@@ -109,18 +109,20 @@ describe('heads entries', () => {
       return table(writer).finish()
     }
     expectMalformed(() => read(entry((w) => w.varint(MAX_TABLE_PAGES + 1))), 'too many pages')
-    expectMalformed(() => read(entry((w) => w.varint(2).varint(10).varint(1).varint(9).varint(1))), 'out of order')
-    expectMalformed(() => read(entry((w) => w.varint(1).varint(PERIOD_MS).varint(1))), 'past the period')
-    expectMalformed(() => read(entry((w) => w.varint(1).varint(0).varint(2 ** 32))), 'a 33-bit tag')
-    expect(withPages(entry((w) => w.varint(2).varint(9).varint(1).varint(9).varint(2))).pages.timestamps).toEqual([H + 9, H + 9])
-    // Pages of ceil(records / pages) records, none empty, over a chunk with no delta part and at least one head.
-    const two = (w: ByteWriter) => w.varint(2).varint(1).varint(1).varint(2).varint(2)
-    expect(withPages(entry(two, 2)).pages.timestamps).toEqual([H + 1, H + 2])
-    expectMalformed(() => read(entry(two, 1)), 'two pages for one record')
-    expectMalformed(() => read(entry(two, 0)), 'two pages for no record')
-    expectMalformed(() => read(entry((w) => w.varint(3).varint(1).varint(1).varint(2).varint(2).varint(3).varint(3), 4)), 'three pages of two for four records: the last empty')
-    expectMalformed(() => read(entry(two, 9, 1)), 'a table with a delta part')
-    expectMalformed(() => read(entry(two, 9, 0, 0)), 'a table with no head')
+    expectMalformed(() => read(entry((w) => w.varint(2).varint(9).varint(10).varint(1).varint(9).varint(1))), 'out of order')
+    expectMalformed(() => read(entry((w) => w.varint(1).varint(9).varint(PERIOD_MS).varint(1))), 'past the period')
+    expectMalformed(() => read(entry((w) => w.varint(1).varint(9).varint(0).varint(2 ** 32))), 'a 33-bit tag')
+    expect(withPages(entry((w) => w.varint(2).varint(9).varint(9).varint(1).varint(9).varint(2))).pages.timestamps).toEqual([H + 9, H + 9])
+    // Pages of ceil(base / pages) base records, none empty, at least one head; without delta parts the base is every record, with them at most.
+    const two = (base: number) => (w: ByteWriter) => w.varint(2).varint(base).varint(1).varint(1).varint(2).varint(2)
+    expect(withPages(entry(two(2), 2)).pages).toEqual({ timestamps: [H + 1, H + 2], idTags: [1, 2], records: 2 })
+    expectMalformed(() => read(entry(two(1), 1)), 'two pages for one record')
+    expectMalformed(() => read(entry(two(0), 0)), 'two pages for no record')
+    expectMalformed(() => read(entry((w) => w.varint(3).varint(4).varint(1).varint(1).varint(2).varint(2).varint(3).varint(3), 4)), 'three pages of two for four records: the last empty')
+    expectMalformed(() => read(entry(two(2), 3)), 'no delta part, and a base of 2 of 3 records')
+    expect(withPages(entry(two(2), 9, 1)).pages.records).toBe(2)
+    expectMalformed(() => read(entry(two(10), 9, 1)), 'a base of more records than the chunk has')
+    expectMalformed(() => read(entry(two(9), 9, 0, 0)), 'a table with no head')
   })
 
   it('a chunk with no heads still records its count', () => {
@@ -144,7 +146,7 @@ describe('heads entries', () => {
 
   it('a version other than 3, 4 or 6, every truncation, and trailing bytes are MalformedBytes', () => {
     const heads = [head(H + 5, 'a', Buffer.from('one')), head(H + HEAD_MS, 'b', Buffer.from('two'))]
-    const good = encodeHeads(H, { records: 12, deltas: 0 }, heads, { timestamps: Float64Array.of(H + 5, H + HEAD_MS), idTags: Uint32Array.of(1, 2 ** 32 - 1) })
+    const good = encodeHeads(H, { records: 12, deltas: 1 }, heads, { timestamps: Float64Array.of(H + 5, H + HEAD_MS), idTags: Uint32Array.of(1, 2 ** 32 - 1), records: 11 })
     for (const version of [...OTHER_VERSIONS, 5, 7]) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
     expectEveryCutMalformed(good, read)
     expectMalformed(() => read(Buffer.concat([good, Buffer.from([0])])), 'one byte more')

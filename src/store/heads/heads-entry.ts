@@ -19,7 +19,7 @@ import { Row } from '../read/row.js'
  */
 export function headsEntryOf(period: number, records: readonly ChunkRecord[], pages: number): Buffer {
   const span = pages === 0 ? 0 : pageSpan(records.length, pages)
-  const table = { timestamps: new Float64Array(pages), idTags: new Uint32Array(pages) }
+  const table = { timestamps: new Float64Array(pages), idTags: new Uint32Array(pages), records: records.length }
   for (let page = 0; page < pages; page++) {
     const first = records[page * span] as ChunkRecord
     table.timestamps[page] = first.timestamp

@@ -11,7 +11,7 @@ import type { AbstractSnapshot } from 'abstract-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { encodeHeads, readHeads, readHeadsCount, type ChunkSummary } from '../../keys/heads-codec.js'
+import { encodeHeads, readHeads, readHeadsCount, type ChunkSummary, type PageStarts } from '../../keys/heads-codec.js'
 import { PERIOD_MS, describeHeads, headsKey, headsRange, readHeadsPeriod, readHeadsSymbol } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { RootBatch } from '../db/root-batch.js'
@@ -135,12 +135,11 @@ export class HeadsIndex {
   /**
    * Puts into `batch` the heads entry of a chunk that gains a delta part:
    * `summary` its new record and delta counts, `heads` (ascending, one per
-   * ten-minute bucket) its new heads. Returns them as rows. The entry has no
-   * page table: a chunk with delta parts is read through its key column,
-   * which the delta parts are merged over.
+   * ten-minute bucket) its new heads, `pages` the page table of its base
+   * records (unchanged by delta parts). Returns them as rows.
    */
-  putSummary(batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[]): HeadRows {
-    const entry = encodeHeads(period * PERIOD_MS, summary, heads)
+  putSummary(batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts): HeadRows {
+    const entry = encodeHeads(period * PERIOD_MS, summary, heads, pages)
     batch.put(this.#prefix, headsKey(symbol, period), entry)
     return headRows(symbol, period, entry, this.#provider)
   }

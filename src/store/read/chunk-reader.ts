@@ -14,6 +14,7 @@ import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-l
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadRows } from '../heads/heads-entry.js'
+import { DeltaOverPages } from './delta-over-pages.js'
 import { PageTableChunk } from './page-table-chunk.js'
 import { PagedChunk, PagedIndex } from './paged-chunk.js'
 import { SealedChunk, type RowList } from './row-list.js'
@@ -67,15 +68,20 @@ export class ChunkReader {
   /**
    * The chunk of `symbol` in `period` as its heads entry describes it. For
    * a `small` read (a few records: an as-of, latest-N, a range's edge) of a
-   * chunk with a page table and no delta part, read by its page table (one
-   * page a search, nothing cached); otherwise through its key column,
-   * cached when `small`.
+   * chunk with a page table, read by its page table (one page a search,
+   * nothing cached), with its delta parts, if any, read whole beside the
+   * pages for newest-first reads (delta-over-pages.ts); otherwise through
+   * its key column, cached when `small`.
    */
   chunk(symbol: string, period: number, heads: HeadRows, small: boolean): RowList {
     const cached = this.#cached(symbol, period)
     if (cached !== undefined) return this.#listOf(cached, symbol, period)
-    if (small && heads.deltas === 0 && heads.pageStarts.timestamps.length > 0) {
-      return new PageTableChunk(symbol, period, heads, (page) => this.part(symbol, period, page), this.#caches.provider)
+    if (small && heads.pageStarts.timestamps.length > 0) {
+      const base = new PageTableChunk(symbol, period, heads, (page) => this.part(symbol, period, page), this.#caches.provider)
+      if (heads.deltas === 0) return base
+      const deltas = Array.from({ length: heads.deltas }, (_, delta) => this.#decoding(symbol, period, DELTA_PART + delta, () =>
+        new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta)))
+      return new DeltaOverPages(base, deltas, heads.records, () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true))
     }
     return this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, small)
   }

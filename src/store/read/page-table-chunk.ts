@@ -26,21 +26,21 @@ export class PageTableChunk implements RowList {
   readonly #period: number
   readonly #provider: Provider
   readonly #starts: HeadRows['pageStarts']
-  /** The chunk's last timestamp (its last head's): a search past it reads no page. */
+  /** The chunk's last timestamp (its last head's, delta parts' records included): a search past it reads no page. */
   readonly #last: number
   readonly #span: number
   readonly #load: PageLoader
   readonly #pages: (SealedChunk | undefined)[]
 
-  /** @param heads the chunk's heads entry: it has a page table (which its codec checked against its record count) and no delta part */
+  /** @param heads the chunk's heads entry: it has a page table (which its codec checked against its record counts); its delta parts are not read here (delta-over-pages.ts) */
   constructor(symbol: string, period: number, heads: HeadRows, load: PageLoader, provider: Provider) {
     this.#symbol = symbol
     this.#period = period
     this.#provider = provider
     this.#starts = heads.pageStarts
     this.#load = load
-    this.length = heads.records
-    this.#span = pageSpan(heads.records, heads.pageStarts.timestamps.length)
+    this.length = heads.pageStarts.records
+    this.#span = pageSpan(heads.pageStarts.records, heads.pageStarts.timestamps.length)
     this.#pages = new Array(heads.pageStarts.timestamps.length)
     this.#last = (heads[heads.length - 1] as Row).timestamp
   }

@@ -333,6 +333,7 @@ export class ReadView implements ScanSource {
 
   /** Appends the rows of `list` inside `from..to`, in the scan's direction, until `found` holds `limit`. */
   #take(list: RowList, from: number, to: number, reverse: boolean, limit: number, found: Row[]): Row[] {
+    if (reverse && list.takeNewest !== undefined) return list.takeNewest(from, to, limit, found)
     const start = firstAtOrAfter(list, from)
     const end = firstAfter(list, to)
     if (reverse) for (let i = end - 1; i >= start && found.length < limit; i--) found.push(list.rowAt(i))

@@ -16,6 +16,12 @@ export interface RowList {
   columns?(): { readonly timestamps: Float64Array; readonly values: Float64Array }
   /** The index of the first row at or after `timestamp`, for a list that finds it faster than by bisecting its timestamps (a page table). */
   seek?(timestamp: number): number
+  /**
+   * Appends the rows in `from..to`, newest first, to `found` until it holds
+   * `limit`, for a list that finds them faster than by position (pages with
+   * delta parts beside them); returns `found`.
+   */
+  takeNewest?(from: number, to: number, limit: number, found: Row[]): Row[]
 }
 
 /** A list over rows already built (open rows, or a chunk merged with them). */

@@ -94,7 +94,7 @@ export function putDelta(
   let added = 0
   for (const row of rows) if (findRow(sealed.keys, row.timestamp, row.id) === undefined) added++
   const summary = { records: sealed.heads.records + added, deltas: sealed.heads.deltas + 1 }
-  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord))
+  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord), sealed.heads.pageStarts)
   return { heads, bytes: value.length }
 }
 
