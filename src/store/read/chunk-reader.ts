@@ -79,7 +79,7 @@ export class ChunkReader {
     if (small && heads.pageStarts.timestamps.length > 0) {
       const base = new PageTableChunk(symbol, period, heads, (page) => this.part(symbol, period, page), this.#caches.provider)
       if (heads.deltas === 0) return base
-      const deltas = Array.from({ length: heads.deltas }, (_, delta) => this.#decoding(symbol, period, DELTA_PART + delta, () =>
+      const deltas = (): SealedChunk[] => Array.from({ length: heads.deltas }, (_, delta) => this.#decoding(symbol, period, DELTA_PART + delta, () =>
         new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta)))
       return new DeltaOverPages(base, deltas, heads.records, () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true))
     }

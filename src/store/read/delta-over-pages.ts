@@ -13,17 +13,19 @@ import { firstAfter, firstAtOrAfter, type RowList } from './row-list.js'
 
 export class DeltaOverPages implements RowList {
   readonly length: number
-  /** The base records (by the page table), then each delta part's, oldest first. */
-  readonly #lists: readonly RowList[]
+  readonly #base: PageTableChunk
+  readonly #readDeltas: () => readonly RowList[]
   readonly #readFull: () => RowList
   #full: RowList | undefined
 
   /**
+   * @param readDeltas the delta parts' records, oldest part first (read only for a newest-first read)
    * @param records the chunk's records, delta parts merged in (its heads entry's count)
    * @param readFull the chunk as read through its key column, for access by position
    */
-  constructor(base: PageTableChunk, deltas: readonly RowList[], records: number, readFull: () => RowList) {
-    this.#lists = [base, ...deltas]
+  constructor(base: PageTableChunk, readDeltas: () => readonly RowList[], records: number, readFull: () => RowList) {
+    this.#base = base
+    this.#readDeltas = readDeltas
     this.length = records
     this.#readFull = readFull
   }
@@ -46,7 +48,8 @@ export class DeltaOverPages implements RowList {
    * record per (timestamp, id), the newest part's.
    */
   takeNewest(from: number, to: number, limit: number, found: Row[]): Row[] {
-    const lists = this.#lists
+    // The base records (by the page table), then each delta part's, oldest first.
+    const lists: readonly RowList[] = [this.#base, ...this.#readDeltas()]
     const at = lists.map((list) => firstAfter(list, to) - 1)
     while (found.length < limit) {
       let newest: Row | undefined
