@@ -449,6 +449,35 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     }
   })
 
+  it('an hour with delta parts keeps its page table: with its key column cut in half, newest-first reads of a few records (as-of, latest-N) answer as the model; a read by position names the key column', async () => {
+    const location = await fresh()
+    const records = bigHour(H)
+    const writes = [...records, dueMarker(H)]
+    await writeAndSeal(location, writes)
+    // Two late batches: a new record, and a rewrite of a stored one (same timestamp and id, a new value).
+    const late = [big({ symbol: 'BTC', timestamp: H + 20 * MINUTE + 1, value: 77.5 }), { ...records[9]!, value: 99.25, signature: 'rewritten' }]
+    for (const record of late) {
+      writes.push(record)
+      await writeAndSeal(location, [record])
+    }
+    expect(deltaParts(await chunkOnDisk(backend, location, 'BTC', periodOf(H)))).toEqual([DELTA_PART, DELTA_PART + 1])
+    const column = (await chunkOnDisk(backend, location, 'BTC', periodOf(H))).get(KEYS_PART) as Buffer
+    await withRaw(backend, location, (chunks) => chunks.put(chunkKeyOf(periodOf(H), 'BTC', KEYS_PART), column.subarray(0, column.length >> 1)))
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...MEMORY[0] })
+    try {
+      const times = [H - 1, H, ...[...records, ...late].flatMap((r) => [r.timestamp - 1, r.timestamp, r.timestamp + 1]), H + HOUR - 1]
+      const newestFirst: QueryParams[] = [
+        { symbol: 'BTC' }, { symbol: 'BTC', limit: '3000' }, { symbol: 'BTC', limit: '20', offset: '7' },
+        ...times.flatMap((t): QueryParams[] => [{ symbol: 'BTC', toTimestamp: String(t) }, { symbol: 'BTC', limit: '5', toTimestamp: String(t) }]),
+      ]
+      for (const params of newestFirst) expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
+      await expectCorrupt(store, { symbol: 'BTC', toTimestamp: String(H + 7 * MINUTE), direction: 'after' }, chunkName('BTC', H, 'key column'))
+    } finally {
+      await store.close()
+    }
+  })
+
   it('candles and TWAP read values from the key column: with a page deleted they answer as the model; a range at 1 ms names the page', async () => {
     const location = await fresh()
     const records = bigHour(H)
