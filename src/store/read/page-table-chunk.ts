@@ -7,15 +7,13 @@
  * whole, or one with delta parts, goes through its key column
  * (paged-chunk.ts), whose values need no page.
  */
-import { PriceStoreError } from '../../errors.js'
 import { pageSpan } from '../../keys/chunk-codec.js'
-import { undecodable } from '../../keys/entry-errors.js'
 import { idTag } from '../../keys/id-tag.js'
 import { firstAtOrAbove } from '../../rules/sorted-search.js'
 import { describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { HeadRows } from '../heads/heads-entry.js'
-import { corrupt, type PageLoader } from './paged-chunk.js'
+import { corrupt, readPage, type PageLoader } from './paged-chunk.js'
 import type { Row } from './row.js'
 import { SealedChunk, firstAtOrAfter, type RowList } from './row-list.js'
 
@@ -75,21 +73,13 @@ export class PageTableChunk implements RowList {
   #page(page: number): SealedChunk {
     const held = this.#pages[page]
     if (held !== undefined) return held
-    const entry = describeChunk(this.#period, this.#symbol, page)
-    let rows: SealedChunk
-    try {
-      rows = new SealedChunk(this.#symbol, this.#period, [this.#load(page)], this.#provider, 0, page)
-    } catch (err) {
-      if (err instanceof PriceStoreError) throw err
-      throw undecodable(entry, err)
-    }
     const expected = Math.min(this.#span, this.length - page * this.#span)
     // A page swapped, cut or rewritten is damage, never an answer: its count and first record must be the table's.
-    if (rows.length !== expected) throw corrupt(entry, `holds ${rows.length} records; the heads entry's page table places ${expected} in it`)
+    const rows = readPage(this.#symbol, this.#period, this.#provider, this.#load, page, expected, "the heads entry's page table")
     const first = rows.timestampAt(0)
     const id = rows.idAt(0)
     if (first !== this.#starts.timestamps[page] || idTag(id) !== this.#starts.idTags[page]) {
-      throw corrupt(entry, `starts with ${id} at ${first}; the heads entry's page table places another record first`)
+      throw corrupt(describeChunk(this.#period, this.#symbol, page), `starts with ${id} at ${first}; the heads entry's page table places another record first`)
     }
     this.#pages[page] = rows
     return rows

@@ -52,9 +52,13 @@ export class PagedIndex {
     }
   }
 
-  /** Parses one page's bytes. @throws MalformedBytes */
-  parsePage(bytes: Buffer, page: number): SealedChunk {
-    return new SealedChunk(this.#symbol, this.#period, [bytes], this.#provider, 0, page)
+  /**
+   * Page `page`, read with `load` and parsed, holding the records the key column places in it.
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` (see {@link readPage})
+   */
+  readPage(load: PageLoader, page: number): SealedChunk {
+    const expected = Math.min(this.span, this.keys.baseCount - page * this.span)
+    return readPage(this.#symbol, this.#period, this.#provider, load, page, expected, 'the key column')
   }
 
   /** The page's entry, for error messages. */
@@ -103,9 +107,7 @@ export class PagedChunk implements RowList {
     const page = Math.floor(base / span)
     let rows = this.#pages[page]
     if (rows === undefined) {
-      rows = parseOrFail(this.#index, this.#load, page)
-      const expected = Math.min(span, keys.baseCount - page * span)
-      if (rows.length !== expected) throw corrupt(this.#index.describePage(page), `holds ${rows.length} records; the key column places ${expected} in it`)
+      rows = this.#index.readPage(this.#load, page)
       this.#pages[page] = rows
     }
     const local = base - page * span
@@ -119,14 +121,22 @@ export class PagedChunk implements RowList {
   }
 }
 
-/** @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the page when it is missing or does not parse */
-function parseOrFail(index: PagedIndex, load: PageLoader, page: number): SealedChunk {
+/**
+ * Page `page` of the paged chunk of `symbol` in `period`, read with `load`
+ * and parsed, which must hold `expected` records, as `placedBy` (the key
+ * column, or the heads entry's page table) places them.
+ * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the page when it is missing, does not parse or holds another count
+ */
+export function readPage(symbol: string, period: number, provider: Provider, load: PageLoader, page: number, expected: number, placedBy: string): SealedChunk {
+  let rows: SealedChunk
   try {
-    return index.parsePage(load(page), page)
+    rows = new SealedChunk(symbol, period, [load(page)], provider, 0, page)
   } catch (err) {
     if (err instanceof PriceStoreError) throw err
-    throw undecodable(index.describePage(page), err)
+    throw undecodable(describeChunk(period, symbol, page), err)
   }
+  if (rows.length !== expected) throw corrupt(describeChunk(period, symbol, page), `holds ${rows.length} records; ${placedBy} places ${expected} in it`)
+  return rows
 }
 
 /** `PRICE_CORRUPT_VALUE` naming a stored entry and what is wrong with it. */
