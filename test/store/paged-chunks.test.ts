@@ -449,7 +449,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     }
   })
 
-  it('an hour with delta parts keeps its page table: with its key column cut in half, newest-first reads of a few records (as-of, latest-N) answer as the model; a read by position names the key column', async () => {
+  it('an hour with delta parts keeps its page table: with its key column cut in half, newest-first reads of a few records (as-of, latest-N, a range\'s edge) answer as the model; a read by position names the key column', async () => {
     const location = await fresh()
     const records = bigHour(H)
     const writes = [...records, dueMarker(H)]
@@ -469,7 +469,12 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
       const times = [H - 1, H, ...[...records, ...late].flatMap((r) => [r.timestamp - 1, r.timestamp, r.timestamp + 1]), H + HOUR - 1]
       const newestFirst: QueryParams[] = [
         { symbol: 'BTC' }, { symbol: 'BTC', limit: '3000' }, { symbol: 'BTC', limit: '20', offset: '7' },
-        ...times.flatMap((t): QueryParams[] => [{ symbol: 'BTC', toTimestamp: String(t) }, { symbol: 'BTC', limit: '5', toTimestamp: String(t) }]),
+        ...times.flatMap((t): QueryParams[] => [
+          { symbol: 'BTC', toTimestamp: String(t) }, { symbol: 'BTC', limit: '5', toTimestamp: String(t) },
+          // A range on ten-minute lines ending at `t`: the bucket holding `t` takes its latest record up to `t` (newest first).
+          { symbol: 'BTC', interval: String(10 * MINUTE), fromTimestamp: String(H - HOUR), toTimestamp: String(t) },
+          { symbol: 'BTC', interval: String(HOUR), fromTimestamp: String(H - HOUR), toTimestamp: String(t) },
+        ]),
       ]
       for (const params of newestFirst) expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
       await expectCorrupt(store, { symbol: 'BTC', toTimestamp: String(H + 7 * MINUTE), direction: 'after' }, chunkName('BTC', H, 'key column'))

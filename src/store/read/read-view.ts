@@ -317,10 +317,10 @@ export class ReadView implements ScanSource {
     const before = rows.length
     for (const head of combineHeads(sealed ?? [], open)) {
       if (head.timestamp > to && Math.floor(head.timestamp / HEAD_MS) === edgeBucket) {
-        // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk.
-        const list = this.#periodRows(symbol, period, true)
-        const index = firstAfter(list, to) - 1
-        if (index >= 0 && list.timestampAt(index) >= Math.max(from, edgeBucket * HEAD_MS)) rows.push(list.rowAt(index))
+        // The bucket holding `to` goes on past it: its latest row up to `to` comes from the chunk, read newest first
+        // (an hour with delta parts then reads one page and its delta parts, not its key column).
+        const [edge] = this.#take(this.#periodRows(symbol, period, true), Math.max(from, edgeBucket * HEAD_MS), to, true, 1, [])
+        if (edge !== undefined) rows.push(edge)
       } else if (head.timestamp >= from && head.timestamp <= to) {
         // A head before `from` is its bucket's latest: nothing of that bucket is in range.
         rows.push(head)
