@@ -23,15 +23,22 @@
  * reads that page alone, not the key column first. Heads entries of
  * format 5 (version 4) have no page table and are read as before; so a
  * format 5 database opens as format 6 the same way.
+ *
+ * Format 7 is format 6 plus the **delta keys** of a chunk with delta parts
+ * in its heads entry (version byte 7): the delta records' timestamps, ids
+ * and value headers, merged, as a small key column. Reads of a few records
+ * and reads of refs alone (candles, TWAP) then read no delta part unless a
+ * delta record is returned whole. Heads entries of format 6 have none and
+ * are read as before; so a format 6 database opens as format 7 the same way.
  */
 import { MalformedBytes } from './bytes.js'
 import type { ByteReader } from './bytes.js'
 
 /** The database format this release writes and reads (meta key `format`). */
-export const STORE_FORMAT = 6
+export const STORE_FORMAT = 7
 
 /** Database formats this release opens by rewriting their `format` key: their layout is a subset of {@link STORE_FORMAT}'s. */
-export const UPGRADABLE_FORMATS: readonly string[] = ['3', '4', '5']
+export const UPGRADABLE_FORMATS: readonly string[] = ['3', '4', '5', '6']
 
 /** The version byte of log entries, chunk parts and journal entries (their layout is format 3's). */
 export const VALUE_VERSION = 3
@@ -43,8 +50,11 @@ export const VALUE_VERSION = 3
  */
 export const KEY_COLUMN_VERSION = 5
 
-/** The version byte of heads entries written now (format 6): version 4's layout and a page table after the heads. */
-export const HEADS_VERSION = 6
+/** The version byte of heads entries written now (format 7): version 6's layout and the delta keys after the page table. */
+export const HEADS_VERSION = 7
+
+/** The heads entry version written by format 6: version 4's layout and a page table after the heads; no delta keys. */
+export const HEADS_VERSION_WITHOUT_DELTA_KEYS = 6
 
 /** The heads entry version written by formats 4 and 5: it counts the chunk's delta parts, and has no page table. */
 export const HEADS_VERSION_WITHOUT_PAGES = 4

@@ -6,23 +6,46 @@
  *
  * `version (1 byte) | record count (varint) | delta count (varint) | head count (1 byte) |
  *  (timestamp offset from the period's start (varint) | id | value)* |
- *  page count (varint) | [base record count (varint) | (first timestamp's offset from the period's start (varint) | first id's tag (varint))*]`,
+ *  page count (varint) | [base record count (varint) | (first timestamp's offset from the period's start (varint) | first id's tag (varint))*] |
+ *  delta keys (varint length | bytes)`,
  * id and value each a varint length and their bytes. The page table gives
  * how many base records the pages hold and the first timestamp and a
  * 32-bit tag of the first id (id-tag.ts) of each page, so a page read alone
  * is known to be the page the table places there (none for a chunk read
  * whole, or of more than {@link MAX_TABLE_PAGES} pages), and an as-of read
  * goes from the heads entry straight to one page (and the chunk's delta
- * parts, whose records are merged over the pages'). A
- * version 4 entry (formats 4 and 5) has no page table; a version 3 entry
- * (format 3) has no delta count either: it has no delta parts.
+ * parts, whose records are merged over the pages').
+ *
+ * The **delta keys** (format 7; length 0: none) are, for a chunk with delta
+ * parts, their records' timestamps, ids and value headers as one key column
+ * (chunk-codec.ts) whose part count is the delta count: the parts merged, a
+ * later part's record replacing an earlier one's with the same timestamp
+ * and id. A read of a few records or of refs alone merges them over the
+ * pages or the key column, and reads a delta part only for a delta record it
+ * returns whole. A chunk with more than {@link MAX_DELTA_KEYS} delta records
+ * has none (its readers read the delta parts).
+ *
+ * A version 6 entry (format 6) has no delta keys; a version 4 entry
+ * (formats 4 and 5) has no page table either; a version 3 entry (format 3)
+ * has no delta count either: it has no delta parts.
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
 import { HEADS_PER_PERIOD, MAX_DELTA_PARTS, PERIOD_MS } from './key-layout.js'
-import { HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTAS, HEADS_VERSION_WITHOUT_PAGES, readFormatVersion } from './format-version.js'
-import type { ChunkRecord } from './chunk-codec.js'
+import {
+  HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTAS, HEADS_VERSION_WITHOUT_DELTA_KEYS, HEADS_VERSION_WITHOUT_PAGES, KEY_COLUMN_VERSION, readFormatVersion,
+} from './format-version.js'
+import { readPartCount, readPartRecordCount, type ChunkRecord } from './chunk-codec.js'
 
-const READABLE = [HEADS_VERSION, HEADS_VERSION_WITHOUT_PAGES, HEADS_VERSION_WITHOUT_DELTAS]
+const READABLE = [HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTA_KEYS, HEADS_VERSION_WITHOUT_PAGES, HEADS_VERSION_WITHOUT_DELTAS]
+/** Versions whose entries have a page table. */
+const WITH_PAGES = [HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTA_KEYS]
+
+/**
+ * Delta records a heads entry keeps the keys of at most (about 15 KB with
+ * UUID ids): a chunk with more has none in its entry, which stays small in
+ * the heads cache, and its readers read its delta parts.
+ */
+export const MAX_DELTA_KEYS = 512
 
 /**
  * Pages a page table lists at most (about 16,000 records of an hour): a
@@ -48,10 +71,12 @@ export interface PageStarts {
   readonly records: number
 }
 
-/** What a heads entry says of its chunk, read back: its summary and its page table. */
+/** What a heads entry says of its chunk, read back: its summary, its page table and its delta keys. */
 export interface ReadSummary extends ChunkSummary {
   /** The first record of each page of the chunk's base records; none when the entry has no page table. */
   readonly pageStarts: PageStarts
+  /** The delta records' keys, merged, as a key column (a view into the entry); `undefined` when the entry has none. */
+  readonly deltaKeys: Buffer | undefined
 }
 
 /** A page table of no page: the chunk is read through its key column. */
@@ -59,19 +84,26 @@ export const NO_PAGES: PageStarts = { timestamps: new Float64Array(0), idTags: n
 
 /**
  * Packs the heads of a chunk (ascending, at most one per ten-minute bucket),
- * its record and delta counts, and its page table (none, or more than
- * {@link MAX_TABLE_PAGES} pages: no page table).
+ * its record and delta counts, its page table (none, or more than
+ * {@link MAX_TABLE_PAGES} pages: no page table) and its delta keys (a key
+ * column of the merged delta records, part count the delta count; none when
+ * `undefined`).
  */
-export function encodeHeads(periodStart: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts = NO_PAGES): Buffer {
+export function encodeHeads(
+  periodStart: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts = NO_PAGES, deltaKeys?: Uint8Array,
+): Buffer {
   const count = pages.timestamps.length <= MAX_TABLE_PAGES ? pages.timestamps.length : 0
-  const writer = new ByteWriter(heads.reduce((sum, head) => sum + head.value.length + 64, 16 + 10 * count))
+  const writer = new ByteWriter(heads.reduce((sum, head) => sum + head.value.length + 64, 24 + 10 * count + (deltaKeys?.length ?? 0)))
   writer.byte(HEADS_VERSION).varint(summary.records).varint(summary.deltas).byte(heads.length)
   for (const head of heads) writer.varint(head.timestamp - periodStart).sized(head.idBytes).sized(head.value)
   writer.varint(count)
   if (count > 0) writer.varint(pages.records)
   for (let page = 0; page < count; page++) writer.varint((pages.timestamps[page] as number) - periodStart).varint(pages.idTags[page] as number)
+  writer.sized(deltaKeys ?? EMPTY)
   return writer.finish()
 }
+
+const EMPTY = new Uint8Array(0)
 
 /**
  * Visits each head, ascending, with views into `bytes` (the id is UTF-8);
@@ -94,15 +126,37 @@ export function readHeads(
     const valueStart = reader.sized()
     visit(timestamp, idStart, idEnd, valueStart, reader.offset)
   }
-  const pageStarts = version === HEADS_VERSION ? readPageTable(reader, periodStart) : NO_PAGES
+  const pageStarts = WITH_PAGES.includes(version) ? readPageTable(reader, periodStart) : NO_PAGES
   const pages = pageStarts.timestamps.length
   const base = pageStarts.records
   // A table places the chunk's base records, ceil(base / pages) a page, none empty; without delta parts they are all its records.
   if (pages > 0 && (heads === 0 || (pages - 1) * Math.ceil(base / pages) >= base || (summary.deltas === 0 ? base !== summary.records : base > summary.records))) {
     throw new MalformedBytes(`a page table of ${pages} pages for ${base} base records, with ${summary.records} records, ${summary.deltas} delta parts and ${heads} heads`)
   }
-  if (!reader.done) throw new MalformedBytes(`bytes after the ${version === HEADS_VERSION ? 'page table' : 'last head'}`)
-  return { ...summary, pageStarts }
+  const deltaKeys = version === HEADS_VERSION ? readDeltaKeys(reader, summary) : undefined
+  if (!reader.done) throw new MalformedBytes(`bytes after the ${version === HEADS_VERSION ? 'delta keys' : WITH_PAGES.includes(version) ? 'page table' : 'last head'}`)
+  return { ...summary, pageStarts, deltaKeys }
+}
+
+/**
+ * The delta keys, checked to be a key column covering the entry's delta
+ * parts and no more than the chunk's records (their records are parsed by
+ * the reader that merges them).
+ * @throws MalformedBytes when they are not
+ */
+function readDeltaKeys(reader: ByteReader, summary: ChunkSummary): Buffer | undefined {
+  const start = reader.sized()
+  const bytes = reader.bytes.subarray(start, reader.offset)
+  if (bytes.length === 0) return undefined
+  if (summary.deltas === 0) throw new MalformedBytes('delta keys without a delta part')
+  if (bytes[0] !== KEY_COLUMN_VERSION) throw new MalformedBytes(`delta keys of version ${bytes[0]}, expected ${KEY_COLUMN_VERSION}`)
+  const covered = readPartCount(bytes)
+  if (covered !== summary.deltas) throw new MalformedBytes(`delta keys of ${covered} delta parts, the entry has ${summary.deltas}`)
+  const records = readPartRecordCount(bytes)
+  if (records === 0 || records > MAX_DELTA_KEYS || records > summary.records) {
+    throw new MalformedBytes(`${records} delta keys, with ${summary.records} records (at most ${MAX_DELTA_KEYS} kept)`)
+  }
+  return bytes
 }
 
 /** @throws MalformedBytes when the table is too long, out of order or outside the period */

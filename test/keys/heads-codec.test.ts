@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ByteWriter } from '../../src/keys/bytes.js'
-import type { ChunkRecord } from '../../src/keys/chunk-codec.js'
-import { MAX_TABLE_PAGES, encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
+import { encodeChunkPart, parseChunkPart, type ChunkRecord } from '../../src/keys/chunk-codec.js'
+import { KEY_COLUMN_VERSION } from '../../src/keys/format-version.js'
+import { MAX_DELTA_KEYS, MAX_TABLE_PAGES, encodeHeads, readHeads } from '../../src/keys/heads-codec.js'
 import { idTag } from '../../src/keys/id-tag.js'
 import { HEAD_MS, HEADS_PER_PERIOD, MAX_DELTA_PARTS, PERIOD_MS } from '../../src/keys/key-layout.js'
 import { idArb } from '../../src/testing/record-arbitraries.js'
@@ -39,6 +40,13 @@ function fnv1a(id: string): number {
 
 const head = (timestamp: number, id: string, value: Uint8Array): ChunkRecord => ({ timestamp, idBytes: Buffer.from(id, 'utf8'), value })
 
+/** A stored value's 9-byte header for `value` (flags 0, then the float64, little-endian), as a key column keeps it. */
+function valueHeader(value: number): Buffer {
+  const header = Buffer.alloc(9)
+  header.writeDoubleLE(value, 1)
+  return header
+}
+
 /** At most one head per ten-minute bucket of the period, ascending. */
 const headsArb = fc
   .subarray([0, 1, 2, 3, 4, 5])
@@ -61,17 +69,56 @@ describe('heads entries', () => {
     )
   })
 
-  it('has the documented layout: version 6 | count | delta count | head count | (offset | id | value)* | page count | base count | (offset | id tag)*', () => {
+  it('has the documented layout: version 7 | count | delta count | head count | (offset | id | value)* | page count | base count | (offset | id tag)* | delta keys', () => {
     const heads = [head(H + 599_999, 'é', Buffer.from([7])), head(H + PERIOD_MS - 1, 'z', Buffer.alloc(0))]
     const pages = { timestamps: Float64Array.of(H + 3, H + 599_999), idTags: Uint32Array.of(idTag('a'), idTag('é')), records: 290 }
-    const bytes = encodeHeads(H, { records: 300, deltas: 2 }, heads, pages)
-    const expectedBytes = new ByteWriter().byte(6).varint(300).varint(2).byte(2)
+    const deltaKeys = Buffer.from([KEY_COLUMN_VERSION, 0, 2, 1, 25, 2, 0x61, 0])
+    const layout = (keys: Uint8Array) => new ByteWriter().byte(7).varint(300).varint(2).byte(2)
       .varint(599_999).text('é').sized(Buffer.from([7]))
       .varint(PERIOD_MS - 1).text('z').sized(Buffer.alloc(0))
       .varint(2).varint(290).varint(3).varint(fnv1a('a')).varint(599_999).varint(fnv1a('é'))
+      .sized(keys)
       .finish()
-    expect(bytes).toEqual(expectedBytes)
+    const bytes = encodeHeads(H, { records: 300, deltas: 2 }, heads, pages)
+    expect(bytes).toEqual(layout(Buffer.alloc(0)))
     expect(withPages(bytes).pages).toEqual({ timestamps: [H + 3, H + 599_999], idTags: [fnv1a('a'), fnv1a('é')], records: 290 })
+    expect(readHeads(bytes, H, () => {}).deltaKeys).toBeUndefined()
+    // Delta keys: a key column (version 5) whose part count is the delta count: here one record, 25 ms in, id "a", an empty value.
+    expect([...parseChunkPart(deltaKeys, H).timestamps]).toEqual([H + 25])
+    const withKeys = encodeHeads(H, { records: 300, deltas: 2 }, heads, pages, deltaKeys)
+    expect(withKeys).toEqual(layout(deltaKeys))
+    expect(readHeads(withKeys, H, () => {}).deltaKeys).toEqual(deltaKeys)
+  })
+
+  it('round-trip the delta keys: a key column of up to MAX_DELTA_KEYS records whose part count is the delta count (property)', () => {
+    const keysArb = fc.uniqueArray(fc.record({ offset: fc.nat(PERIOD_MS - 1), id: fc.oneof(idArb, fc.uuid()), value: fc.double({ noNaN: true }) }), {
+      minLength: 1, maxLength: 40, selector: (key) => `${key.offset}|${key.id}`,
+    })
+    fc.assert(fc.property(keysArb, fc.integer({ min: 1, max: MAX_DELTA_PARTS }), (keys, deltas) => {
+      keys.sort((a, b) => a.offset - b.offset || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      const records = keys.map((key) => head(H + key.offset, key.id, valueHeader(key.value)))
+      const column = encodeChunkPart(H, deltas, records, KEY_COLUMN_VERSION)
+      const last = head(H + PERIOD_MS - 1, 'last', Buffer.alloc(0))
+      const read = readHeads(encodeHeads(H, { records: 1000, deltas }, [last], undefined, column), H, () => {}).deltaKeys as Buffer
+      const parsed = parseChunkPart(read, H)
+      expect([...parsed.timestamps]).toEqual(keys.map((key) => H + key.offset))
+      expect([...(parsed.values as Float64Array)]).toEqual(keys.map((key) => key.value))
+    }), { numRuns: 200 })
+  })
+
+  it('delta keys without a delta part, of another version, of another delta count, empty, over MAX_DELTA_KEYS or over the record count are MalformedBytes', () => {
+    const last = head(H + PERIOD_MS - 1, 'last', Buffer.alloc(0))
+    const keysOf = (count: number, parts: number, version = KEY_COLUMN_VERSION) =>
+      encodeChunkPart(H, parts, Array.from({ length: count }, (_, i) => head(H + i, `d${i}`, valueHeader(i))), version)
+    const entry = (deltas: number, keys: Uint8Array, records = 1000) => encodeHeads(H, { records, deltas }, [last], undefined, keys)
+    expect(readHeads(entry(2, keysOf(3, 2)), H, () => {}).deltaKeys?.length).toBeGreaterThan(0)
+    expect(readHeads(entry(1, keysOf(MAX_DELTA_KEYS, 1)), H, () => {}).deltaKeys).toBeDefined()
+    expectMalformed(() => read(entry(0, keysOf(3, 0))), 'delta keys without a delta part')
+    expectMalformed(() => read(entry(2, keysOf(3, 2, 3))), 'delta keys that are a chunk part, not a key column')
+    expectMalformed(() => read(entry(2, keysOf(3, 1))), 'delta keys of one delta part in an entry of two')
+    expectMalformed(() => read(entry(2, keysOf(0, 2))), 'delta keys of no record')
+    expectMalformed(() => read(entry(1, keysOf(MAX_DELTA_KEYS + 1, 1), 10_000)), 'more delta keys than an entry keeps')
+    expectMalformed(() => read(entry(1, keysOf(3, 1), 2)), 'more delta keys than the chunk has records')
   })
 
   it('the id tag is FNV-1a over UTF-16 code units (property, against the definition in big integers)', () => {
@@ -144,10 +191,13 @@ describe('heads entries', () => {
     expectMalformed(() => read(seven.finish()), 'seven heads')
   })
 
-  it('a version other than 3, 4 or 6, every truncation, and trailing bytes are MalformedBytes', () => {
+  it('a version other than 3, 4, 6 or 7, every truncation, and trailing bytes are MalformedBytes', () => {
     const heads = [head(H + 5, 'a', Buffer.from('one')), head(H + HEAD_MS, 'b', Buffer.from('two'))]
-    const good = encodeHeads(H, { records: 12, deltas: 1 }, heads, { timestamps: Float64Array.of(H + 5, H + HEAD_MS), idTags: Uint32Array.of(1, 2 ** 32 - 1), records: 11 })
-    for (const version of [...OTHER_VERSIONS, 5, 7]) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
+    const deltaKeys = encodeChunkPart(H, 1, [head(H + 7, 'late', valueHeader(2.5))], KEY_COLUMN_VERSION)
+    const pages = { timestamps: Float64Array.of(H + 5, H + HEAD_MS), idTags: Uint32Array.of(1, 2 ** 32 - 1), records: 11 }
+    const good = encodeHeads(H, { records: 12, deltas: 1 }, heads, pages, deltaKeys)
+    // Read as an older version, the same bytes have bytes left over (a version 6 entry ends at its page table).
+    for (const version of [...OTHER_VERSIONS, 5, 6, 8]) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
     expectEveryCutMalformed(good, read)
     expectMalformed(() => read(Buffer.concat([good, Buffer.from([0])])), 'one byte more')
   })
@@ -155,7 +205,7 @@ describe('heads entries', () => {
   it('random bytes: heads or MalformedBytes, never another error (property)', () => {
     const bytes = fc
       .tuple(fc.uint8Array({ maxLength: 60 }), fc.boolean())
-      .map(([tail, versioned]) => Buffer.concat([Buffer.from(versioned ? [6] : []), tail]))
+      .map(([tail, versioned]) => Buffer.concat([Buffer.from(versioned ? [7] : []), tail]))
     expectOnlyMalformed(bytes, read, 500)
   })
 })

@@ -15,13 +15,15 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { QueryParams } from '../../src/index.js'
-import { readChunkPart } from '../../src/keys/chunk-codec.js'
-import { readHeads } from '../../src/keys/heads-codec.js'
+import { COLUMN_FIELDS, parseChunkPart, readChunkPart, readCompactId } from '../../src/keys/chunk-codec.js'
+import { MAX_DELTA_KEYS, readHeads } from '../../src/keys/heads-codec.js'
+import { compareTimeAndId } from '../../src/rules/compare-ids.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referencePrune, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
 import { BACKENDS, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type Backend, type Location } from './layout-harness.js'
 import { exportLines, modelExport } from './suite/export.js'
+import { olderHeads } from '../keys/older-heads.js'
 
 
 const HOUR = 3_600_000
@@ -47,6 +49,18 @@ interface ChunkOnDisk {
   readonly counts: Map<number, number>
   /** The heads entry's summary, when there is one. */
   readonly summary: { records: number; deltas: number } | undefined
+  /** The heads entry's delta keys (format 7), read raw: the delta parts they cover, and each record's key and value; `undefined` when it has none. */
+  readonly deltaKeys: { covers: number; records: { timestamp: number; id: string; value: number }[] } | undefined
+}
+
+/** The records of a key column as stored: timestamp, id (a compact UUID or UTF-8) and the value from its header. */
+function keyColumnRecords(bytes: Buffer, periodStart: number): { timestamp: number; id: string; value: number }[] {
+  const { count, timestamps, fields, values } = parseChunkPart(bytes, periodStart)
+  return Array.from({ length: count }, (_, i) => {
+    const at = i * COLUMN_FIELDS
+    const id = fields[at + 2] === 1 ? readCompactId(bytes, fields[at] as number) : bytes.toString('utf8', fields[at] as number, fields[at + 1] as number)
+    return { timestamp: timestamps[i] as number, id, value: (values as Float64Array)[i] as number }
+  })
 }
 
 /** The parts and heads entry of one (hour, symbol), read from the raw database of a closed store. */
@@ -71,7 +85,24 @@ async function chunkOnDisk(backend: Backend, location: Location, symbol: string,
     const heads = await bytes('h').get(headsKey(symbol, period))
     const read = heads === undefined ? undefined : readHeads(Buffer.from(heads), period * HOUR, () => {})
     const summary = read === undefined ? undefined : { records: read.records, deltas: read.deltas }
-    return { parts, counts, summary }
+    const keys = read?.deltaKeys
+    const deltaKeys = keys === undefined ? undefined : { covers: keys.readUInt16BE(1), records: keyColumnRecords(keys, period * HOUR) }
+    return { parts, counts, summary, deltaKeys }
+  } finally {
+    await db.close()
+  }
+}
+
+/** Rewrites one chunk part in the raw database of a closed store with `edit`'s bytes. */
+async function editPart(backend: Backend, location: Location, symbol: string, period: number, part: number, edit: (bytes: Buffer) => Buffer): Promise<void> {
+  const db = backend.raw(location)
+  await db.open()
+  try {
+    const key = Buffer.alloc(2)
+    key.writeUInt16BE(part)
+    const chunks = db.sublevel<Uint8Array, Uint8Array>('c', { keyEncoding: 'view', valueEncoding: 'view' })
+    const full = Buffer.concat([symbolChunkPrefix(period, symbol), key])
+    await chunks.put(full, edit(Buffer.from((await chunks.get(full)) as Uint8Array)))
   } finally {
     await db.close()
   }
@@ -144,6 +175,17 @@ function queriesAround(symbol: string, hour: number, extraTimes: readonly number
 }
 
 const show = (params: QueryParams): string => JSON.stringify(params)
+
+/**
+ * The delta keys a heads entry should hold after late batches `batches` (in
+ * write order): every record written late, the last write of a (timestamp,
+ * id) winning, ordered by (timestamp, id).
+ */
+function expectedDeltaKeys(batches: readonly (readonly InputRecord[])[]): { timestamp: number; id: string; value: number }[] {
+  const byKey = new Map<string, InputRecord>()
+  for (const batch of batches) for (const record of batch) byKey.set(`${record.timestamp}|${record.id}`, record)
+  return [...byKey.values()].sort((a, b) => compareTimeAndId(a, b)).map((r) => ({ timestamp: r.timestamp, id: r.id, value: r.value }))
+}
 
 /** `n` records of `symbol` spread over the hour starting at `hour`, 9 s apart (400 fill it). */
 function hourOf(symbol: string, hour: number, n: number): InputRecord[] {
@@ -377,7 +419,7 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
     }
   })
 
-  it('a deleted delta part → PRICE_CORRUPT_VALUE naming "delta part 0" on queries that read the hour; other symbols answer', async () => {
+  it('a deleted delta part → PRICE_CORRUPT_VALUE naming "delta part 0" on queries that return its record or read the hour by position; reads that need only its keys (from the heads entry) and other symbols answer', async () => {
     const { location, writes } = await sealedHour()
     const late = makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567 })
     writes.push(late)
@@ -389,9 +431,9 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
       try {
         const reading: QueryParams[] = [
           { symbol: 'BTC', limit: '3000' },
-          { symbol: 'BTC', toTimestamp: String(H + 30 * MINUTE) },
+          { symbol: 'BTC', toTimestamp: String(late.timestamp) },
+          { symbol: 'BTC', toTimestamp: String(H + 30 * MINUTE), direction: 'after' },
           { symbol: 'BTC', interval: '1', fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1) },
-          { symbol: 'BTC', interval: String(MINUTE), fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1), aggregate: 'candles' },
         ]
         for (const params of reading) {
           const error = await store.query(params).then(() => undefined, (err: unknown) => err)
@@ -399,9 +441,108 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
           expect((error as Error).message, show(params)).toContain('delta part 0')
           expect((error as Error).message, show(params)).toContain('BTC')
         }
-        for (const params of [{ symbol: 'ETH' }, { symbol: 'ETH', interval: '1', fromTimestamp: '0', toTimestamp: String(MAX) }, { symbol: 'BTC', toTimestamp: String(H - 1) }] as QueryParams[]) {
+        for (const params of [
+          { symbol: 'ETH' }, { symbol: 'ETH', interval: '1', fromTimestamp: '0', toTimestamp: String(MAX) }, { symbol: 'BTC', toTimestamp: String(H - 1) },
+          // The delta record is not the answer: the as-of reads one page and the heads entry's delta keys.
+          { symbol: 'BTC', toTimestamp: String(late.timestamp - 1) }, { symbol: 'BTC', toTimestamp: String(H + 30 * MINUTE) },
+          // Candles read refs alone: the key column and the delta keys.
+          { symbol: 'BTC', interval: String(MINUTE), fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1), aggregate: 'candles' },
+        ] as QueryParams[]) {
           expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
         }
+      } finally {
+        await store.close()
+      }
+    }
+  })
+
+  it('the heads entry keeps its delta records\' keys (format 7): every record of its delta parts, merged (a later write of a key winning), by (timestamp, id), covering each delta part', async () => {
+    const { location, writes } = await sealedHour()
+    const head = writes.find((r) => r.timestamp === H + 594_000) as InputRecord
+    const batches: InputRecord[][] = [
+      [makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567, value: 1.25 }), { ...head, value: 12_345.5, signature: 'rewritten-head' }],
+      [{ ...head, value: -0, signature: 'rewritten-again' }, makeRecord({ symbol: 'BTC', timestamp: H + 4_500, id: 'not-a-uuid', value: 3 })],
+      [makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567, id: '0-tie', value: 4 })],
+    ]
+    for (const [k, batch] of batches.entries()) {
+      writes.push(...batch)
+      await writeAndSeal(location, batch)
+      const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+      expect(chunk.summary?.deltas).toBe(k + 1)
+      expect(chunk.deltaKeys, `after late batch ${k}`).toEqual({ covers: k + 1, records: expectedDeltaKeys(batches.slice(0, k + 1)) })
+    }
+    await expectModel(location, writes, queriesAround('BTC', H, [head.timestamp, H + 1_234_567, H + 4_500]), 'delta keys')
+  })
+
+  it('a format 6 store (heads entries without delta keys) with delta parts: answers equal the model; the next delta part writes delta keys for all of them', async () => {
+    const { location, writes } = await sealedHour()
+    const batches: InputRecord[][] = [
+      [makeRecord({ symbol: 'BTC', timestamp: H + 100_001, value: 5 })],
+      [{ ...(writes[20] as InputRecord), value: 6.5, signature: 'rewritten' }],
+    ]
+    for (const batch of batches) {
+      writes.push(...batch)
+      await writeAndSeal(location, batch)
+    }
+    // As format 6 wrote it: the heads entries at version 6 (the delta keys cut), the format key "6".
+    const db = backend.raw(location)
+    await db.open()
+    try {
+      const heads = db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' })
+      for (const [key, value] of await heads.iterator().all()) await heads.put(key, olderHeads(Buffer.from(value), 6))
+      await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '6')
+    } finally {
+      await db.close()
+    }
+    expect((await chunkOnDisk(backend, location, 'BTC', periodOf(H))).deltaKeys).toBeUndefined()
+    const times = [H + 100_001, (writes[20] as InputRecord).timestamp]
+    await expectModel(location, writes, queriesAround('BTC', H, times), 'format 6 heads with delta parts')
+    const third = [makeRecord({ symbol: 'BTC', timestamp: H + 200_002, value: 7 })]
+    batches.push(third)
+    writes.push(...third)
+    await writeAndSeal(location, third)
+    const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(chunk.deltaKeys).toEqual({ covers: 3, records: expectedDeltaKeys(batches) })
+    await expectModel(location, writes, queriesAround('BTC', H, [...times, H + 200_002]), 'a delta part after format 6')
+  })
+
+  it(`more than ${MAX_DELTA_KEYS} delta records: the heads entry keeps no delta keys, answers equal the model`, async () => {
+    const location = await fresh()
+    // 2,400 base records (1.5 s apart), then a late batch of 520 (a quarter or less: it joins as a delta part).
+    const base = Array.from({ length: 2_400 }, (_, i) => makeRecord({ symbol: 'BTC', timestamp: H + i * 1_500 }))
+    const writes = [...base, dueMarker(H)]
+    await writeAndSeal(location, writes)
+    const late = Array.from({ length: MAX_DELTA_KEYS + 8 }, (_, i) => makeRecord({ symbol: 'BTC', timestamp: H + 700 + i * 6_000, value: i }))
+    writes.push(...late)
+    await writeAndSeal(location, late)
+    const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
+    expect(chunk.summary).toEqual({ records: 2_400 + late.length, deltas: 1 })
+    expect(chunk.deltaKeys).toBeUndefined()
+    await expectModel(location, writes, queriesAround('BTC', H, [H + 700, H + 700 + 6_000 * 300]), 'too many delta records for delta keys')
+  })
+
+  it('a delta part whose record disagrees with the heads entry\'s delta keys (its value changed on disk) → PRICE_CORRUPT_VALUE naming the part when that record is returned, never a wrong answer', async () => {
+    const { location, writes } = await sealedHour()
+    const late = makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567, value: 1.25 })
+    writes.push(late)
+    await writeAndSeal(location, [late])
+    // The record's stored value starts with its 9-byte header: flags, then the value as a little-endian float64.
+    await editPart(backend, location, 'BTC', periodOf(H), DELTA_PART, (bytes) => {
+      const { fields } = parseChunkPart(bytes, periodOf(H) * HOUR)
+      bytes.writeDoubleLE(99, (fields[3] as number) + 1)
+      return bytes
+    })
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    for (const memory of MEMORY) {
+      const store = await PriceStore.open(location, { provider: TEST_PROVIDER, ...memory })
+      try {
+        const error = await store.query({ symbol: 'BTC', toTimestamp: String(late.timestamp) }).then(() => undefined, (err: unknown) => err)
+        expect(isPriceStoreError(error, 'PRICE_CORRUPT_VALUE'), String(error)).toBe(true)
+        expect((error as Error).message).toContain('delta part 0')
+        expect((error as Error).message).toContain('delta keys')
+        // An as-of answered by a base record reads no delta part.
+        const params = { symbol: 'BTC', toTimestamp: String(late.timestamp - 1) }
+        expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
       } finally {
         await store.close()
       }

@@ -402,7 +402,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     }
   })
 
-  it('page table (format 6): the heads entry lists each page\'s first timestamp and id tag (FNV-1a over UTF-16 units, computed here)', async () => {
+  it('page table (format 6 and on): the heads entry lists each page\'s first timestamp and id tag (FNV-1a over UTF-16 units, computed here)', async () => {
     const location = await fresh()
     const writes = [...bigHour(H), ...Array.from({ length: 30 }, (_, i) => big({ symbol: 'BTC', timestamp: H + HOUR + 7 * MINUTE, id: `tie-${i}` })), dueMarker(H + HOUR)]
     await writeAndSeal(location, writes)
@@ -412,7 +412,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
       expect(firsts.length).toBeGreaterThanOrEqual(3)
       const entry = await withRaw(backend, location, (_, db) => db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' }).get(headsKeyOf('BTC', period)))
       const bytes = Buffer.from(entry as Uint8Array)
-      expect(bytes[0], 'heads entry version').toBe(6)
+      expect(bytes[0], 'heads entry version').toBe(7)
       const { pageStarts } = readHeads(bytes, period * HOUR, () => {})
       expect([...pageStarts.timestamps]).toEqual(firsts.map((r) => r.timestamp))
       expect([...pageStarts.idTags]).toEqual(firsts.map((r) => fnv1a(r.id)))
@@ -524,7 +524,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     await expectModel(location, writes, queriesAround('BTC', H, [H + 17]), 'no key column, a late record')
   })
 
-  it('format 4: a database rewritten raw into format 4 opens as format 6, answers equal the model, new hours are paged', async () => {
+  it('format 4: a database rewritten raw into format 4 opens as format 7, answers equal the model, new hours are paged', async () => {
     const location = await fresh()
     const writes: InputRecord[] = [
       ...bigHour(H, 40),
@@ -576,7 +576,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     const queries = [...queriesAround('BTC', H, [writes[3]!.timestamp]), ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700]), ...queriesAround('ETH', H)]
     await expectModel(location, writes, queries, 'format 4')
     const readFormat = () => withRaw(backend, location, (_, db) => db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).get('format'))
-    expect(await readFormat()).toBe('6')
+    expect(await readFormat()).toBe('7')
 
     // New records into a new hour, late records into both format 4 hours.
     const newHour = H + 4 * HOUR
@@ -596,6 +596,6 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
       ...queries, ...queriesAround('BTC', newHour), ...queriesAround('BTC', H, [H + 77, writes[5]!.timestamp]),
       ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700 + 1]),
     ], 'format 4 then new writes')
-    expect(await readFormat()).toBe('6')
+    expect(await readFormat()).toBe('7')
   }, 60_000)
 })

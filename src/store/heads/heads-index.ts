@@ -136,10 +136,14 @@ export class HeadsIndex {
    * Puts into `batch` the heads entry of a chunk that gains a delta part:
    * `summary` its new record and delta counts, `heads` (ascending, one per
    * ten-minute bucket) its new heads, `pages` the page table of its base
-   * records (unchanged by delta parts). Returns them as rows.
+   * records (unchanged by delta parts), `deltaKeys` the key column of its
+   * delta records, merged (see heads-codec.ts; `undefined`: none). Returns
+   * them as rows.
    */
-  putSummary(batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts): HeadRows {
-    const entry = encodeHeads(period * PERIOD_MS, summary, heads, pages)
+  putSummary(
+    batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts, deltaKeys: Uint8Array | undefined,
+  ): HeadRows {
+    const entry = encodeHeads(period * PERIOD_MS, summary, heads, pages, deltaKeys)
     batch.put(this.#prefix, headsKey(symbol, period), entry)
     return headRows(symbol, period, entry, this.#provider)
   }

@@ -10,7 +10,7 @@ import type { AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
 import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-layout.js'
+import { DELTA_PART, KEYS_PART, chunkKey, describeChunk, describeHeads } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadRows } from '../heads/heads-entry.js'
@@ -79,9 +79,12 @@ export class ChunkReader {
     if (small && heads.pageStarts.timestamps.length > 0) {
       const base = new PageTableChunk(symbol, period, heads, (page) => this.part(symbol, period, page), this.#caches.provider)
       if (heads.deltas === 0) return base
-      const deltas = (): SealedChunk[] => Array.from({ length: heads.deltas }, (_, delta) => this.#decoding(symbol, period, DELTA_PART + delta, () =>
-        new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta)))
-      return new DeltaOverPages(base, deltas, heads.records, () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true))
+      return new DeltaOverPages(base, {
+        symbol, period, deltas: heads.deltas, records: heads.records,
+        deltaKeys: heads.deltaKeys === undefined ? undefined : this.#deltaKeys(symbol, period, heads.deltaKeys),
+        readDelta: (delta) => this.#deltaPart(symbol, period, delta),
+        readFull: () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true),
+      })
     }
     return this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, small)
   }
@@ -94,7 +97,13 @@ export class ChunkReader {
    * record of an hour, as `chunk` does for one that is not small).
    */
   refs(symbol: string, period: number, heads: HeadRows): RowList {
-    const chunk = this.#cached(symbol, period) ?? this.#load(symbol, period, this.#keyColumn(symbol, period), heads.deltas, false)
+    const cached = this.#cached(symbol, period)
+    if (cached !== undefined) return cached instanceof PagedIndex ? cached.keys : cached
+    const column = this.#keyColumn(symbol, period)
+    // The delta records' keys are in the heads entry: the key column and they are the hour's refs, no delta part read.
+    const keys = heads.deltaKeys === undefined || column === undefined ? undefined : this.#keysWithDeltaKeys(symbol, period, column, heads.deltaKeys)
+    if (keys !== undefined) return keys
+    const chunk = this.#load(symbol, period, column, heads.deltas, false)
     return chunk instanceof PagedIndex ? chunk.keys : chunk
   }
 
@@ -109,12 +118,16 @@ export class ChunkReader {
 
   /**
    * The keys of the chunk's records, as sealing extends it: its key column
-   * and delta parts (no value beyond a header, nothing cached), or the chunk
-   * read whole when it has no key column.
+   * and its heads entry's delta keys, or its delta parts when the entry has
+   * none (no value beyond a header, nothing cached), or the chunk read whole
+   * when it has no key column.
    */
-  keys(symbol: string, period: number, deltas: number): RowList {
+  keys(symbol: string, period: number, heads: HeadRows): SealedChunk {
+    const { deltas } = heads
     const column = this.#keyColumn(symbol, period)
-    if (column === undefined) return this.#read(symbol, period, undefined, deltas, false)
+    if (column === undefined) return this.#load(symbol, period, undefined, deltas, false) as SealedChunk
+    const keys = heads.deltaKeys === undefined ? undefined : this.#keysWithDeltaKeys(symbol, period, column, heads.deltaKeys)
+    if (keys !== undefined) return keys
     const parts = [column, ...this.#deltaParts(symbol, period, deltas)]
     return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, parts, this.#caches.provider, deltas, KEYS_PART))
   }
@@ -205,6 +218,42 @@ export class ChunkReader {
   /** The chunk's `deltas` delta parts, oldest first. */
   #deltaParts(symbol: string, period: number, deltas: number): Buffer[] {
     return Array.from({ length: deltas }, (_, delta) => this.part(symbol, period, DELTA_PART + delta))
+  }
+
+  /** Delta part `delta` of the chunk, parsed. */
+  #deltaPart(symbol: string, period: number, delta: number): SealedChunk {
+    return this.#decoding(symbol, period, DELTA_PART + delta, () =>
+      new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta))
+  }
+
+  /**
+   * The heads entry's delta keys, parsed (their rows' values are value headers).
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the heads entry when they do not parse
+   */
+  #deltaKeys(symbol: string, period: number, deltaKeys: Buffer): SealedChunk {
+    try {
+      return new SealedChunk(symbol, period, [deltaKeys], this.#caches.provider, 0, KEYS_PART)
+    } catch (err) {
+      if (err instanceof PriceStoreError) throw err
+      throw undecodable(describeHeads(symbol, period), err)
+    }
+  }
+
+  /**
+   * A paged chunk's keys (key column) with the heads entry's delta keys
+   * merged over them, as its delta parts would be; `undefined` when the
+   * key column is not a paged one (its chunk is read otherwise).
+   */
+  #keysWithDeltaKeys(symbol: string, period: number, column: Buffer, deltaKeys: Buffer): SealedChunk | undefined {
+    if (!this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))) return undefined
+    try {
+      return new SealedChunk(symbol, period, [column, deltaKeys], this.#caches.provider, 1, KEYS_PART)
+    } catch (err) {
+      if (err instanceof PriceStoreError) throw err
+      // Name the heads entry when its delta keys are what does not parse, else the key column.
+      this.#deltaKeys(symbol, period, deltaKeys)
+      throw undecodable(describeChunk(period, symbol, KEYS_PART), err)
+    }
   }
 
   /** Runs `decode`; what does not decode is `PRICE_CORRUPT_VALUE` naming part `part` of the chunk. */

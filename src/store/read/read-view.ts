@@ -17,7 +17,7 @@ import { mergeRows } from './open-area.js'
 import type { OpenArea } from './open-area.js'
 import type { Row } from './row.js'
 import { RowArray, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
-import type { RowList } from './row-list.js'
+import type { RowList, SealedChunk } from './row-list.js'
 
 export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
 
@@ -174,13 +174,13 @@ export class ReadView implements ScanSource {
 
   /**
    * The sealed part of `symbol`'s `period`, as sealing extends it: its heads
-   * entry and the keys of its records (its key column and delta parts, or
-   * its chunk when it has no key column; not cached), or `undefined` when
-   * it has none.
+   * entry and the keys of its records (its key column and the entry's
+   * delta keys or its delta parts, or its chunk when it has no key column;
+   * not cached), or `undefined` when it has none.
    */
-  sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly keys: RowList } | undefined {
+  sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly keys: SealedChunk } | undefined {
     const heads = this.#headsOf(symbol, period)
-    return heads === null ? undefined : { heads, keys: this.#reader.keys(symbol, period, heads.deltas) }
+    return heads === null ? undefined : { heads, keys: this.#reader.keys(symbol, period, heads) }
   }
 
   /** The heads of the sealed chunk of `symbol` in `period` (its record and delta counts with them), or `null` when it has none. */

@@ -71,8 +71,8 @@ export class SealedChunk implements RowList {
   readonly #entries: readonly (() => string)[]
   /** Every record's timestamp, in order (the one part's own array when there is one and no delta). */
   readonly #timestamps: Float64Array
-  /** With delta parts: each record's {@link PartRef}, in order. */
-  readonly #order: Float64Array | undefined
+  /** With delta parts: each record's place (`part × PART_SPAN + index in the part`), in order. */
+  readonly #order: Int32Array | undefined
   /** Rows built so far (made on the first `rowAt`: a chunk read for its column alone builds none). */
   #rows: (Row | undefined)[] | undefined
   readonly #baseParts: number
@@ -109,13 +109,18 @@ export class SealedChunk implements RowList {
       this.#timestamps = timestamps
       this.#order = undefined
     } else {
-      const base = refsOf(this.#columns, 0, baseParts)
-      if (baseParts > 1) checkAscending(base.map((ref) => this.#timestampOf(ref)), base.length)
-      let newer: number[] = []
-      for (let part = baseParts; part < parts.length; part++) newer = this.#merge(newer, refsOf(this.#columns, part, part + 1))
-      const order = Float64Array.from(this.#merge(base, newer))
+      // The base parts' records in order, then each delta part merged over them in turn (a later part's record replacing an equal one).
+      let order: Int32Array = new Int32Array(this.baseCount)
+      let timestamps: Float64Array = new Float64Array(this.baseCount)
+      for (let part = 0, at = 0; part < baseParts; part++) {
+        const column = this.#columns[part] as ChunkColumn
+        timestamps.set(column.timestamps.subarray(0, column.count), at)
+        for (let i = 0; i < column.count; i++) order[at++] = part * PART_SPAN + i
+      }
+      if (baseParts > 1) checkAscending(timestamps, timestamps.length)
+      for (let part = baseParts; part < parts.length; part++) [order, timestamps] = this.#mergePart(order, timestamps, part)
       this.#order = order
-      this.#timestamps = order.map((ref) => this.#timestampOf(ref))
+      this.#timestamps = timestamps
     }
     this.length = this.#timestamps.length
     this.weight = parts.reduce((sum, part) => sum + part.length, 0) + this.length * MIN_ROW_WEIGHT
@@ -154,7 +159,12 @@ export class SealedChunk implements RowList {
   columns(): { readonly timestamps: Float64Array; readonly values: Float64Array } {
     if (this.#values === undefined) {
       const only = this.#order === undefined && this.#columns.length === 1 ? (this.#columns[0] as ChunkColumn).values : undefined
-      this.#values = only ?? Float64Array.from({ length: this.length }, (_, index) => this.#valueOf(this.#refAt(index)))
+      if (only !== undefined) this.#values = only
+      else {
+        const values = new Float64Array(this.length)
+        for (let index = 0; index < values.length; index++) values[index] = this.#valueOf(this.#refAt(index))
+        this.#values = values
+      }
     }
     return { timestamps: this.#timestamps, values: this.#values }
   }
@@ -200,11 +210,6 @@ export class SealedChunk implements RowList {
     return part * PART_SPAN + local
   }
 
-  #timestampOf(ref: number): number {
-    const part = partOf(ref)
-    return (this.#columns[part] as ChunkColumn).timestamps[ref - part * PART_SPAN] as number
-  }
-
   #idOf(ref: number): string {
     const part = partOf(ref)
     const { fields } = this.#columns[part] as ChunkColumn
@@ -213,23 +218,46 @@ export class SealedChunk implements RowList {
     return fields[at + 2] === 1 ? readCompactId(bytes, fields[at] as number) : bytes.toString('utf8', fields[at] as number, fields[at + 1] as number)
   }
 
-  /** Two ascending lists of refs as one; a record of `newer` replaces one of `older` with the same timestamp and id. */
-  #merge(older: readonly number[], newer: readonly number[]): number[] {
-    if (older.length === 0) return [...newer]
-    const out: number[] = []
+  /**
+   * The records in `order` (ascending, with their `timestamps`) and those of
+   * part `part` as one ascending order, with its timestamps; a record of the
+   * part replaces one of `order` with the same timestamp and id. Typed arrays
+   * throughout: a read of candles merges its hours' delta records this way.
+   */
+  #mergePart(order: Int32Array, timestamps: Float64Array, part: number): [Int32Array, Float64Array] {
+    const column = this.#columns[part] as ChunkColumn
+    const newer = column.timestamps
+    const count = column.count
+    const outOrder = new Int32Array(order.length + count)
+    const outTimestamps = new Float64Array(order.length + count)
     let i = 0
     let j = 0
-    while (i < older.length && j < newer.length) {
-      const a = older[i] as number
+    let n = 0
+    while (i < order.length && j < count) {
+      const a = timestamps[i] as number
       const b = newer[j] as number
-      const order = this.#timestampOf(a) - this.#timestampOf(b) || compareIds(this.#idOf(a), this.#idOf(b))
-      if (order < 0) out.push(a), i++
-      else if (order > 0) out.push(b), j++
-      else out.push(b), i++, j++
+      const ref = part * PART_SPAN + j
+      // Ids are compared only on a tie of timestamps.
+      const compared = a - b || compareIds(this.#idOf(order[i] as number), this.#idOf(ref))
+      if (compared < 0) {
+        outOrder[n] = order[i] as number
+        outTimestamps[n++] = a
+        i++
+      } else {
+        outOrder[n] = ref
+        outTimestamps[n++] = b
+        j++
+        if (compared === 0) i++
+      }
     }
-    while (i < older.length) out.push(older[i++] as number)
-    while (j < newer.length) out.push(newer[j++] as number)
-    return out
+    outOrder.set(order.subarray(i), n)
+    outTimestamps.set(timestamps.subarray(i), n)
+    n += order.length - i
+    for (; j < count; j++, n++) {
+      outOrder[n] = part * PART_SPAN + j
+      outTimestamps[n] = newer[j] as number
+    }
+    return [outOrder.subarray(0, n), outTimestamps.subarray(0, n)]
   }
 }
 
@@ -241,16 +269,6 @@ const PART_SPAN = MAX_KEY_RECORDS
 
 function partOf(ref: number): number {
   return Math.floor(ref / PART_SPAN)
-}
-
-/** The refs of every record of parts `first..end-1`, in order. */
-function refsOf(columns: readonly ChunkColumn[], first: number, end: number): number[] {
-  const refs: number[] = []
-  for (let part = first; part < end; part++) {
-    const count = (columns[part] as ChunkColumn).count
-    for (let i = 0; i < count; i++) refs.push(part * PART_SPAN + i)
-  }
-  return refs
 }
 
 /** @throws MalformedBytes when a timestamp is older than the one before */

@@ -1,12 +1,14 @@
 import { MAX_KEY_RECORDS, MAX_PART_RECORDS, encodeChunkPart, pageSpan, pagesFor } from '../../keys/chunk-codec.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
 import { KEY_COLUMN_VERSION, VALUE_VERSION } from '../../keys/format-version.js'
+import { MAX_DELTA_KEYS } from '../../keys/heads-codec.js'
 import { DELTA_PART, KEYS_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
 import type { RootBatch } from '../db/root-batch.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
+import { mergeRows } from '../read/open-area.js'
 import type { Row } from '../read/row.js'
-import { findRow, type RowList } from '../read/row-list.js'
+import { findRow, type SealedChunk } from '../read/row-list.js'
 
 /** Where a chunk goes: its parts under the chunks prefix, its heads entry into the heads index. */
 export interface ChunkTargets {
@@ -16,12 +18,12 @@ export interface ChunkTargets {
 
 /**
  * A sealed hour of one symbol as it stands: its heads entry, and the keys
- * of its records (delta parts merged in; from its key column when it has
- * one, so no value is read).
+ * of its records (delta parts merged in; from its key column and the heads
+ * entry's delta keys when it has them, so no value is read).
  */
 export interface SealedPeriod {
   readonly heads: HeadRows
-  readonly keys: RowList
+  readonly keys: SealedChunk
 }
 
 /** What a chunk write put into the batch: the new heads as rows and the bytes of the parts written. */
@@ -84,18 +86,31 @@ export function joinsAsDelta(sealed: SealedPeriod, rows: number): boolean {
  * repeated, at least one) and the chunk's new heads entry into `batch`. A
  * row replaces a sealed record with the same timestamp and id (readers
  * merge later parts over earlier ones); the record count grows by the rows
- * that replace none.
+ * that replace none. The entry keeps the keys of every delta record,
+ * merged the same way, while they are at most {@link MAX_DELTA_KEYS}.
  */
 export function putDelta(
   batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, sealed: SealedPeriod, rows: readonly Row[],
 ): ChunkWrite {
-  const value = encodeChunkPart(period * PERIOD_MS, 1, rows.map(toChunkRecord))
+  const periodStart = period * PERIOD_MS
+  const value = encodeChunkPart(periodStart, 1, rows.map(toChunkRecord))
   batch.put(targets.chunksPrefix, chunkKey(period, symbol, DELTA_PART + sealed.heads.deltas), value)
   let added = 0
   for (const row of rows) if (findRow(sealed.keys, row.timestamp, row.id) === undefined) added++
   const summary = { records: sealed.heads.records + added, deltas: sealed.heads.deltas + 1 }
-  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord), sealed.heads.pageStarts)
+  const deltaRecords = mergeRows(deltaRows(sealed.keys), rows)
+  const deltaKeys = deltaRecords.length <= MAX_DELTA_KEYS
+    ? encodeChunkPart(periodStart, summary.deltas, deltaRecords.map(toChunkRecord), KEY_COLUMN_VERSION)
+    : undefined
+  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord), sealed.heads.pageStarts, deltaKeys)
   return { heads, bytes: value.length }
+}
+
+/** The rows of `keys` (a sealed hour's keys, delta parts merged in) that a delta part holds, ascending. */
+function deltaRows(keys: SealedChunk): Row[] {
+  const rows: Row[] = []
+  for (let index = 0; index < keys.length; index++) if (keys.baseIndexAt(index) < 0) rows.push(keys.rowAt(index))
+  return rows
 }
 
 /** A row's stored parts, with its id as UTF-8. */
