@@ -18,8 +18,8 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
  * Checks a database's format version and provider, or records them in a new
- * database; a format 3, 4 or 5 database of the right provider becomes format 6
- * (its version key rewritten: its layout is a subset of format 6's, see
+ * database; a format 3, 4, 5 or 6 database of the right provider becomes
+ * format 7 (its version key rewritten: its layout is a subset of format 7's, see
  * keys/format-version.ts). A store belongs to one
  * provider: opening it as another would relabel every stored record, so it
  * is refused.

@@ -4,7 +4,9 @@
  * through its key column, each page only when one of its records is asked
  * for, or, for a read of a few records, through its heads entry's page
  * table (format 6), with no key column; a format 4 chunk (or one too large
- * for a key column) is read whole. Delta parts are merged in either way.
+ * for a key column) is read whole. Delta parts are merged in either way:
+ * for reads of keys alone or of a few records, as the heads entry's delta
+ * keys (format 7), a delta part read only for a delta record returned.
  */
 import type { AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
