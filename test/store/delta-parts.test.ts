@@ -548,4 +548,40 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
       }
     }
   })
+
+  it('a heads entry whose delta keys do not parse → PRICE_CORRUPT_VALUE naming the heads entry on queries that read the hour; other hours answer', async () => {
+    const { location, writes } = await sealedHour()
+    const late = [makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567 }), makeRecord({ symbol: 'BTC', timestamp: H + 2_000_001 })]
+    writes.push(...late)
+    await writeAndSeal(location, late)
+    const db = backend.raw(location)
+    await db.open()
+    try {
+      const heads = db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' })
+      const bytes = Buffer.from((await heads.get(headsKey('BTC', periodOf(H)))) as Uint8Array)
+      const keys = readHeads(bytes, periodOf(H) * HOUR, () => {}).deltaKeys as Buffer
+      // After the key column's header (version, part count, record count: 4 bytes here), every byte 0xff: a varint that never ends.
+      bytes.fill(0xff, keys.byteOffset - bytes.byteOffset + 4, keys.byteOffset - bytes.byteOffset + keys.length)
+      await heads.put(headsKey('BTC', periodOf(H)), bytes)
+    } finally {
+      await db.close()
+    }
+    const stored = storedRecords(writes, TEST_PROVIDER)
+    const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
+    try {
+      for (const params of [
+        { symbol: 'BTC', toTimestamp: String(H + 30 * MINUTE) },
+        { symbol: 'BTC', interval: String(MINUTE), fromTimestamp: String(H), toTimestamp: String(H + HOUR - 1), aggregate: 'candles' },
+      ] as QueryParams[]) {
+        const error = await store.query(params).then(() => undefined, (err: unknown) => err)
+        expect(isPriceStoreError(error, 'PRICE_CORRUPT_VALUE'), `${show(params)}: ${String(error)}`).toBe(true)
+        expect((error as Error).message, show(params)).toContain('heads BTC@')
+      }
+      for (const params of [{ symbol: 'ETH' }, { symbol: 'BTC', toTimestamp: String(H - 1) }] as QueryParams[]) {
+        expectSameOutcome(await outcomeOf(() => store.query(params)), referenceQuery(stored, params, config), show(params))
+      }
+    } finally {
+      await store.close()
+    }
+  })
 })

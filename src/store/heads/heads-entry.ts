@@ -3,9 +3,11 @@
  * records when it is sealed whole, from its heads when a delta part joins
  * it, and read back as rows.
  */
+import { MalformedBytes } from '../../keys/bytes.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { pageSpan, type ChunkRecord } from '../../keys/chunk-codec.js'
-import { encodeHeads, readHeads, type ReadSummary } from '../../keys/heads-codec.js'
+import { encodeChunkPart, pageSpan, parseChunkPart, type ChunkRecord } from '../../keys/chunk-codec.js'
+import { KEY_COLUMN_VERSION } from '../../keys/format-version.js'
+import { MAX_DELTA_KEYS, encodeHeads, readHeads, type ReadSummary } from '../../keys/heads-codec.js'
 import { idTag } from '../../keys/id-tag.js'
 import { HEAD_MS, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
@@ -28,6 +30,15 @@ export function headsEntryOf(period: number, records: readonly ChunkRecord[], pa
   return encodeHeads(period * PERIOD_MS, { records: records.length, deltas: 0 }, headsOf(records), table)
 }
 
+/**
+ * The delta keys of an hour whose delta parts hold `records` (ascending,
+ * merged: one per timestamp and id) in `deltas` parts: a key column of them,
+ * or `undefined` past {@link MAX_DELTA_KEYS} (see heads-codec.ts).
+ */
+export function deltaKeysOf(period: number, deltas: number, records: readonly ChunkRecord[]): Buffer | undefined {
+  return records.length <= MAX_DELTA_KEYS ? encodeChunkPart(period * PERIOD_MS, deltas, records, KEY_COLUMN_VERSION) : undefined
+}
+
 /** The latest record of each ten-minute bucket of `records` (ascending), ascending. */
 export function headsOf<T extends { readonly timestamp: number }>(records: readonly T[]): T[] {
   const heads: T[] = []
@@ -39,12 +50,17 @@ export function headsOf<T extends { readonly timestamp: number }>(records: reado
   return heads
 }
 
-/** The heads of a sealed hour of one symbol as rows, ascending, with the chunk's record and delta counts and its page table. */
-export type HeadRows = readonly Row[] & ReadSummary
+/**
+ * The heads of a sealed hour of one symbol as rows, ascending, with the
+ * chunk's record and delta counts, its page table and delta keys, and the
+ * entry's name for error messages.
+ */
+export type HeadRows = readonly Row[] & ReadSummary & { readonly entry: string }
 
 /**
  * The heads of an entry as rows (views into `bytes`), ascending, and the
- * chunk's record and delta counts and page table.
+ * chunk's record and delta counts, page table and delta keys (parsed here
+ * once, so a reader of them meets no damage the entry did not name).
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
  */
 export function headRows(symbol: string, period: number, bytes: Buffer, provider: Provider): HeadRows {
@@ -54,9 +70,18 @@ export function headRows(symbol: string, period: number, bytes: Buffer, provider
     const summary = readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
       rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, provider))
     })
-    return Object.assign(rows, summary)
+    if (summary.deltaKeys !== undefined) checkDeltaKeys(summary.deltaKeys, period)
+    return Object.assign(rows, summary, { entry })
   } catch (err) {
     throw undecodable(entry, err)
+  }
+}
+
+/** @throws MalformedBytes when the delta keys do not parse, or are not in (timestamp, id) order with no key twice */
+function checkDeltaKeys(keys: Buffer, period: number): void {
+  const { count, timestamps } = parseChunkPart(keys, period * PERIOD_MS)
+  for (let i = 1; i < count; i++) {
+    if ((timestamps[i] as number) < (timestamps[i - 1] as number)) throw new MalformedBytes(`delta key ${i} is older than the one before`)
   }
 }
 

@@ -16,7 +16,7 @@ import { PERIOD_MS, describeHeads, headsKey, headsRange, readHeadsPeriod, readHe
 import type { Provider } from '../../types.js'
 import type { RootBatch } from '../db/root-batch.js'
 import type { BytesSublevel } from '../db/sublevels.js'
-import { headRows, headsEntryOf, type HeadRows } from './heads-entry.js'
+import { deltaKeysOf, headRows, headsEntryOf, type HeadRows } from './heads-entry.js'
 
 /** Heads keys per round trip when iterating the index. */
 const INDEX_BATCH = 256
@@ -136,14 +136,16 @@ export class HeadsIndex {
    * Puts into `batch` the heads entry of a chunk that gains a delta part:
    * `summary` its new record and delta counts, `heads` (ascending, one per
    * ten-minute bucket) its new heads, `pages` the page table of its base
-   * records (unchanged by delta parts), `deltaKeys` the key column of its
-   * delta records, merged (see heads-codec.ts; `undefined`: none). Returns
-   * them as rows.
+   * records (unchanged by delta parts), `deltaRecords` the records of its
+   * delta parts (ascending, merged: one per timestamp and id), whose keys
+   * the entry keeps while they are few enough (see heads-codec.ts).
+   * Returns them as rows.
    */
   putSummary(
-    batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts, deltaKeys: Uint8Array | undefined,
+    batch: RootBatch, symbol: string, period: number, summary: ChunkSummary, heads: readonly ChunkRecord[], pages: PageStarts,
+    deltaRecords: readonly ChunkRecord[],
   ): HeadRows {
-    const entry = encodeHeads(period * PERIOD_MS, summary, heads, pages, deltaKeys)
+    const entry = encodeHeads(period * PERIOD_MS, summary, heads, pages, deltaKeysOf(period, summary.deltas, deltaRecords))
     batch.put(this.#prefix, headsKey(symbol, period), entry)
     return headRows(symbol, period, entry, this.#provider)
   }

@@ -12,7 +12,7 @@ import type { AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
 import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { DELTA_PART, KEYS_PART, chunkKey, describeChunk, describeHeads } from '../../keys/key-layout.js'
+import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadRows } from '../heads/heads-entry.js'
@@ -82,7 +82,7 @@ export class ChunkReader {
       const base = new PageTableChunk(symbol, period, heads, (page) => this.part(symbol, period, page), this.#caches.provider)
       if (heads.deltas === 0) return base
       return new DeltaOverPages(base, {
-        symbol, period, deltas: heads.deltas, records: heads.records,
+        symbol, period, entry: heads.entry, deltas: heads.deltas, records: heads.records,
         deltaKeys: heads.deltaKeys === undefined ? undefined : this.#deltaKeys(symbol, period, heads.deltaKeys),
         readDelta: (delta) => this.#deltaPart(symbol, period, delta),
         readFull: () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true),
@@ -228,17 +228,9 @@ export class ChunkReader {
       new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta))
   }
 
-  /**
-   * The heads entry's delta keys, parsed (their rows' values are value headers).
-   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the heads entry when they do not parse
-   */
+  /** The heads entry's delta keys (checked when the entry was read), parsed: their rows' values are value headers. */
   #deltaKeys(symbol: string, period: number, deltaKeys: Buffer): SealedChunk {
-    try {
-      return new SealedChunk(symbol, period, [deltaKeys], this.#caches.provider, 0, KEYS_PART)
-    } catch (err) {
-      if (err instanceof PriceStoreError) throw err
-      throw undecodable(describeHeads(symbol, period), err)
-    }
+    return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, [deltaKeys], this.#caches.provider, 0, KEYS_PART))
   }
 
   /**
@@ -248,14 +240,8 @@ export class ChunkReader {
    */
   #keysWithDeltaKeys(symbol: string, period: number, column: Buffer, deltaKeys: Buffer): SealedChunk | undefined {
     if (!this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))) return undefined
-    try {
-      return new SealedChunk(symbol, period, [column, deltaKeys], this.#caches.provider, 1, KEYS_PART)
-    } catch (err) {
-      if (err instanceof PriceStoreError) throw err
-      // Name the heads entry when its delta keys are what does not parse, else the key column.
-      this.#deltaKeys(symbol, period, deltaKeys)
-      throw undecodable(describeChunk(period, symbol, KEYS_PART), err)
-    }
+    // The delta keys were checked when the heads entry was read: what does not parse here is the key column.
+    return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, [column, deltaKeys], this.#caches.provider, 1, KEYS_PART))
   }
 
   /** Runs `decode`; what does not decode is `PRICE_CORRUPT_VALUE` naming part `part` of the chunk. */

@@ -9,7 +9,7 @@
  * Any other access (by position, or oldest first) reads the chunk through
  * its key column, once.
  */
-import { describeChunk, describeHeads, DELTA_PART } from '../../keys/key-layout.js'
+import { describeChunk, DELTA_PART } from '../../keys/key-layout.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import { corrupt } from './paged-chunk.js'
 import type { PageTableChunk } from './page-table-chunk.js'
@@ -20,6 +20,8 @@ import { firstAfter, firstAtOrAfter, type RowList, type SealedChunk } from './ro
 export interface DeltaSources {
   readonly symbol: string
   readonly period: number
+  /** The heads entry's name, for error messages. */
+  readonly entry: string
   /** The chunk's delta parts. */
   readonly deltas: number
   /** The chunk's records, delta parts merged in (its heads entry's count). */
@@ -97,7 +99,7 @@ export class DeltaOverPages implements RowList {
     const timestamp = keys.timestampAt(index)
     const id = keys.idAt(index)
     const value = keys.valueAt(index)
-    const { symbol, period } = this.#sources
+    const { symbol, period, entry } = this.#sources
     for (let delta = this.#deltas.length - 1; delta >= 0; delta--) {
       const part = this.#delta(delta)
       for (let i = firstAtOrAfter(part, timestamp); i < part.length && part.timestampAt(i) === timestamp; i++) {
@@ -108,7 +110,7 @@ export class DeltaOverPages implements RowList {
         return part.rowAt(i)
       }
     }
-    throw corrupt(describeHeads(symbol, period), `lists ${id} at ${timestamp} among its delta keys, and no delta part holds it`)
+    throw corrupt(entry, `lists ${id} at ${timestamp} among its delta keys, and no delta part holds it`)
   }
 
   #delta(delta: number): SealedChunk {

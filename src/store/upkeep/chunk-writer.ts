@@ -1,7 +1,6 @@
 import { MAX_KEY_RECORDS, MAX_PART_RECORDS, encodeChunkPart, pageSpan, pagesFor } from '../../keys/chunk-codec.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
 import { KEY_COLUMN_VERSION, VALUE_VERSION } from '../../keys/format-version.js'
-import { MAX_DELTA_KEYS } from '../../keys/heads-codec.js'
 import { DELTA_PART, KEYS_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../../keys/key-layout.js'
 import type { RootBatch } from '../db/root-batch.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
@@ -87,7 +86,7 @@ export function joinsAsDelta(sealed: SealedPeriod, rows: number): boolean {
  * row replaces a sealed record with the same timestamp and id (readers
  * merge later parts over earlier ones); the record count grows by the rows
  * that replace none. The entry keeps the keys of every delta record,
- * merged the same way, while they are at most {@link MAX_DELTA_KEYS}.
+ * merged the same way, while they are few (see heads-codec.ts).
  */
 export function putDelta(
   batch: RootBatch, targets: ChunkTargets, period: number, symbol: string, sealed: SealedPeriod, rows: readonly Row[],
@@ -98,11 +97,8 @@ export function putDelta(
   let added = 0
   for (const row of rows) if (findRow(sealed.keys, row.timestamp, row.id) === undefined) added++
   const summary = { records: sealed.heads.records + added, deltas: sealed.heads.deltas + 1 }
-  const deltaRecords = mergeRows(deltaRows(sealed.keys), rows)
-  const deltaKeys = deltaRecords.length <= MAX_DELTA_KEYS
-    ? encodeChunkPart(periodStart, summary.deltas, deltaRecords.map(toChunkRecord), KEY_COLUMN_VERSION)
-    : undefined
-  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord), sealed.heads.pageStarts, deltaKeys)
+  const deltaRecords = mergeRows(deltaRows(sealed.keys), rows).map(toChunkRecord)
+  const heads = targets.heads.putSummary(batch, symbol, period, summary, combineHeads(sealed.heads, rows).map(toChunkRecord), sealed.heads.pageStarts, deltaRecords)
   return { heads, bytes: value.length }
 }
 
