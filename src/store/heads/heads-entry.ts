@@ -3,16 +3,16 @@
  * records when it is sealed whole, from its heads when a delta part joins
  * it, and read back as rows.
  */
-import { MalformedBytes } from '../../keys/bytes.js'
 import { undecodable } from '../../keys/entry-errors.js'
-import { encodeChunkPart, pageSpan, parseChunkPart, type ChunkRecord } from '../../keys/chunk-codec.js'
+import { encodeChunkPart, pageSpan, type ChunkRecord } from '../../keys/chunk-codec.js'
 import { KEY_COLUMN_VERSION } from '../../keys/format-version.js'
 import { MAX_DELTA_KEYS, encodeHeads, readHeads, type ReadSummary } from '../../keys/heads-codec.js'
 import { idTag } from '../../keys/id-tag.js'
-import { HEAD_MS, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
+import { HEAD_MS, KEYS_PART, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import { Row } from '../read/row.js'
+import { SealedChunk } from '../read/row-list.js'
 
 /**
  * The heads entry of an hour's records (ascending, none repeated), written
@@ -52,10 +52,11 @@ export function headsOf<T extends { readonly timestamp: number }>(records: reado
 
 /**
  * The heads of a sealed hour of one symbol as rows, ascending, with the
- * chunk's record and delta counts, its page table and delta keys, and the
- * entry's name for error messages.
+ * chunk's record and delta counts, its page table and delta keys (as stored,
+ * and parsed: their rows' values are value headers), and the entry's name
+ * for error messages.
  */
-export type HeadRows = readonly Row[] & ReadSummary & { readonly entry: string }
+export type HeadRows = readonly Row[] & ReadSummary & { readonly deltaKeyList: SealedChunk | undefined; readonly entry: string }
 
 /**
  * The heads of an entry as rows (views into `bytes`), ascending, and the
@@ -70,18 +71,11 @@ export function headRows(symbol: string, period: number, bytes: Buffer, provider
     const summary = readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
       rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, provider))
     })
-    if (summary.deltaKeys !== undefined) checkDeltaKeys(summary.deltaKeys, period)
-    return Object.assign(rows, summary, { entry })
+    // Parsed once here, kept with the entry in the heads cache: every read of a few records of the hour merges them.
+    const deltaKeyList = summary.deltaKeys === undefined ? undefined : new SealedChunk(symbol, period, [summary.deltaKeys], provider, 0, KEYS_PART)
+    return Object.assign(rows, summary, { deltaKeyList, entry })
   } catch (err) {
     throw undecodable(entry, err)
-  }
-}
-
-/** @throws MalformedBytes when the delta keys do not parse, or are not in (timestamp, id) order with no key twice */
-function checkDeltaKeys(keys: Buffer, period: number): void {
-  const { count, timestamps } = parseChunkPart(keys, period * PERIOD_MS)
-  for (let i = 1; i < count; i++) {
-    if ((timestamps[i] as number) < (timestamps[i - 1] as number)) throw new MalformedBytes(`delta key ${i} is older than the one before`)
   }
 }
 

@@ -83,7 +83,7 @@ export class ChunkReader {
       if (heads.deltas === 0) return base
       return new DeltaOverPages(base, {
         symbol, period, entry: heads.entry, deltas: heads.deltas, records: heads.records,
-        deltaKeys: heads.deltaKeys === undefined ? undefined : this.#deltaKeys(symbol, period, heads.deltaKeys),
+        deltaKeys: heads.deltaKeyList,
         readDelta: (delta) => this.#deltaPart(symbol, period, delta),
         readFull: () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true),
       })
@@ -226,11 +226,6 @@ export class ChunkReader {
   #deltaPart(symbol: string, period: number, delta: number): SealedChunk {
     return this.#decoding(symbol, period, DELTA_PART + delta, () =>
       new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta))
-  }
-
-  /** The heads entry's delta keys (checked when the entry was read), parsed: their rows' values are value headers. */
-  #deltaKeys(symbol: string, period: number, deltaKeys: Buffer): SealedChunk {
-    return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, [deltaKeys], this.#caches.provider, 0, KEYS_PART))
   }
 
   /**

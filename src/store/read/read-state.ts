@@ -103,7 +103,8 @@ export class ReadState implements ViewCaches {
     this.#recordsPerSymbol = options.recordsPerSymbol
     this.#tails = options.recordsPerSymbol > 0 ? new HotTails(options.recordsPerSymbol) : undefined
     this.#heads = new Lru(options.headBytes, (heads) =>
-      64 + (heads === null ? 0 : heads.reduce((sum, row) => sum + row.valueLength + 64 + ROW_OVERHEAD, 0) + (heads.deltaKeys?.length ?? 0)))
+      // Delta keys: their bytes, and about as much again parsed (typed arrays of timestamps, places and values).
+      64 + (heads === null ? 0 : heads.reduce((sum, row) => sum + row.valueLength + 64 + ROW_OVERHEAD, 0) + 2 * (heads.deltaKeys?.length ?? 0)))
     this.#chunks = new Lru(options.chunkBytes, (chunk) => chunk.weight)
   }
 
