@@ -69,7 +69,8 @@ export class DeltaOverPages implements RowList {
     const { deltaKeys } = this.#sources
     // The base records (by the page table), then the delta keys, or each delta part's records, oldest first.
     const lists: readonly RowList[] = [this.#base, ...(deltaKeys === undefined ? this.#allDeltas() : [deltaKeys])]
-    const at = lists.map((list) => firstAfter(list, to) - 1)
+    // No base record is at or after `from` when it is past the chunk's last: then no page is read.
+    const at = lists.map((list, i) => (i === 0 && from > this.#base.last ? -1 : firstAfter(list, to) - 1))
     while (found.length < limit) {
       let newest: Row | undefined
       let source = -1

@@ -15,7 +15,7 @@ import type { Provider } from '../../types.js'
 import type { HeadRows } from '../heads/heads-entry.js'
 import { corrupt, readPage, type PageLoader } from './paged-chunk.js'
 import type { Row } from './row.js'
-import { SealedChunk, firstAtOrAfter, type RowList } from './row-list.js'
+import { SealedChunk, firstAfter, firstAtOrAfter, type RowList } from './row-list.js'
 
 /** One view's reading of a paged chunk by its page table: each page read (and parsed) at most once. */
 export class PageTableChunk implements RowList {
@@ -51,6 +51,28 @@ export class PageTableChunk implements RowList {
   rowAt(index: number): Row {
     const page = Math.floor(index / this.#span)
     return this.#page(page).rowAt(index - page * this.#span)
+  }
+
+  /** The chunk's last timestamp (its last head's, delta parts' records included): no base record is later. */
+  get last(): number {
+    return this.#last
+  }
+
+  /**
+   * Appends the records in `from..to`, newest first, to `found` until it
+   * holds `limit`: down from `to`, reading only the pages that hold them (and
+   * the one holding the first record older than `from`). A search for
+   * `from` would read a page of its own when it falls inside the hour (a
+   * range's edge bucket); none is read when `from` is past the last record.
+   */
+  takeNewest(from: number, to: number, limit: number, found: Row[]): Row[] {
+    if (from > this.#last) return found
+    for (let i = firstAfter(this, to) - 1; i >= 0 && found.length < limit; i--) {
+      const row = this.rowAt(i)
+      if (row.timestamp < from) break
+      found.push(row)
+    }
+    return found
   }
 
   /**

@@ -334,13 +334,10 @@ export class ReadView implements ScanSource {
   /** Appends the rows of `list` inside `from..to`, in the scan's direction, until `found` holds `limit`. */
   #take(list: RowList, from: number, to: number, reverse: boolean, limit: number, found: Row[]): Row[] {
     if (reverse && list.takeNewest !== undefined) return list.takeNewest(from, to, limit, found)
+    const start = firstAtOrAfter(list, from)
     const end = firstAfter(list, to)
-    if (reverse) {
-      // Down from `to` until `from`: no search for `from`, which in a paged chunk could read a page of its own.
-      for (let i = end - 1; i >= 0 && found.length < limit && list.timestampAt(i) >= from; i--) found.push(list.rowAt(i))
-      return found
-    }
-    for (let i = firstAtOrAfter(list, from); i < end && found.length < limit; i++) found.push(list.rowAt(i))
+    if (reverse) for (let i = end - 1; i >= start && found.length < limit; i--) found.push(list.rowAt(i))
+    else for (let i = start; i < end && found.length < limit; i++) found.push(list.rowAt(i))
     return found
   }
 
