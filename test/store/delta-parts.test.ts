@@ -21,7 +21,10 @@ import { compareTimeAndId } from '../../src/rules/compare-ids.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referencePrune, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
-import { BACKENDS, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type Backend, type Location } from './layout-harness.js'
+import {
+  BACKENDS, DELTA_PART, KEYS_PART, MEMORY, chunkKeyOf, headsKeyOf, symbolChunkPrefix, expectModel, withRaw, writeAndSeal,
+  type AnyLevel, type Backend, type Bytes, type Location,
+} from './layout-harness.js'
 import { exportLines, modelExport } from './suite/export.js'
 import { olderHeads } from '../keys/older-heads.js'
 
@@ -35,12 +38,6 @@ const MAX = Number.MAX_SAFE_INTEGER
 const config = { provider: TEST_PROVIDER, limits: DEFAULT_LIMITS }
 
 const periodOf = (timestamp: number): number => Math.floor(timestamp / HOUR)
-
-function headsKey(symbol: string, period: number): Buffer {
-  const tail = Buffer.alloc(4)
-  tail.writeUInt32BE(period)
-  return Buffer.concat([Buffer.from(symbol, 'utf8'), Buffer.from([0]), tail])
-}
 
 interface ChunkOnDisk {
   /** Part number → bytes. */
@@ -65,14 +62,11 @@ function keyColumnRecords(bytes: Buffer, periodStart: number): { timestamp: numb
 
 /** The parts and heads entry of one (hour, symbol), read from the raw database of a closed store. */
 async function chunkOnDisk(backend: Backend, location: Location, symbol: string, period: number): Promise<ChunkOnDisk> {
-  const db = backend.raw(location)
-  await db.open()
-  try {
-    const bytes = (name: string) => db.sublevel<Uint8Array, Uint8Array>(name, { keyEncoding: 'view', valueEncoding: 'view' })
+  return withRaw(backend, location, async (chunks, db) => {
     const prefix = symbolChunkPrefix(period, symbol)
     const parts = new Map<number, Buffer>()
     const counts = new Map<number, number>()
-    for (const [key, value] of await bytes('c').iterator({ gte: prefix, lt: Buffer.concat([prefix, Buffer.from([0xff, 0xff, 0xff])]) }).all()) {
+    for (const [key, value] of await chunks.iterator({ gte: prefix, lt: Buffer.concat([prefix, Buffer.from([0xff, 0xff, 0xff])]) }).all()) {
       const k = Buffer.from(key)
       if (k.length !== prefix.length + 2) continue
       const part = k.readUInt16BE(prefix.length)
@@ -82,43 +76,27 @@ async function chunkOnDisk(backend: Backend, location: Location, symbol: string,
       readChunkPart(v, period * HOUR, () => n++)
       counts.set(part, n)
     }
-    const heads = await bytes('h').get(headsKey(symbol, period))
+    const heads = await headsOf(db).get(headsKeyOf(symbol, period))
     const read = heads === undefined ? undefined : readHeads(Buffer.from(heads), period * HOUR, () => {})
     const summary = read === undefined ? undefined : { records: read.records, deltas: read.deltas }
     const keys = read?.deltaKeys
     const deltaKeys = keys === undefined ? undefined : { covers: keys.readUInt16BE(1), records: keyColumnRecords(keys, period * HOUR) }
     return { parts, counts, summary, deltaKeys }
-  } finally {
-    await db.close()
-  }
+  })
 }
+
+/** The heads sublevel `h` of a raw database. */
+const headsOf = (db: AnyLevel): Bytes => db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Bytes
 
 /** Rewrites one chunk part in the raw database of a closed store with `edit`'s bytes. */
 async function editPart(backend: Backend, location: Location, symbol: string, period: number, part: number, edit: (bytes: Buffer) => Buffer): Promise<void> {
-  const db = backend.raw(location)
-  await db.open()
-  try {
-    const key = Buffer.alloc(2)
-    key.writeUInt16BE(part)
-    const chunks = db.sublevel<Uint8Array, Uint8Array>('c', { keyEncoding: 'view', valueEncoding: 'view' })
-    const full = Buffer.concat([symbolChunkPrefix(period, symbol), key])
-    await chunks.put(full, edit(Buffer.from((await chunks.get(full)) as Uint8Array)))
-  } finally {
-    await db.close()
-  }
+  const key = chunkKeyOf(period, symbol, part)
+  await withRaw(backend, location, async (chunks) => chunks.put(key, edit(Buffer.from((await chunks.get(key)) as Uint8Array))))
 }
 
 /** Deletes one chunk part in the raw database of a closed store. */
 async function deletePart(backend: Backend, location: Location, symbol: string, period: number, part: number): Promise<void> {
-  const db = backend.raw(location)
-  await db.open()
-  try {
-    const key = Buffer.alloc(2)
-    key.writeUInt16BE(part)
-    await db.sublevel<Uint8Array, Uint8Array>('c', { keyEncoding: 'view', valueEncoding: 'view' }).del(Buffer.concat([symbolChunkPrefix(period, symbol), key]))
-  } finally {
-    await db.close()
-  }
+  await withRaw(backend, location, (chunks) => chunks.del(chunkKeyOf(period, symbol, part)))
 }
 
 const baseParts = (chunk: ChunkOnDisk): number[] => [...chunk.parts.keys()].filter((part) => part < KEYS_PART).sort((a, b) => a - b)
@@ -485,15 +463,11 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
       await writeAndSeal(location, batch)
     }
     // As format 6 wrote it: the heads entries at version 6 (the delta keys cut), the format key "6".
-    const db = backend.raw(location)
-    await db.open()
-    try {
-      const heads = db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' })
+    await withRaw(backend, location, async (_, db) => {
+      const heads = headsOf(db)
       for (const [key, value] of await heads.iterator().all()) await heads.put(key, olderHeads(Buffer.from(value), 6))
       await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '6')
-    } finally {
-      await db.close()
-    }
+    })
     expect((await chunkOnDisk(backend, location, 'BTC', periodOf(H))).deltaKeys).toBeUndefined()
     const times = [H + 100_001, (writes[20] as InputRecord).timestamp]
     await expectModel(location, writes, queriesAround('BTC', H, times), 'format 6 heads with delta parts')
@@ -554,18 +528,14 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
     const late = [makeRecord({ symbol: 'BTC', timestamp: H + 1_234_567 }), makeRecord({ symbol: 'BTC', timestamp: H + 2_000_001 })]
     writes.push(...late)
     await writeAndSeal(location, late)
-    const db = backend.raw(location)
-    await db.open()
-    try {
-      const heads = db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' })
-      const bytes = Buffer.from((await heads.get(headsKey('BTC', periodOf(H)))) as Uint8Array)
+    await withRaw(backend, location, async (_, db) => {
+      const heads = headsOf(db)
+      const bytes = Buffer.from((await heads.get(headsKeyOf('BTC', periodOf(H)))) as Uint8Array)
       const keys = readHeads(bytes, periodOf(H) * HOUR, () => {}).deltaKeys as Buffer
       // After the key column's header (version, part count, record count: 4 bytes here), every byte 0xff: a varint that never ends.
       bytes.fill(0xff, keys.byteOffset - bytes.byteOffset + 4, keys.byteOffset - bytes.byteOffset + keys.length)
-      await heads.put(headsKey('BTC', periodOf(H)), bytes)
-    } finally {
-      await db.close()
-    }
+      await heads.put(headsKeyOf('BTC', periodOf(H)), bytes)
+    })
     const stored = storedRecords(writes, TEST_PROVIDER)
     const store = await PriceStore.open(location, { provider: TEST_PROVIDER })
     try {

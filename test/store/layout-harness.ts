@@ -6,7 +6,7 @@
  * are written out here by hand (not imported from src/keys), so the tests
  * check the documented layout, not the code's.
  */
-import type { AbstractLevel } from 'abstract-level'
+import type { AbstractLevel, AbstractSublevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { MemoryLevel } from 'memory-level'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -64,6 +64,34 @@ export function symbolChunkPrefix(period: number, symbol: string): Buffer {
   const head = Buffer.alloc(4)
   head.writeUInt32BE(period)
   return Buffer.concat([head, Buffer.from(symbol, 'utf8'), Buffer.from([0])])
+}
+
+/** The key of part `part` of the chunk of `symbol` in `period`: its prefix, then the part (u16 BE). */
+export function chunkKeyOf(period: number, symbol: string, part: number): Buffer {
+  const tail = Buffer.alloc(2)
+  tail.writeUInt16BE(part)
+  return Buffer.concat([symbolChunkPrefix(period, symbol), tail])
+}
+
+/** The heads key of `symbol` in `period`: `symbol (UTF-8) · 0x00 · period (u32 BE)`. */
+export function headsKeyOf(symbol: string, period: number): Buffer {
+  const tail = Buffer.alloc(4)
+  tail.writeUInt32BE(period)
+  return Buffer.concat([Buffer.from(symbol, 'utf8'), Buffer.from([0]), tail])
+}
+
+/** A sublevel of raw bytes. */
+export type Bytes = AbstractSublevel<AnyLevel, any, Uint8Array, Uint8Array>
+
+/** Runs `edit` on the raw database under a closed store (and its chunks sublevel `c`), opened and closed around it. */
+export async function withRaw<T>(backend: Backend, location: Location, edit: (chunks: Bytes, db: AnyLevel) => Promise<T>): Promise<T> {
+  const db = backend.raw(location)
+  await db.open()
+  try {
+    return await edit(db.sublevel<Uint8Array, Uint8Array>('c', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Bytes, db)
+  } finally {
+    await db.close()
+  }
 }
 
 const config = { provider: TEST_PROVIDER, limits: DEFAULT_LIMITS }

@@ -15,7 +15,6 @@
  * On classic-level and memory-level. Sealing is deterministic: `close()`
  * seals every open hour.
  */
-import type { AbstractSublevel } from 'abstract-level'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
@@ -26,7 +25,9 @@ import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testi
 import { outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
 import { olderHeads } from '../keys/older-heads.js'
-import { BACKENDS, scratchLocations, DELTA_PART, KEYS_PART, MEMORY, symbolChunkPrefix, expectModel, writeAndSeal, type AnyLevel, type Backend, type Location } from './layout-harness.js'
+import {
+  BACKENDS, scratchLocations, DELTA_PART, KEYS_PART, MEMORY, chunkKeyOf, headsKeyOf, symbolChunkPrefix, expectModel, withRaw, writeAndSeal, type Backend, type Location,
+} from './layout-harness.js'
 
 const HOUR = 3_600_000
 const MINUTE = 60_000
@@ -41,12 +42,6 @@ const SEED = 20_2605
 
 const periodOf = (timestamp: number): number => Math.floor(timestamp / HOUR)
 const show = (params: QueryParams): string => JSON.stringify(params)
-
-function chunkKeyOf(period: number, symbol: string, part: number): Buffer {
-  const tail = Buffer.alloc(2)
-  tail.writeUInt16BE(part)
-  return Buffer.concat([symbolChunkPrefix(period, symbol), tail])
-}
 
 /** One record of a chunk part as read raw: its key and its stored value bytes. */
 interface RawRecord {
@@ -77,15 +72,6 @@ async function chunkOnDisk(backend: Backend, location: Location, symbol: string,
   })
 }
 
-type Bytes = AbstractSublevel<AnyLevel, any, Uint8Array, Uint8Array>
-
-/** The heads key of `symbol` in `period`: `symbol (UTF-8) · 0x00 · period (u32 BE)`. */
-function headsKeyOf(symbol: string, period: number): Buffer {
-  const tail = Buffer.alloc(4)
-  tail.writeUInt32BE(period)
-  return Buffer.concat([Buffer.from(symbol, 'utf8'), Buffer.from([0]), tail])
-}
-
 /** FNV-1a over UTF-16 code units, from its definition. */
 function fnv1a(id: string): number {
   let hash = 2166136261n
@@ -94,16 +80,6 @@ function fnv1a(id: string): number {
 }
 
 /** Runs `edit` on the raw chunks sublevel (and the root) of a closed store. */
-async function withRaw<T>(backend: Backend, location: Location, edit: (chunks: Bytes, db: AnyLevel) => Promise<T>): Promise<T> {
-  const db = backend.raw(location)
-  await db.open()
-  try {
-    return await edit(db.sublevel<Uint8Array, Uint8Array>('c', { keyEncoding: 'view', valueEncoding: 'view' }) as unknown as Bytes, db)
-  } finally {
-    await db.close()
-  }
-}
-
 const baseParts = (parts: Map<number, Buffer>): number[] => [...parts.keys()].filter((part) => part < KEYS_PART).sort((a, b) => a - b)
 const deltaParts = (parts: Map<number, Buffer>): number[] => [...parts.keys()].filter((part) => part >= DELTA_PART).sort((a, b) => a - b)
 
