@@ -94,34 +94,29 @@ export class SealedChunk implements RowList {
     this.#columns = parts.map((bytes) => parseChunkPart(bytes, period * PERIOD_MS))
     for (const column of this.#columns) checkAscending(column.timestamps, column.count)
     this.baseCount = this.#columns.slice(0, baseParts).reduce((sum, column) => sum + column.count, 0)
-    if (deltas === 0) {
-      const count = this.#columns.reduce((sum, column) => sum + column.count, 0)
-      let timestamps = (this.#columns[0] as ChunkColumn).timestamps
-      if (this.#columns.length > 1) {
-        timestamps = new Float64Array(count)
-        let at = 0
-        for (const column of this.#columns) {
-          timestamps.set(column.timestamps, at)
-          at += column.count
-        }
-        checkAscending(timestamps, count)
+    // The base parts' timestamps in order (the one part's own array when there is one).
+    let timestamps = (this.#columns[0] as ChunkColumn).timestamps
+    if (baseParts !== 1) {
+      timestamps = new Float64Array(this.baseCount)
+      let at = 0
+      for (const column of this.#columns.slice(0, baseParts)) {
+        timestamps.set(column.timestamps, at)
+        at += column.count
       }
-      this.#timestamps = timestamps
+      checkAscending(timestamps, timestamps.length)
+    }
+    if (deltas === 0) {
       this.#order = undefined
     } else {
-      // The base parts' records in order, then each delta part merged over them in turn (a later part's record replacing an equal one).
+      // Each delta part merged over the base records in turn (a later part's record replacing an equal one).
       let order: Int32Array = new Int32Array(this.baseCount)
-      let timestamps: Float64Array = new Float64Array(this.baseCount)
       for (let part = 0, at = 0; part < baseParts; part++) {
-        const column = this.#columns[part] as ChunkColumn
-        timestamps.set(column.timestamps.subarray(0, column.count), at)
-        for (let i = 0; i < column.count; i++) order[at++] = part * PART_SPAN + i
+        for (let i = 0; i < (this.#columns[part] as ChunkColumn).count; i++) order[at++] = part * PART_SPAN + i
       }
-      if (baseParts > 1) checkAscending(timestamps, timestamps.length)
       for (let part = baseParts; part < parts.length; part++) [order, timestamps] = this.#mergePart(order, timestamps, part)
       this.#order = order
-      this.#timestamps = timestamps
     }
+    this.#timestamps = timestamps
     this.length = this.#timestamps.length
     this.weight = parts.reduce((sum, part) => sum + part.length, 0) + this.length * MIN_ROW_WEIGHT
   }
