@@ -39,7 +39,8 @@ export class RootBatch {
   }
 }
 
-function prefixed(prefix: Uint8Array, key: Uint8Array): Uint8Array {
+/** `key` with `prefix` before it: a key of the root database. */
+export function prefixed(prefix: Uint8Array, key: Uint8Array): Uint8Array {
   const full = new Uint8Array(prefix.length + key.length)
   full.set(prefix, 0)
   full.set(key, prefix.length)

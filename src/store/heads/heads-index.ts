@@ -7,7 +7,6 @@
  * ten minutes or a multiple read entries instead of chunks, scans read them
  * to learn which hours hold a chunk, and statistics count records from them.
  */
-import type { AbstractSnapshot } from 'abstract-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
@@ -15,6 +14,7 @@ import { encodeHeads, readHeads, readHeadsCount, type ChunkSummary, type PageSta
 import { PERIOD_MS, describeHeads, headsKey, headsRange, readHeadsPeriod, readHeadsSymbol } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { RootBatch } from '../db/root-batch.js'
+import { SublevelReads, type SnapshotOptions } from '../db/root-reads.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { deltaKeysOf, headRows, headsEntryOf, type HeadRows } from './heads-entry.js'
 
@@ -23,8 +23,7 @@ const INDEX_BATCH = 256
 /** The last period a key can name. */
 const LAST_PERIOD = 0xffff_ffff
 
-/** Read options pinning a read to a view's snapshot (none: the database as it is now). */
-export type SnapshotOptions = { readonly snapshot: AbstractSnapshot } | Record<string, never>
+export type { SnapshotOptions } from '../db/root-reads.js'
 
 /** Sealed record counts by symbol, then by hour. */
 export type SealedCounts = Map<string, Map<number, number>>
@@ -32,11 +31,13 @@ export type SealedCounts = Map<string, Map<number, number>>
 /** The heads index of one store. */
 export class HeadsIndex {
   readonly #level: BytesSublevel
+  readonly #reads: SublevelReads
   readonly #prefix: Uint8Array
   readonly #provider: Provider
 
   constructor(level: BytesSublevel, prefix: Uint8Array, provider: Provider) {
     this.#level = level
+    this.#reads = new SublevelReads(level)
     this.#prefix = prefix
     this.#provider = provider
   }
@@ -47,7 +48,7 @@ export class HeadsIndex {
    * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
    */
   read(symbol: string, period: number, options: SnapshotOptions): HeadRows | null {
-    const stored = this.#level.getSync(headsKey(symbol, period), options) as Buffer | undefined
+    const stored = this.#reads.getSync(headsKey(symbol, period), options)
     return stored === undefined ? null : headRows(symbol, period, stored, this.#provider)
   }
 
@@ -57,7 +58,7 @@ export class HeadsIndex {
    * with its chunk all the same: the count is only reported).
    */
   recordCount(symbol: string, period: number): number {
-    const bytes = this.#level.getSync(headsKey(symbol, period)) as Buffer | undefined
+    const bytes = this.#reads.getSync(headsKey(symbol, period), {})
     if (bytes === undefined) return 0
     try {
       return readHeads(bytes, period * PERIOD_MS, () => {}).records

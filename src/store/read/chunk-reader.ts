@@ -14,6 +14,7 @@ import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
+import type { SublevelReads } from '../db/root-reads.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadRows } from '../heads/heads-entry.js'
 import { DeltaOverPages } from './delta-over-pages.js'
@@ -46,6 +47,12 @@ export interface HourKeyColumns {
   readonly deltas: readonly boolean[]
 }
 
+/** Where chunks are read: the chunks' sublevel, and its entries read straight from the root database. */
+export interface ChunkSources {
+  readonly level: BytesSublevel
+  readonly reads: SublevelReads
+}
+
 /** The key of a chunk's entries in the caches. */
 export function cacheKey(symbol: string, period: number): string {
   return `${period}:${symbol}`
@@ -55,13 +62,15 @@ export function cacheKey(symbol: string, period: number): string {
 export class ChunkReader {
   readonly #caches: ViewCaches
   readonly #chunks: BytesSublevel
+  readonly #reads: SublevelReads
   readonly #pin: { readonly snapshot: AbstractSnapshot }
   readonly #version: number
   readonly #sealing: boolean
 
-  constructor(caches: ViewCaches, chunks: BytesSublevel, pin: { readonly snapshot: AbstractSnapshot }, version: number, sealing: boolean) {
+  constructor(caches: ViewCaches, chunks: ChunkSources, pin: { readonly snapshot: AbstractSnapshot }, version: number, sealing: boolean) {
     this.#caches = caches
-    this.#chunks = chunks
+    this.#chunks = chunks.level
+    this.#reads = chunks.reads
     this.#pin = pin
     this.#version = version
     this.#sealing = sealing
@@ -174,7 +183,7 @@ export class ChunkReader {
    * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when it is missing (the heads index lists the chunk)
    */
   part(symbol: string, period: number, part: number): Buffer {
-    const bytes = this.#chunks.getSync(chunkKey(period, symbol, part), this.#pin) as Buffer | undefined
+    const bytes = this.#reads.getSync(chunkKey(period, symbol, part), this.#pin)
     if (bytes === undefined) {
       const entry = describeChunk(period, symbol, part)
       throw new PriceStoreError('PRICE_CORRUPT_VALUE', `${entry} is missing though the heads index lists it`, { details: { key: entry } })
@@ -188,7 +197,7 @@ export class ChunkReader {
   }
 
   #keyColumn(symbol: string, period: number): Buffer | undefined {
-    return this.#chunks.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin) as Buffer | undefined
+    return this.#reads.getSync(chunkKey(period, symbol, KEYS_PART), this.#pin)
   }
 
   /** Reads the chunk given its key column (if it has one) as this view's list, and caches it when `install`. */

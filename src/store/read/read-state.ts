@@ -45,6 +45,7 @@ import type { AbstractLevel } from 'abstract-level'
 import type { Provider } from '../../types.js'
 import type { HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
+import { SublevelReads } from '../db/root-reads.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { SymbolSet } from '../symbols/symbol-set.js'
 import { HotTails } from './hot-tails.js'
@@ -52,7 +53,7 @@ import { Lru } from './lru.js'
 import { OpenArea } from './open-area.js'
 import type { OpenWrite } from './open-area.js'
 import type { Row } from './row.js'
-import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches } from './read-view.js'
+import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches, type ViewSources } from './read-view.js'
 
 /** How much a store keeps in memory for reading, and where it reads the disk. */
 export interface ReadStateOptions {
@@ -81,7 +82,7 @@ const ROW_OVERHEAD = 256
 export class ReadState implements ViewCaches {
   readonly provider: Provider
   readonly #db: AbstractLevel<any, any, any>
-  readonly #sources: { readonly chunks: BytesSublevel; readonly heads: HeadsIndex }
+  readonly #sources: ViewSources
   readonly #symbols: SymbolSet
   #open = OpenArea.EMPTY
   #tails: HotTails | undefined
@@ -98,7 +99,7 @@ export class ReadState implements ViewCaches {
   constructor(options: ReadStateOptions) {
     this.provider = options.provider
     this.#db = options.db
-    this.#sources = { chunks: options.chunks, heads: options.heads }
+    this.#sources = { chunks: { level: options.chunks, reads: new SublevelReads(options.chunks) }, heads: options.heads }
     this.#symbols = options.symbols
     this.#recordsPerSymbol = options.recordsPerSymbol
     this.#tails = options.recordsPerSymbol > 0 ? new HotTails(options.recordsPerSymbol) : undefined

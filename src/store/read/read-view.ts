@@ -11,7 +11,7 @@ import { HEAD_MS, PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
-import { ChunkReader, cacheKey, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
+import { ChunkReader, cacheKey, type ChunkSources, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
 import { walkInForce } from './in-force.js'
 import { mergeRows } from './open-area.js'
 import type { OpenArea } from './open-area.js'
@@ -23,7 +23,7 @@ export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type
 
 /** What a view reads from the disk: the chunks, and the heads index. */
 export interface ViewSources {
-  readonly chunks: BytesSublevel
+  readonly chunks: ChunkSources
   readonly heads: HeadsIndex
 }
 

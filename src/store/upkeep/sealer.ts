@@ -148,11 +148,15 @@ export class Sealer {
    * {@link SEAL_GRACE_MS} that is not late. Returns its index.
    */
   #firstDue(periods: readonly number[], from: number, last: number | undefined, openBytes: number, taken?: { has(period: number): boolean }): number | undefined {
+    const overBudget = openBytes > this.#context.openBytes
     for (let i = from; i < periods.length; i++) {
       const period = periods[i] as number
       if (last !== undefined && period > last) return undefined
+      // Under the budget only hours due by time qualify, and no hour after one that is not due is: stop there rather
+      // than walk the open hours of the future (a feed's clock gone wrong) on every turn of the queue.
+      if (last === undefined && !overBudget && !this.#dueByTime(period)) return undefined
       if (taken?.has(period) === true) continue
-      if (last !== undefined || openBytes > this.#context.openBytes || (this.#dueByTime(period) && !this.#late.has(period))) return i
+      if (last !== undefined || overBudget || !this.#late.has(period)) return i
     }
     return undefined
   }
