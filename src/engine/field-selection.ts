@@ -1,5 +1,6 @@
 import type { AnswerForm, Candle, CountedBucket, EmptyCandle, FieldSelection, FilledPoint, PriceAnswer, RecordRef, Twap } from '../types.js'
 import { DeferredAnswer, type DeferredItem } from './deferred-answer.js'
+import { setOwn } from '../rules/own-keys.js'
 
 /** One record (or record reference) with only the selected fields, its keys in the record's own order. */
 export type SelectFields = <T extends object>(record: T) => T
@@ -71,5 +72,7 @@ function selectCandle(candle: Candle, select: SelectFields): Candle {
 
 /** An object keyed by symbol with each value mapped; a symbol named "__proto__" stays a key. */
 function mapValues<T, U>(bySymbol: Record<string, T>, map: (value: T) => U): Record<string, U> {
-  return Object.fromEntries(Object.keys(bySymbol).map((symbol) => [symbol, map(bySymbol[symbol] as T)]))
+  const mapped: Record<string, U> = {}
+  for (const symbol of Object.keys(bySymbol)) setOwn(mapped, symbol, map(bySymbol[symbol] as T))
+  return mapped
 }

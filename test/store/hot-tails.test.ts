@@ -53,3 +53,34 @@ describe('hot tails: canAnswer', () => {
     )
   })
 })
+
+describe('hot tails: a captured view', () => {
+  const rows = (...times: number[]): Row[] => times.map((timestamp) => ({ timestamp, id: `id-${timestamp}` }) as unknown as Row)
+  const timesOf = (found: readonly Row[]): number[] => found.map((row) => row.timestamp)
+
+  it('keeps the tails as they were when captured, whatever the writes, loads and prunes after it', () => {
+    const tails = new HotTails(4)
+    const known = { has: () => true }
+    tails.install('A', tails.version('A'), rows(30, 20, 10))
+    const before = tails.capture(['A'], known)
+    tails.apply(new Map([['A', rows(40)]]), new Set())
+    tails.install('B', tails.version('B'), rows(5))
+    const afterWrite = tails.capture(['A', 'B'], known)
+    tails.drop('A', 0, 25)
+    const afterPrune = tails.capture(['A', 'B'], known)
+
+    expect(timesOf(before?.scanNow('A', { reverse: true }) ?? [])).toEqual([30, 20, 10])
+    expect(before?.scanNow('B', { reverse: true })).toEqual([])
+    expect(timesOf(afterWrite?.scanNow('A', { reverse: true }) ?? [])).toEqual([40, 30, 20, 10])
+    expect(timesOf(afterWrite?.scanNow('B', { reverse: true }) ?? [])).toEqual([5])
+    expect(timesOf(afterPrune?.scanNow('A', { reverse: true }) ?? [])).toEqual([40, 30])
+  })
+
+  it('is not taken while a symbol with records has no tail loaded, and leaves out symbols without records', async () => {
+    const tails = new HotTails(4)
+    tails.install('A', tails.version('A'), rows(1))
+    expect(tails.capture(['A', 'B'], { has: () => true })).toBeUndefined()
+    const view = tails.capture(['A', 'B'], { has: (symbol) => symbol === 'A' })
+    expect(await view?.symbols()).toEqual(['A'])
+  })
+})

@@ -1,3 +1,5 @@
+import { setOwn } from '../../rules/own-keys.js'
+
 /** How many per-symbol reads of the several-tokens and TWAP forms are in flight at once. */
 const SEVERAL_CONCURRENCY = 64
 
@@ -13,11 +15,10 @@ export async function inBatches(indexes: readonly number[], task: (index: number
  * order, symbols without a find left out.
  */
 export function keyedBySymbol<F, T>(symbols: readonly string[], found: readonly (F | undefined)[], itemOf: (find: F) => T): Record<string, T> {
-  const entries: [string, T][] = []
+  const keyed: Record<string, T> = {}
   symbols.forEach((symbol, i) => {
     const find = found[i]
-    if (find !== undefined) entries.push([symbol, itemOf(find)])
+    if (find !== undefined) setOwn(keyed, symbol, itemOf(find))
   })
-  // fromEntries defines own properties, so a symbol named "__proto__" is a key, not the prototype.
-  return Object.fromEntries(entries)
+  return keyed
 }

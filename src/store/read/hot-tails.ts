@@ -21,7 +21,10 @@ const EMPTY_COMPLETE_TAIL: Tail = Object.freeze({ rows: Object.freeze([]), compl
  */
 export class HotTails {
   readonly perSymbol: number
-  readonly #tails = new Map<string, Tail>()
+  /** The tails; shared with every view captured since the last change, so the next change copies it first. */
+  #tails = new Map<string, Tail>()
+  /** Whether a view holds `#tails` itself. */
+  #shared = false
   /** Bumped by every batch that touches the symbol; a load started at an older version is stale. */
   readonly #versions = new Map<string, number>()
 
@@ -44,7 +47,7 @@ export class HotTails {
    */
   install(symbol: string, version: number, rows: readonly StoredRow[]): void {
     if (this.version(symbol) !== version) return
-    this.#tails.set(symbol, { rows: Object.freeze([...rows]), complete: rows.length < this.perSymbol })
+    this.#own().set(symbol, { rows: Object.freeze([...rows]), complete: rows.length < this.perSymbol })
   }
 
   /**
@@ -56,7 +59,7 @@ export class HotTails {
     for (const [symbol, written] of rowsBySymbol) {
       this.#versions.set(symbol, this.version(symbol) + 1)
       const tail = this.#tails.get(symbol) ?? (newSymbols.has(symbol) ? EMPTY_COMPLETE_TAIL : undefined)
-      if (tail !== undefined) this.#tails.set(symbol, merge(tail, written, this.perSymbol))
+      if (tail !== undefined) this.#own().set(symbol, merge(tail, written, this.perSymbol))
     }
   }
 
@@ -71,7 +74,16 @@ export class HotTails {
     const tail = this.#tails.get(symbol)
     if (tail === undefined) return
     const rows = tail.rows.filter((row) => row.timestamp < from || row.timestamp >= to)
-    if (rows.length !== tail.rows.length) this.#tails.set(symbol, { rows: Object.freeze(rows), complete: tail.complete })
+    if (rows.length !== tail.rows.length) this.#own().set(symbol, { rows: Object.freeze(rows), complete: tail.complete })
+  }
+
+  /** The tails, to change: a copy when a view holds them (copied once per change after a capture, not per query). */
+  #own(): Map<string, Tail> {
+    if (this.#shared) {
+      this.#tails = new Map(this.#tails)
+      this.#shared = false
+    }
+    return this.#tails
   }
 
   /**
@@ -80,16 +92,15 @@ export class HotTails {
    * records and need none.
    */
   capture(symbols: readonly string[], known: { has(symbol: string): boolean }): TailView | undefined {
-    const captured = new Map<string, Tail>()
+    const tails = this.#tails
     const present: string[] = []
     for (const symbol of symbols) {
       if (!known.has(symbol)) continue
-      const tail = this.#tails.get(symbol)
-      if (tail === undefined) return undefined
-      captured.set(symbol, tail)
+      if (!tails.has(symbol)) return undefined
       present.push(symbol)
     }
-    return new TailView(captured, present)
+    this.#shared = true
+    return new TailView(tails, present)
   }
 }
 
@@ -113,8 +124,13 @@ export class TailView implements ScanSource {
    * rows of its window.
    */
   canAnswer(plan: QueryPlan): boolean {
-    return this.#symbols.every((symbol) =>
-      plan.reads.every((read) => this.#covers(symbol, read, read.reverse ? read.limit ?? Number.POSITIVE_INFINITY : Number.POSITIVE_INFINITY)))
+    // Loops, not nested every(): a several-tokens query asks this of every symbol, and a closure per symbol showed.
+    for (const symbol of this.#symbols) {
+      for (const read of plan.reads) {
+        if (!this.#covers(symbol, read, read.reverse ? read.limit ?? Number.POSITIVE_INFINITY : Number.POSITIVE_INFINITY)) return false
+      }
+    }
+    return true
   }
 
   async *scan(symbol: string, options: ScanOptions): AsyncGenerator<readonly StoredRow[]> {
