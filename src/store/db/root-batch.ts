@@ -1,8 +1,17 @@
 import type { AbstractLevel } from 'abstract-level'
 
 /** The bytes a sublevel puts before each of its keys in the root database. */
-export function prefixOf(sublevel: { prefixKey(key: Uint8Array, format: 'view'): Uint8Array }): Uint8Array {
+export function prefixOf(sublevel: { prefixKey(key: Uint8Array, format: 'view', local?: boolean): Uint8Array }): Uint8Array {
   return sublevel.prefixKey(new Uint8Array(0), 'view')
+}
+
+/**
+ * The bytes a sublevel puts before each of its keys in its parent (the
+ * store's database): {@link prefixOf} without the prefix of a store opened
+ * on a sublevel, for a copy whose database is a root of its own.
+ */
+export function ownPrefixOf(sublevel: { prefixKey(key: Uint8Array, format: 'view', local?: boolean): Uint8Array }): Uint8Array {
+  return sublevel.prefixKey(new Uint8Array(0), 'view', true)
 }
 
 type RootOperation =
@@ -32,11 +41,23 @@ export class RootBatch {
     this.#operations.push({ type: 'del', key: prefixed(prefix, key), keyEncoding: 'view' })
   }
 
-  /** Writes every operation atomically; `sync` is classic-level's fsync switch, ignored elsewhere. */
+  /**
+   * Writes every operation atomically into the root database of `db` (the store's database, itself a sublevel
+   * when the store was opened on one); `sync` is classic-level's fsync switch, ignored elsewhere.
+   */
   async write(db: AbstractLevel<any, any, any>, sync: boolean): Promise<void> {
-    if (sync) await db.batch(this.#operations, { sync } as object)
-    else await db.batch(this.#operations)
+    const root = rootOf(db)
+    if (sync) await root.batch(this.#operations, { sync } as object)
+    else await root.batch(this.#operations)
   }
+}
+
+/**
+ * The root database of `db`: `db` itself, or the root of a sublevel. The keys
+ * of {@link prefixOf} are keys of the root: a sublevel would prefix them again.
+ */
+export function rootOf(db: AbstractLevel<any, any, any>): AbstractLevel<any, any, any> {
+  return (db as { readonly db?: AbstractLevel<any, any, any> }).db ?? db
 }
 
 /** `key` with `prefix` before it: a key of the root database. */

@@ -31,7 +31,7 @@ import { readPartRecordCount } from '../../keys/chunk-codec.js'
 import { readJournalKey } from '../../keys/key-layout.js'
 import { readLogEntry } from '../../keys/log-codec.js'
 import type { Provider } from '../../types.js'
-import { RootBatch, prefixOf } from '../db/root-batch.js'
+import { RootBatch, ownPrefixOf } from '../db/root-batch.js'
 import type { BytesSublevel, StoreSublevels } from '../db/sublevels.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
@@ -177,7 +177,8 @@ async function copyEntries(
   let bytes = 0
   try {
     for (const level of Object.values(source.levels)) {
-      const prefix = prefixOf(level)
+      // The copy is a database of its own: its keys carry the store's prefixes, not those of a sublevel it was opened on.
+      const prefix = ownPrefixOf(level)
       const iterator = source.view.entries(level)
       try {
         let batch = new RootBatch()
@@ -218,8 +219,8 @@ async function copyJournalHead(source: BackupSource, db: ClassicLevel<Uint8Array
   if (newest === undefined) return
   const [key, value] = newest
   const batch = new RootBatch()
-  batch.put(prefixOf(source.journal), key, value)
-  batch.put(prefixOf(source.levels.meta), Buffer.from(JOURNAL_FLOOR_KEY, 'utf8'), Buffer.from(String(readJournalKey(key) - 1), 'utf8'))
+  batch.put(ownPrefixOf(source.journal), key, value)
+  batch.put(ownPrefixOf(source.levels.meta), Buffer.from(JOURNAL_FLOOR_KEY, 'utf8'), Buffer.from(String(readJournalKey(key) - 1), 'utf8'))
   await batch.write(db, false)
 }
 
