@@ -45,7 +45,8 @@ export interface PriceStoreOptions {
      * a sealed hour of one symbol, which ranges sampled at ten minutes or a
      * multiple return) kept in memory, least recently used out first
      * (default 64 MiB; 0 turns it off). Counted as stored bytes plus an
-     * allowance for the decoded record.
+     * allowance for the row; a head whose record a query returned keeps it
+     * decoded (about 1.5 KB more, not counted).
      */
     readonly headBytes?: number
     /**
