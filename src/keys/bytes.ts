@@ -5,6 +5,14 @@
 
 const TWO_POW_32 = 2 ** 32
 
+/**
+ * A Buffer over the same memory as `bytes`, not a copy (`bytes` itself when it is one). `Buffer.from(bytes)` copies,
+ * element by element for a plain Uint8Array: the log's replay spent a fifth of its time there.
+ */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
 /** Writes a safe integer as 8 bytes, big-endian; byte order equals numeric order. */
 export function writeUint64(target: Uint8Array, offset: number, value: number): void {
   // Byte by byte rather than through a DataView: a view per call was an allocation per record written.

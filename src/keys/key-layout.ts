@@ -19,7 +19,7 @@
  * Symbols never contain control characters, so the 0x00 after a symbol sorts
  * before any symbol byte: `BTC` never runs into `BTC-USD`.
  */
-import { MalformedBytes, readUint64, writeUint64 } from './bytes.js'
+import { MalformedBytes, asBuffer, readUint64, writeUint64 } from './bytes.js'
 
 /** The width of a period, the unit of sealing: one hour. */
 export const PERIOD_MS = 3_600_000
@@ -46,7 +46,7 @@ export function logKey(period: number, sequence: number): Buffer {
 /** The period and sequence of a log key. */
 export function readLogKey(key: Uint8Array): { period: number; sequence: number } {
   if (key.length !== 12) throw new MalformedBytes(`a log key has 12 bytes, this one ${key.length}`)
-  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  const bytes = asBuffer(key)
   return { period: bytes.readUInt32BE(0), sequence: readUint64(bytes, 4) }
 }
 
@@ -81,7 +81,7 @@ export function chunkKey(period: number, symbol: string, part: number): Buffer {
 /** The period of a chunk key: its first four bytes. */
 export function readChunkPeriod(key: Uint8Array): number {
   if (key.length < 4) throw new MalformedBytes(`a chunk key has at least 4 bytes, this one ${key.length}`)
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(0)
+  return asBuffer(key).readUInt32BE(0)
 }
 
 /** The first chunk key of `period`: every chunk key of earlier periods sorts before it. */
@@ -94,7 +94,7 @@ export function chunkPeriodStart(period: number): Buffer {
 /** The period, symbol and part of a chunk key. */
 export function readChunkKey(key: Uint8Array): { period: number; symbol: string; part: number } {
   if (key.length < 7) throw new MalformedBytes(`a chunk key has at least 7 bytes, this one ${key.length}`)
-  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  const bytes = asBuffer(key)
   return { period: bytes.readUInt32BE(0), symbol: bytes.toString('utf8', 4, bytes.length - 3), part: bytes.readUInt16BE(bytes.length - 2) }
 }
 
@@ -115,14 +115,14 @@ export function headsRange(symbol: string, first: number, last: number): { gte: 
 
 /** The period of a heads key. */
 export function readHeadsPeriod(key: Uint8Array): number {
-  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  const bytes = asBuffer(key)
   return bytes.readUInt32BE(bytes.length - 4)
 }
 
 /** The symbol of a heads key: the UTF-8 bytes before its separator. */
 export function readHeadsSymbol(key: Uint8Array): string {
   if (key.length < 5) throw new MalformedBytes(`a heads key has at least 5 bytes, this one ${key.length}`)
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8', 0, key.length - 5)
+  return asBuffer(key).toString('utf8', 0, key.length - 5)
 }
 
 /** The key of a record's signature verdict: its symbol, timestamp and id, so a symbol's verdicts sort as its records do. */
@@ -145,7 +145,7 @@ export function verdictRange(symbol: string, from: number, to: number): { gte: B
 export function readVerdictKey(key: Uint8Array, symbol: string): { timestamp: number; id: string } {
   const start = Buffer.byteLength(symbol, 'utf8') + 1
   if (key.length < start + 8) throw new MalformedBytes(`a verdict key of ${JSON.stringify(symbol)} has at least ${start + 8} bytes, this one ${key.length}`)
-  const bytes = Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  const bytes = asBuffer(key)
   return { timestamp: readUint64(bytes, start), id: bytes.toString('utf8', start + 8) }
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ByteReader, ByteWriter, MalformedBytes, readUint64, writeUint64 } from '../../src/keys/bytes.js'
+import { ByteReader, ByteWriter, MalformedBytes, asBuffer, readUint64, writeUint64 } from '../../src/keys/bytes.js'
 
 const MAX = Number.MAX_SAFE_INTEGER
 
@@ -47,6 +47,21 @@ describe('uint64 big-endian', () => {
     expect(backing[7]).toBe(0xaa)
     expect(backing[16]).toBe(0xaa)
     expect(readUint64(view, 3)).toBe(0x0102030405)
+  })
+})
+
+describe('asBuffer', () => {
+  it('returns a Buffer as it is, and over a Uint8Array view the same bytes without copying', () => {
+    const buffer = Buffer.from('abc')
+    expect(asBuffer(buffer)).toBe(buffer)
+    const backing = new Uint8Array([1, 2, 3, 4, 5, 6])
+    const view = backing.subarray(2, 5)
+    const wrapped = asBuffer(view)
+    expect(Buffer.isBuffer(wrapped)).toBe(true)
+    expect([...wrapped]).toEqual([3, 4, 5])
+    backing[3] = 40
+    expect(wrapped[1]).toBe(40)
+    expect(asBuffer(new Uint8Array(0)).length).toBe(0)
   })
 })
 

@@ -3,6 +3,7 @@
  * records when it is sealed whole, from its heads when a delta part joins
  * it, and read back as rows.
  */
+import { asBuffer } from '../../keys/bytes.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { encodeChunkPart, pageSpan, type ChunkRecord } from '../../keys/chunk-codec.js'
 import { KEY_COLUMN_VERSION } from '../../keys/format-version.js'
@@ -25,7 +26,7 @@ export function headsEntryOf(period: number, records: readonly ChunkRecord[], pa
   for (let page = 0; page < pages; page++) {
     const first = records[page * span] as ChunkRecord
     table.timestamps[page] = first.timestamp
-    table.idTags[page] = idTag(Buffer.from(first.idBytes.buffer, first.idBytes.byteOffset, first.idBytes.byteLength).toString('utf8'))
+    table.idTags[page] = idTag(asBuffer(first.idBytes).toString('utf8'))
   }
   return encodeHeads(period * PERIOD_MS, { records: records.length, deltas: 0 }, headsOf(records), table)
 }

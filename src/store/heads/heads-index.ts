@@ -8,6 +8,7 @@
  * to learn which hours hold a chunk, and statistics count records from them.
  */
 import { throwIfAborted } from '../../rules/abort.js'
+import { asBuffer } from '../../keys/bytes.js'
 import type { ChunkRecord } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { encodeHeads, readHeads, readHeadsCount, type ChunkSummary, type PageStarts } from '../../keys/heads-codec.js'
@@ -111,7 +112,7 @@ export class HeadsIndex {
           let hours = counts.get(symbol)
           if (hours === undefined) counts.set(symbol, (hours = new Map()))
           try {
-            hours.set(period, readHeadsCount(Buffer.from(value.buffer, value.byteOffset, value.byteLength)))
+            hours.set(period, readHeadsCount(asBuffer(value)))
           } catch (err) {
             throw undecodable(describeHeads(symbol, period), err)
           }

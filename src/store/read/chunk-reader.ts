@@ -10,6 +10,7 @@
  */
 import type { AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
+import { asBuffer } from '../../keys/bytes.js'
 import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-layout.js'
@@ -157,7 +158,7 @@ export class ChunkReader {
     const deltas: boolean[] = []
     for (let at = 0; at < values.length; at += 2) {
       const column = values[at]
-      columns.push(column === undefined || Buffer.isBuffer(column) ? column : Buffer.from(column.buffer, column.byteOffset, column.byteLength))
+      columns.push(column === undefined ? column : asBuffer(column))
       deltas.push(values[at + 1] !== undefined)
     }
     return { lo, columns, deltas }

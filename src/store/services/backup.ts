@@ -27,6 +27,7 @@ import { dirname, join, resolve } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import { PriceStoreError, describeValue } from '../../errors.js'
+import { asBuffer } from '../../keys/bytes.js'
 import { readPartRecordCount } from '../../keys/chunk-codec.js'
 import { readJournalKey } from '../../keys/key-layout.js'
 import { readLogEntry } from '../../keys/log-codec.js'
@@ -226,7 +227,7 @@ async function copyJournalHead(source: BackupSource, db: ClassicLevel<Uint8Array
 
 /** The records an entry holds, for progress: a chunk part's count, or a log entry's. */
 function recordsIn(level: BytesSublevel, { log, chunks }: BackupSource['levels'], value: Uint8Array): number {
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+  const bytes = asBuffer(value)
   try {
     if (level === chunks) return readPartRecordCount(bytes)
     if (level === log) {

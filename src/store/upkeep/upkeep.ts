@@ -32,10 +32,16 @@ export class Upkeep {
     this.#context = context
   }
 
-  /** Queues a turn of sealing after the writes queued so far. */
-  enqueueSeal(): void {
+  /**
+   * Queues a turn of sealing after the writes queued so far.
+   * @param afterOpen the turn a store queues as it opens: its work waits for the next turn of the event loop, so
+   *   `open()` resolves (and a first query is answered) before a crash's unsealed hours are sealed. A seal step can
+   *   hold the thread for a few hundred milliseconds; started at once, it ran before the open's caller went on.
+   */
+  enqueueSeal(afterOpen = false): void {
     const { queue, sealer, life } = this.#context
     queue.run(async () => {
+      if (afterOpen) await new Promise((resolve) => setImmediate(resolve))
       // A failed step leaves its rows open (readers still see them); it runs again after the next batch.
       if (life.status === 'open' && (await sealer.runDue())) this.enqueueSeal()
     }).catch(() => {})
@@ -66,7 +72,7 @@ export class Upkeep {
    * `retention` option (in days) starts from the newest hour it holds.
    */
   start(retentionDays: number | undefined, newestHour: number): void {
-    this.enqueueSeal()
+    this.enqueueSeal(true)
     this.#retention = retentionDays === undefined ? undefined : new Retention(retentionDays)
     this.applyRetention(newestHour)
   }
