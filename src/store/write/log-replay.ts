@@ -20,7 +20,8 @@ export interface ReplayedLog {
 /**
  * Bytes the log's iterator brings per round trip to LevelDB's thread. Its default (classic-level's 16 KB) is about
  * one log entry, so replaying a full open area (up to `openBytes`, 64 MiB by default) after a crash made thousands
- * of round trips, about half the replay's time; the whole log is held in memory once replayed anyway.
+ * of round trips: this took such a replay from about 410 to 340 ms. The whole log is held in memory once replayed
+ * anyway.
  */
 const REPLAY_READ_BYTES = 4 * 1024 * 1024
 
