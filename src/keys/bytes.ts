@@ -6,8 +6,8 @@
 const TWO_POW_32 = 2 ** 32
 
 /**
- * A Buffer over the same memory as `bytes`, not a copy (`bytes` itself when it is one). `Buffer.from(bytes)` copies,
- * element by element for a plain Uint8Array: the log's replay spent a fifth of its time there.
+ * A Buffer over the same memory as `bytes`, not a copy (`bytes` itself when it is one). `Buffer.from(bytes)` allocates
+ * and copies: the log's replay after a crash spent about a fifth of its time there (85 ms for 64 MiB).
  */
 export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
