@@ -32,16 +32,10 @@ export class Upkeep {
     this.#context = context
   }
 
-  /**
-   * Queues a turn of sealing after the writes queued so far.
-   * @param afterOpen the turn a store queues as it opens: its work waits for the next turn of the event loop, so
-   *   `open()` resolves (and a first query is answered) before a crash's unsealed hours are sealed. A seal step can
-   *   hold the thread for a few hundred milliseconds; started at once, it ran before the open's caller went on.
-   */
-  enqueueSeal(afterOpen = false): void {
+  /** Queues a turn of sealing after the writes queued so far. */
+  enqueueSeal(): void {
     const { queue, sealer, life } = this.#context
     queue.run(async () => {
-      if (afterOpen) await new Promise((resolve) => setImmediate(resolve))
       // A failed step leaves its rows open (readers still see them); it runs again after the next batch.
       if (life.status === 'open' && (await sealer.runDue())) this.enqueueSeal()
     }).catch(() => {})
@@ -72,7 +66,11 @@ export class Upkeep {
    * `retention` option (in days) starts from the newest hour it holds.
    */
   start(retentionDays: number | undefined, newestHour: number): void {
-    this.enqueueSeal(true)
+    // The queue first waits for the next turn of the event loop, so `open()` resolves (and a first query is
+    // answered) before a crash's unsealed hours are sealed: a seal step can hold the thread for a few hundred
+    // milliseconds, and started at once it ran before the open's caller went on.
+    void this.#context.queue.run(() => new Promise((resolve) => setImmediate(resolve)))
+    this.enqueueSeal()
     this.#retention = retentionDays === undefined ? undefined : new Retention(retentionDays)
     this.applyRetention(newestHour)
   }
