@@ -1,13 +1,17 @@
 /**
  * SignatureVerifier: verifyRecord for batches, off the event loop. One
- * worker thread per core (os.availableParallelism()), started on first use;
- * a batch is cut into chunks per worker, sent and answered in the compact
- * forms of worker-protocol.ts (the records' JSON text, cut to what
- * verification reads; the distinct verdicts and an index per record). A record goes to the worker chosen by a hash of its signature, so
- * each distinct signature meets one worker's cache only and is verified
- * once while it stays there. Idle workers do not keep the process alive
- * (they are unref'ed while nothing is pending), but `close()` is still what
- * ends them: call it when done.
+ * worker thread per core (os.availableParallelism()), started on first use.
+ * A batch is cut into chunks in the compact forms of worker-protocol.ts (the
+ * records' JSON text, cut to what verification reads; back, the distinct
+ * verdicts and an index per record). Every chunk is sent to every worker and
+ * the first worker to reach it claims it (a shared slot per chunk), so the
+ * work balances itself: a worker sharing its core with the calling thread,
+ * or slowed by anything else, simply takes fewer chunks, and no core waits
+ * at the end of a batch for a slower one. What a worker's verifications add
+ * to its cache is passed on to the others before the batch's answer, so a
+ * signature met again is a cache hit whichever worker meets it. Idle workers
+ * do not keep the process alive (they are unref'ed while nothing is
+ * pending), but `close()` is still what ends them: call it when done.
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -15,7 +19,7 @@ import { signerTable, type AllowedSigners, type SignerTable } from './allowed-si
 import { defaultBackend, type Secp256k1Backend } from './secp256k1-recover.js'
 import type { RecordVerdict } from './verdict.js'
 import { verifyRecord } from './verify-record.js'
-import { decodeVerdicts, encodeRecord, encodeRecords, type VerifyReply, type VerifyRequest, type WorkerSetup } from './worker-protocol.js'
+import { RequestBuilder, decodeVerdicts, type RememberRequest, type VerifyReply, type VerifyRequest, type WorkerSetup } from './worker-protocol.js'
 import { workerScriptUrl } from './worker-script.js'
 
 /** How a SignatureVerifier verifies. */
@@ -50,19 +54,19 @@ interface Pending {
 
 interface Slot {
   readonly worker: Worker
-  readonly pending: Map<number, Pending>
-  /** Why it can take no more parts (it died, or the verifier closed), once it cannot. */
+  /** Why it can take no more chunks (it died, or the verifier closed), once it cannot. */
   lost?: Error
 }
 
 const DEFAULT_CACHE_SIZE = 100_000
 /**
- * Records per message. The first message of each worker is small, so it starts verifying a few milliseconds into
- * the batch instead of waiting for a thousand records to be encoded (on two cores that wait left a core idle at the
- * start of every batch); later ones are larger, as each message has a fixed cost.
+ * Records per chunk. The first chunks are small, so every worker starts verifying a millisecond or two into the
+ * batch instead of waiting for the calling thread to encode a large one; later ones are larger, as each chunk
+ * costs a message to every worker, but small enough that the last one to finish (30–60 ms of one core) leaves
+ * little of a batch to one core.
  */
-const FIRST_PART_RECORDS = 128
-const PART_RECORDS = 1_000
+const FIRST_CHUNK_RECORDS = 64
+const CHUNK_RECORDS = 256
 
 /** Verifies batches of records in worker threads; see the file comment. */
 export class SignatureVerifier {
@@ -73,6 +77,8 @@ export class SignatureVerifier {
   #slots: (Slot | undefined)[]
   #nextId = 1
   #closed = false
+  /** Chunks sent and not answered yet, by request id (any worker may answer). */
+  readonly #pending = new Map<number, Pending>()
   #records = 0
   #cacheHits = 0
   #cacheMisses = 0
@@ -99,37 +105,35 @@ export class SignatureVerifier {
   async verifyMany(records: readonly Readonly<Record<string, unknown>>[]): Promise<RecordVerdict[]> {
     if (this.#closed) throw new Error('the SignatureVerifier is closed')
     if (records.length === 0) return []
-    // Every worker first, so a part is posted the moment it is encoded and the workers verify
-    // while this thread encodes the rest (on few cores that overlap is most of the difference).
-    // Once the workers run, the parts are encoded and posted before this call returns, so a caller may go on with
-    // other work (a store encodes the batch's write) while they verify.
+    // Every worker first, so a chunk is posted the moment it is encoded and the workers verify while this thread
+    // encodes the rest. Once the workers run, the chunks are encoded and posted before this call returns, so a
+    // caller may go on with other work (a store encodes the batch's write) while they verify.
     const ready = this.#slots.every((slot) => slot !== undefined) ? (this.#slots as Slot[]) : undefined
     const slots = ready ?? (await Promise.all(Array.from({ length: this.#threads }, (_, index) => this.#slotAt(index))))
     const verdicts: RecordVerdict[] = new Array<RecordVerdict>(records.length)
-    const parts = slots.map(() => ({ json: [] as string[], positions: [] as number[], limit: FIRST_PART_RECORDS }))
+    // One claim slot per chunk: at most one small chunk per worker, then chunks of CHUNK_RECORDS (and a last one).
+    const claims = new Int32Array(new SharedArrayBuffer(4 * (this.#threads + 1 + Math.ceil(records.length / CHUNK_RECORDS))))
     const answers: Promise<void>[] = []
-    const flush = (index: number): void => {
-      const part = parts[index] as { json: string[]; positions: number[]; limit: number }
-      if (part.positions.length === 0) return
-      const { positions } = part
-      const answer = this.#post(slots[index] as Slot, encodeRecords(part.json))
-      answers.push(answer.then((list) => positions.forEach((position, i) => (verdicts[position] = list[i] as RecordVerdict))))
-      parts[index] = { json: [], positions: [], limit: PART_RECORDS }
+    let chunk = new RequestBuilder()
+    let positions: number[] = []
+    const send = (): void => {
+      if (positions.length === 0) return
+      const sent = positions
+      const answer = this.#post(slots, chunk, claims, answers.length)
+      answers.push(answer.then((list) => sent.forEach((position, i) => (verdicts[position] = list[i] as RecordVerdict))))
+      chunk = new RequestBuilder()
+      positions = []
     }
     records.forEach((record, position) => {
-      const json = encodeRecord(record, this.#holdsKeyOf(record))
       // A record JSON cannot carry (a BigInt, a cycle) is verified here; it is no RedStone record anyway.
-      if (json === undefined) {
+      if (!chunk.add(record, this.#holdsKeyOf(record))) {
         verdicts[position] = verifyRecord(record, this.#setup.signers, this.#setup)
         return
       }
-      const index = shardOf(record, position, this.#threads)
-      const part = parts[index] as { json: string[]; positions: number[]; limit: number }
-      part.json.push(json)
-      part.positions.push(position)
-      if (part.positions.length >= part.limit) flush(index)
+      positions.push(position)
+      if (positions.length >= (answers.length < this.#threads ? FIRST_CHUNK_RECORDS : CHUNK_RECORDS)) send()
     })
-    parts.forEach((_, index) => flush(index))
+    send()
     await Promise.all(answers)
     this.#records += records.length
     return verdicts
@@ -158,14 +162,16 @@ export class SignatureVerifier {
     await Promise.all(slots.map((slot) => slot.worker.terminate()))
   }
 
-  #post(slot: Slot, text: string): Promise<RecordVerdict[]> {
-    if (slot.lost !== undefined) return Promise.reject(slot.lost)
+  /** Sends a chunk to every worker, and its verdicts once the worker that claims it answers. */
+  #post(slots: readonly Slot[], records: RequestBuilder, claims: Int32Array, claim: number): Promise<RecordVerdict[]> {
+    const lost = slots.find((slot) => slot.lost !== undefined)?.lost
+    if (lost !== undefined) return Promise.reject(lost)
     const id = this.#nextId++
     return new Promise<RecordVerdict[]>((resolve, reject) => {
-      if (slot.pending.size === 0) slot.worker.ref()
-      slot.pending.set(id, { resolve, reject })
-      const request: VerifyRequest = { id, text }
-      slot.worker.postMessage(request)
+      if (this.#pending.size === 0) for (const slot of slots) slot.worker.ref()
+      this.#pending.set(id, { resolve, reject })
+      const request: VerifyRequest = { id, ...records.finish(), claims, claim }
+      for (const slot of slots) slot.worker.postMessage(request)
     })
   }
 
@@ -177,7 +183,7 @@ export class SignatureVerifier {
     // Another call may have started this slot while the URL was awaited.
     const raced = this.#slots[index]
     if (raced !== undefined) return raced
-    const slot: Slot = { worker: new Worker(url, { workerData: this.#setup }), pending: new Map() }
+    const slot: Slot = { worker: new Worker(url, { workerData: this.#setup }) }
     slot.worker.unref()
     slot.worker.on('message', (reply: VerifyReply) => this.#answer(slot, reply))
     slot.worker.on('error', (error) => this.#lose(index, slot, error))
@@ -186,21 +192,29 @@ export class SignatureVerifier {
     return slot
   }
 
-  #answer(slot: Slot, reply: VerifyReply): void {
-    const pending = slot.pending.get(reply.id)
+  #answer(from: Slot, reply: VerifyReply): void {
+    const pending = this.#pending.get(reply.id)
     if (pending === undefined) return
-    slot.pending.delete(reply.id)
-    if (slot.pending.size === 0) slot.worker.unref()
+    this.#pending.delete(reply.id)
     if ('error' in reply) {
       pending.reject(new Error(`a SignatureVerifier worker failed: ${reply.error}`))
-      return
+    } else {
+      this.#cacheHits += reply.cacheHits
+      this.#cacheMisses += reply.cacheMisses
+      // Passed on before the batch's answer: a batch sent after it reaches each worker behind what it learned.
+      if (reply.learned !== '') {
+        const remember: RememberRequest = { learned: reply.learned }
+        for (const slot of this.#slots) if (slot !== undefined && slot !== from && slot.lost === undefined) slot.worker.postMessage(remember)
+      }
+      pending.resolve(decodeVerdicts(reply.shapes, reply.indices))
     }
-    this.#cacheHits += reply.cacheHits
-    this.#cacheMisses += reply.cacheMisses
-    pending.resolve(decodeVerdicts(reply.shapes, reply.indices))
+    if (this.#pending.size === 0) for (const slot of this.#slots) slot?.worker.unref()
   }
 
-  /** A worker that died: its batches reject, and the next batch starts a new one in its place. */
+  /**
+   * A worker that died: every pending batch rejects (the chunks it had claimed are lost with it, and which those
+   * were is not known here), and the next batch starts a new worker in its place.
+   */
   #lose(index: number, slot: Slot, error: Error): void {
     if (this.#slots[index] === slot) this.#slots[index] = undefined
     this.#fail(slot, error)
@@ -208,17 +222,9 @@ export class SignatureVerifier {
 
   #fail(slot: Slot, error: Error): void {
     slot.lost ??= error
-    for (const pending of slot.pending.values()) pending.reject(error)
-    slot.pending.clear()
+    const pending = [...this.#pending.values()]
+    this.#pending.clear()
+    for (const other of [slot, ...this.#slots]) other?.worker.unref()
+    for (const { reject } of pending) reject(error)
   }
-}
-
-/** The worker of a record: by a hash of its first signature, so a signature always meets the same cache; unsigned ones spread by position. */
-export function shardOf(record: Readonly<Record<string, unknown>>, position: number, threads: number): number {
-  const signature = [record['signature'], record['liteEvmSignature'], record['evmSignature']].find((field) => typeof field === 'string' && field !== '')
-  if (typeof signature !== 'string') return position % threads
-  // FNV-1a over the last characters (the whole string costs more and adds nothing: signatures are random).
-  let hash = 0x811c9dc5
-  for (let i = Math.max(0, signature.length - 32); i < signature.length; i++) hash = Math.imul(hash ^ signature.charCodeAt(i), 0x01000193)
-  return (hash >>> 0) % threads
 }

@@ -15,6 +15,8 @@ export type CachedOutcome = string | boolean
 /** The bounded cache; `size` 0 keeps nothing. */
 export class VerificationCache {
   readonly #entries = new Map<string, CachedOutcome>()
+  /** Outcomes computed here since {@link VerificationCache.takeLearned}, for the other workers' caches. */
+  #learned: [string, CachedOutcome][] = []
   #hits = 0
   #misses = 0
 
@@ -28,8 +30,28 @@ export class VerificationCache {
     return outcome
   }
 
+  /** Keeps an outcome computed here (and notes it for {@link VerificationCache.takeLearned}). */
   set(key: string, outcome: CachedOutcome): void {
     if (this.capacity <= 0) return
+    this.#keep(key, outcome)
+    this.#learned.push([key, outcome])
+  }
+
+  /** The outcomes {@link VerificationCache.set} kept since the last call, as JSON (`''` for none). */
+  takeLearned(): string {
+    if (this.#learned.length === 0) return ''
+    const learned = JSON.stringify(this.#learned)
+    this.#learned = []
+    return learned
+  }
+
+  /** Keeps outcomes another cache learned ({@link VerificationCache.takeLearned}'s text), without counting them. */
+  remember(learned: string): void {
+    if (this.capacity <= 0 || learned === '') return
+    for (const [key, outcome] of JSON.parse(learned) as [string, CachedOutcome][]) this.#keep(key, outcome)
+  }
+
+  #keep(key: string, outcome: CachedOutcome): void {
     if (this.#entries.size >= this.capacity && !this.#entries.has(key)) this.#entries.delete(this.#entries.keys().next().value as string)
     this.#entries.set(key, outcome)
   }

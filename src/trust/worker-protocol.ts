@@ -7,7 +7,10 @@
  *   verifyRecord reads ({@link verificationInput}), posted as a string:
  *   the clone of a string is one copy, where UTF-8 bytes cost an encode
  *   here and a decode there, and a structured clone of objects a walk over
- *   every field.
+ *   every field. A string `signature` (an Arweave one is ~700 characters,
+ *   the longest field) goes beside the text in an array of strings, which
+ *   the clone copies, where JSON would scan it twice (~2 µs a record on
+ *   each side, on a slow core).
  * - Back: a batch's verdicts are nearly all alike (a stream of one
  *   provider's valid records has one verdict), so a reply is the JSON of
  *   its distinct verdicts ("shapes") plus one Uint32Array index per record,
@@ -26,16 +29,42 @@ export interface WorkerSetup {
   readonly cacheSize: number
 }
 
-/** A chunk of records to verify: `text` is the JSON of an array of records (see {@link encodeRecords}). */
+/**
+ * A chunk of records to verify, as a {@link RequestBuilder} makes it. Every worker is sent every chunk; the first
+ * to reach it claims it (its slot in `claims` from 0 to 1) and answers, the others pass it by.
+ */
 export interface VerifyRequest {
   readonly id: number
+  /** The JSON of an array of the records, each without its `signature` where that is in `signatures`. */
   readonly text: string
+  /** Per record, its `signature` when that is a string sent beside the JSON, else null. */
+  readonly signatures: readonly (string | null)[]
+  /** Shared by the workers: one slot per chunk of the batch. */
+  readonly claims: Int32Array
+  /** This chunk's slot in `claims`. */
+  readonly claim: number
 }
 
-/** The verdicts of a chunk ({@link encodeVerdicts}), or why the worker could not. */
+/** Outcomes another worker computed (its cache's learned text), to keep in this worker's cache. */
+export interface RememberRequest {
+  readonly learned: string
+}
+
+/** What a worker is sent. */
+export type WorkerRequest = VerifyRequest | RememberRequest
+
+/**
+ * The verdicts of a chunk ({@link encodeVerdicts}) and the outcomes its verification added to the worker's cache
+ * (`learned`, for the other workers), or why the worker could not.
+ */
 export type VerifyReply =
-  | { readonly id: number; readonly shapes: string; readonly indices: Uint32Array; readonly cacheHits: number; readonly cacheMisses: number }
+  | { readonly id: number; readonly shapes: string; readonly indices: Uint32Array; readonly cacheHits: number; readonly cacheMisses: number; readonly learned: string }
   | { readonly id: number; readonly error: string }
+
+/** Takes a chunk for this worker; false when another worker took it first. */
+export function claimChunk(request: VerifyRequest): boolean {
+  return Atomics.compareExchange(request.claims, request.claim, 0, 1) === 0
+}
 
 /** Every field verifyRecord reads; the rest of a record (extras, the store's own) does not reach a worker. */
 const VERIFIED_FIELDS = [
@@ -54,33 +83,70 @@ const isEnumerable = Object.prototype.propertyIsEnumerable
  * knows it is the provider's configured key, which the worker has).
  */
 export function verificationInput(record: Readonly<Record<string, unknown>>, omitKey = false): Readonly<Record<string, unknown>> {
-  if (typeof record['toJSON'] === 'function' || Array.isArray(record)) return record
+  return cut(record, omitKey, false).input
+}
+
+/** {@link verificationInput}, and with `signatureApart` a string `signature` returned beside it instead of in it. */
+function cut(record: Readonly<Record<string, unknown>>, omitKey: boolean, signatureApart: boolean): { input: Readonly<Record<string, unknown>>; signature: string | null } {
+  if (typeof record['toJSON'] === 'function' || Array.isArray(record)) return { input: record, signature: null }
   const input: Record<string, unknown> = {}
+  let signature: string | null = null
   for (const field of VERIFIED_FIELDS) {
     if (omitKey && field === 'providerPublicKey') continue
-    if (hasOwn.call(record, field) && isEnumerable.call(record, field)) input[field] = record[field]
+    if (!(hasOwn.call(record, field) && isEnumerable.call(record, field))) continue
+    const value = record[field]
+    if (signatureApart && field === 'signature' && typeof value === 'string') signature = value
+    else input[field] = value
   }
-  return input
+  return { input, signature }
 }
 
-/** The JSON text of one record's {@link verificationInput}; undefined when JSON cannot carry it (a BigInt, a cycle). */
-export function encodeRecord(record: Readonly<Record<string, unknown>>, omitKey = false): string | undefined {
-  try {
-    return JSON.stringify(verificationInput(record, omitKey)) as string | undefined
-  } catch {
-    return undefined
+/** One request's records, added one at a time: the JSON of each, and its signature beside it. */
+export class RequestBuilder {
+  readonly #json: string[] = []
+  readonly #signatures: (string | null)[] = []
+
+  /** Records added. */
+  get size(): number {
+    return this.#json.length
+  }
+
+  /**
+   * Adds the {@link verificationInput} of `record`; false, adding nothing, when JSON cannot carry it (a BigInt, a
+   * cycle). `omitKey` as for verificationInput.
+   */
+  add(record: Readonly<Record<string, unknown>>, omitKey = false): boolean {
+    const { input, signature } = cut(record, omitKey, true)
+    let json: string | undefined
+    try {
+      json = JSON.stringify(input) as string | undefined
+    } catch {
+      return false
+    }
+    if (json === undefined) return false
+    this.#json.push(json)
+    this.#signatures.push(signature)
+    return true
+  }
+
+  /** The request's `text` and `signatures`. */
+  finish(): Pick<VerifyRequest, 'text' | 'signatures'> {
+    return { text: `[${this.#json.join(',')}]`, signatures: this.#signatures }
   }
 }
 
-/** A request's text from records already encoded with {@link encodeRecord}. */
-export function encodeRecords(encoded: readonly string[]): string {
-  return `[${encoded.join(',')}]`
-}
-
-/** The records of a request's text (anything that is not an object becomes `{}`: verified as unsigned). */
-export function decodeRecords(text: string): Record<string, unknown>[] {
+/**
+ * The records of a request (anything that is not an object becomes `{}`: verified as unsigned), each with its
+ * signature put back.
+ */
+export function decodeRecords({ text, signatures }: Pick<VerifyRequest, 'text' | 'signatures'>): Record<string, unknown>[] {
   const values = JSON.parse(text) as unknown[]
-  return values.map((value) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}))
+  return values.map((value, index) => {
+    const record = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+    const signature = signatures[index]
+    if (typeof signature === 'string') record['signature'] = signature
+    return record
+  })
 }
 
 /** Verdicts in reply form: the JSON of the distinct ones, and each record's index among them. */
@@ -89,16 +155,31 @@ export function encodeVerdicts(verdicts: readonly RecordVerdict[]): { shapes: st
   const known = new Map<string, number>()
   const shapes: string[] = []
   verdicts.forEach((verdict, position) => {
-    const json = JSON.stringify(verdict)
-    let index = known.get(json)
+    const key = verdictKey(verdict)
+    let index = known.get(key)
     if (index === undefined) {
       index = shapes.length
-      known.set(json, index)
-      shapes.push(json)
+      known.set(key, index)
+      shapes.push(JSON.stringify(verdict))
     }
     indices[position] = index
   })
   return { shapes: `[${shapes.join(',')}]`, indices }
+}
+
+/**
+ * What tells verdicts apart, for {@link encodeVerdicts}: for verdicts without reasons (every valid one, nearly all
+ * of a chunk) a concatenation of each check's kind, result and signer (`covers` follows from the kind, as
+ * verifyRecord sets it), several times cheaper than the JSON of the verdict; for the rest, the JSON. The prefixes
+ * keep the two forms apart, and a signer holds no NUL, so no two verdicts share a key.
+ */
+function verdictKey(verdict: RecordVerdict): string {
+  let key = `k${verdict.overall}`
+  for (const check of verdict.checks) {
+    if (check.reason !== undefined || check.signer?.includes('\u0000') === true) return `j${JSON.stringify(verdict)}`
+    key += `\u0000${check.kind}\u0000${check.result}${check.signer === undefined ? '\u0001' : `\u0002${check.signer}`}`
+  }
+  return key
 }
 
 /** The verdicts of a reply, in order; records with equal verdicts share one object. */

@@ -9,11 +9,11 @@
  * prunes, backups).
  */
 import { MemoryLevel } from 'memory-level'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { PriceStore, type NewPriceRecord, type PriceStoreOptions } from '../../src/index.js'
 import { ClusterNode } from '../../src/cluster.js'
 import { T0 } from '../../src/testing/records.js'
-import { shardOf } from '../../src/trust/signature-verifier.js'
+import { SignatureVerifier } from '../../src/trust/signature-verifier.js'
 import { MemoryLog } from '../cluster/support/memory-log.js'
 import { arweaveSign, newArweaveWallet, type ArweaveWallet } from '../trust/support/redstone-signers.js'
 
@@ -77,20 +77,29 @@ describe('a store that flags signatures', () => {
   it('writes batches given together in the order given, though the later one is verified first', async () => {
     const store = await PriceStore.open(new MemoryLevel(), { provider, signatures: { policy: 'flag', threads: 2 } })
     open.push(store)
-    // Signed until each lands on the worker wanted (PSS signatures are salted: each signing is new): the large batch
-    // all on worker 0, the correction alone on idle worker 1, so the correction's verdicts come back first.
-    const on = async (worker: number, symbol: string, offset: number, value?: number): Promise<NewPriceRecord> => {
-      for (;;) {
-        const record = await signed(symbol, offset, value)
-        if (shardOf(record, 0, 2) === worker) return record
-      }
+    // The large batch's verdicts are held back until the correction's are in: the correction is verified first.
+    const verifyMany = SignatureVerifier.prototype.verifyMany
+    let correctionVerified: () => void = () => {}
+    const correctionDone = new Promise<void>((resolve) => (correctionVerified = resolve))
+    const order: string[] = []
+    const spy = vi.spyOn(SignatureVerifier.prototype, 'verifyMany').mockImplementation(async function (this: SignatureVerifier, records) {
+      const verdicts = await verifyMany.call(this, records)
+      if (records.length > 1) await correctionDone
+      else correctionVerified()
+      order.push(records.length > 1 ? 'large' : 'correction')
+      return verdicts
+    })
+    try {
+      const large = [...(await Promise.all(Array.from({ length: 40 }, (_, i) => signed('ETH', i * 1000)))), await signed('BTC', 0, 1)]
+      const correction = [await signed('BTC', 0, 2)]
+      const [first, second] = await Promise.all([store.putBatch(large), store.putBatch(correction)])
+      expect(order).toEqual(['correction', 'large'])
+      expect(first.position).toBeLessThan(second.position)
+      expect((await store.latest('BTC'))[0]?.value).toBe(2)
+      expect((await store.verify({ symbols: ['BTC'] })).stored).toMatchObject({ valid: 1, unchecked: 0 })
+    } finally {
+      spy.mockRestore()
     }
-    const large = [...(await Promise.all(Array.from({ length: 40 }, (_, i) => on(0, 'ETH', i * 1000)))), await on(0, 'BTC', 0, 1)]
-    const correction = [await on(1, 'BTC', 0, 2)]
-    const [first, second] = await Promise.all([store.putBatch(large), store.putBatch(correction)])
-    expect(first.position).toBeLessThan(second.position)
-    expect((await store.latest('BTC'))[0]?.value).toBe(2)
-    expect((await store.verify({ symbols: ['BTC'] })).stored).toMatchObject({ valid: 1, unchecked: 0 })
   })
 
   it('names a record the store altered after it passed: recheck finds its stored verdict valid and the record failing', async () => {

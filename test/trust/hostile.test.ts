@@ -66,6 +66,7 @@ describe('Arweave signatures and keys that are not', () => {
   it('calls bad signature text, length or key malformed, and random bytes of the right length invalid', async () => {
     const provider = wallet.address
     const good = await arweaveSign({ ...record, provider }, wallet)
+    expect(good).toMatch(/[^=]=$/) // 512 bytes: one padding character, which a case below leaves out
     const cases: [unknown, string | undefined, string][] = [
       ['', undefined, 'malformed'],
       ['%%%%', undefined, 'malformed'],
@@ -78,6 +79,10 @@ describe('Arweave signatures and keys that are not', () => {
       [good, Buffer.alloc(1024, 0xff).toString('base64url'), 'malformed'], // an 8192-bit modulus: too costly to accept
       [Buffer.alloc(512, 7).toString('base64'), undefined, 'invalid'],
       [Buffer.from(good, 'base64').toString('base64url'), undefined, 'valid'],
+      // Text that is not the canonical encoding of its bytes is judged by its characters, as it always was.
+      [good.replace(/=+$/, ''), undefined, 'valid'],
+      [`${good}\n`, undefined, 'malformed'],
+      [`_${good.slice(1)}`, undefined, 'malformed'], // both alphabets at once ('_' and the padding '=')
     ]
     for (const [signature, key, expected] of cases) {
       const input = { ...record, provider, signature, ...(key === undefined ? {} : { providerPublicKey: key }) }

@@ -66,6 +66,19 @@ describe('SignatureVerifier', () => {
     expect(second.records).toBe(2 * batch.length)
   })
 
+  it('spreads a large batch over every worker, and a signature any worker verified is a hit on all of them', async () => {
+    // 405 records: chunks of 64, 64, 64 and 213 for three workers, each taken by whichever worker reaches it first.
+    const large = Array.from({ length: 9 }, () => batch).flat()
+    const verifier = open({ threads: 3 })
+    const expected = large.map((record) => verifyRecord(record, signers))
+    expect(await verifier.verifyMany(large)).toEqual(expected)
+    const first = verifier.stats()
+    expect(await verifier.verifyMany(large)).toEqual(expected)
+    const second = verifier.stats()
+    expect(second.cacheMisses).toBe(first.cacheMisses)
+    expect(second.cacheHits - first.cacheHits).toBe(first.cacheMisses + first.cacheHits)
+  })
+
   it('verifies records JSON cannot carry in the calling thread, without throwing', async () => {
     const verifier = open({ threads: 1 })
     const cyclic: Record<string, unknown> = { liteEvmSignature: '0x00' }

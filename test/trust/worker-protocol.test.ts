@@ -8,8 +8,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { AllowedSigners } from '../../src/trust/allowed-signers.js'
+import type { RecordVerdict } from '../../src/trust/verdict.js'
 import { verifyRecord } from '../../src/trust/verify-record.js'
-import { decodeRecords, decodeVerdicts, encodeRecord, encodeRecords, encodeVerdicts, verificationInput } from '../../src/trust/worker-protocol.js'
+import { RequestBuilder, decodeRecords, decodeVerdicts, encodeVerdicts, verificationInput } from '../../src/trust/worker-protocol.js'
 import { arweaveSign, evmWallet, liteEvmSign, newArweaveWallet, typedEvmSign, type ArweaveWallet } from './support/redstone-signers.js'
 
 const evm = evmWallet('4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318')
@@ -17,11 +18,19 @@ let wallet: ArweaveWallet
 let signers: AllowedSigners
 let records: Record<string, unknown>[]
 
-/** A record through the request form: encoded alone, in a chunk, and decoded as a worker decodes it. */
+/** Records through the request form: added to one request, cloned as postMessage clones it, decoded as a worker decodes it. */
 function roundTrip(list: readonly Record<string, unknown>[], omitKey = false): Record<string, unknown>[] {
-  const encoded = list.map((record) => encodeRecord(record, omitKey))
-  expect(encoded.every((text) => typeof text === 'string')).toBe(true)
-  return decodeRecords(encodeRecords(encoded as string[]))
+  const request = new RequestBuilder()
+  expect(list.every((record) => request.add(record, omitKey))).toBe(true)
+  expect(request.size).toBe(list.length)
+  return decodeRecords(structuredClone(request.finish()))
+}
+
+/** One record the builder takes alone, as its request carries it. */
+function requestOf(record: Record<string, unknown>): ReturnType<RequestBuilder['finish']> {
+  const request = new RequestBuilder()
+  expect(request.add(record)).toBe(true)
+  return request.finish()
 }
 
 beforeAll(async () => {
@@ -54,6 +63,8 @@ beforeAll(async () => {
     { id: 'unsigned', symbol: 'X' },
     { liteEvmSignature: '0x12', evmSignature: 42 },
     { signature: 'AAAA', provider: wallet.address, value: undefined, source: undefined },
+    { signature: 42, provider: wallet.address },
+    { ...records[0], signature: `${records[0]?.['signature'] as string}\ud800` },
   )
 }, 120_000)
 
@@ -86,15 +97,27 @@ describe('worker protocol: records out', () => {
     inherited['id'] = 'x'
     expect(verificationInput(inherited)).toEqual({ id: 'x' })
     const custom = { toJSON: () => ({ liteEvmSignature: '0x00' }) }
-    const [sent] = decodeRecords(encodeRecords([encodeRecord(custom) as string]))
+    const [sent] = decodeRecords(requestOf(custom))
     expect(sent).toEqual({ liteEvmSignature: '0x00' })
-    expect(encodeRecord({ value: 10n })).toBeUndefined()
+    const refused = new RequestBuilder()
+    expect(refused.add({ value: 10n })).toBe(false)
+    expect(refused.size).toBe(0)
     const array = Object.assign([1], { signature: 'AAAA' }) as unknown as Record<string, unknown>
-    expect(decodeRecords(encodeRecords([encodeRecord(array) as string]))).toEqual([{}])
+    expect(decodeRecords(requestOf(array))).toEqual([{}])
+  })
+
+  it('sends a string signature beside the JSON, and any other signature in it', () => {
+    const signed = records[0] as Record<string, unknown>
+    const request = requestOf(signed)
+    expect(request.signatures).toEqual([signed['signature']])
+    expect(JSON.parse(request.text)[0]).not.toHaveProperty('signature')
+    const odd = requestOf({ signature: 42, id: 'x' })
+    expect(odd.signatures).toEqual([null])
+    expect(JSON.parse(odd.text)).toEqual([{ signature: 42, id: 'x' }])
   })
 
   it('decodes anything that is not an object as an empty record', () => {
-    expect(decodeRecords('[1,null,"x",[1],{"a":1}]')).toEqual([{}, {}, {}, {}, { a: 1 }])
+    expect(decodeRecords({ text: '[1,null,"x",[1],{"a":1}]', signatures: [null, null, null, null, 'AAAA'] })).toEqual([{}, {}, {}, {}, { a: 1, signature: 'AAAA' }])
   })
 })
 
@@ -108,5 +131,19 @@ describe('worker protocol: verdicts back', () => {
     expect(decoded).toEqual(verdicts)
     expect(decoded[0]).toBe(decoded[records.length])
     expect(decodeVerdicts(encodeVerdicts([]).shapes, encodeVerdicts([]).indices)).toEqual([])
+  })
+
+  it('tells apart verdicts that differ in any signer, result or reason only', () => {
+    const covers = ['symbol']
+    const valid = (signer?: string): RecordVerdict => ({ overall: 'valid', checks: [{ kind: 'lite-evm', result: 'valid', ...(signer === undefined ? {} : { signer }), covers }] })
+    const verdicts: RecordVerdict[] = [
+      valid('0xab'), valid('0xab'), valid('0xac'), valid(), valid(''), valid('a\u0000b'), valid('a\u0000b'),
+      { overall: 'invalid', checks: [{ kind: 'lite-evm', result: 'invalid', signer: '0xab', covers, reason: 'one' }] },
+      { overall: 'invalid', checks: [{ kind: 'lite-evm', result: 'invalid', signer: '0xab', covers, reason: 'two' }] },
+      { overall: 'valid', checks: [{ kind: 'lite-evm', result: 'valid', signer: '0xab', covers }, { kind: 'evm-typed', result: 'valid', signer: '0xab', covers }] },
+    ]
+    const { shapes, indices } = encodeVerdicts(verdicts)
+    expect(JSON.parse(shapes)).toHaveLength(new Set(verdicts.map((verdict) => JSON.stringify(verdict))).size)
+    expect(decodeVerdicts(shapes, indices)).toEqual(verdicts)
   })
 })
