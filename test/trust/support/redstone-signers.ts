@@ -51,9 +51,14 @@ export async function newArweaveWallet(): Promise<ArweaveWallet> {
   return { jwk, publicKey: jwk.n, address }
 }
 
+/** The text RedStone's own verifier rebuilt from a record for its Arweave signature (redstone-api getPriceSignedData). */
+export function redstoneSignedText(record: object): string {
+  return redstoneVerifier.getPriceSignedData(record)
+}
+
 /** The record's Arweave `signature`, as a RedStone node wrote it (saltLength: arweave-js's WebCrypto driver used 32). */
 export async function arweaveSign(record: object, wallet: ArweaveWallet, saltLength?: number): Promise<string> {
-  const text = redstoneVerifier.getPriceSignedData(record)
+  const text = redstoneSignedText(record)
   const signature = await Arweave.crypto.sign(wallet.jwk, new TextEncoder().encode(text), saltLength === undefined ? {} : { saltLength })
   return Buffer.from(signature).toString('base64')
 }
