@@ -5,7 +5,8 @@
  * every worker has exited when close() resolves. Runs the worker from
  * sources (bundled on first use, worker-script.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Worker } from 'node:worker_threads'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { AllowedSigners } from '../../src/trust/allowed-signers.js'
 import { SignatureVerifier } from '../../src/trust/signature-verifier.js'
 import { verifyRecord } from '../../src/trust/verify-record.js'
@@ -101,6 +102,32 @@ describe('SignatureVerifier', () => {
     const answers = await Promise.all([verifier.verifyMany(batch), verifier.verifyMany(batch.slice(5)), verifier.verifyMany(batch.slice(0, 3))])
     expect(answers[1]).toEqual(batch.slice(5).map((record) => verifyRecord(record, signers)))
     expect(answers[2]?.length).toBe(3)
+  })
+
+  it('never hangs when a worker dies in a batch: the others answer it or it rejects, and the next batch is answered', async () => {
+    const verifier = open()
+    await verifier.verifyMany(batch.slice(0, 2)) // both workers started
+    const original = Worker.prototype.postMessage
+    let ended = false
+    const post = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, message: unknown, transfer?: Parameters<Worker['postMessage']>[1]) {
+      // The first worker sent the batch's first chunk is ended instead: it claims nothing, and exits.
+      if (!ended && typeof message === 'object' && message !== null && 'claims' in message) {
+        ended = true
+        void this.terminate()
+        return
+      }
+      original.call(this, message, transfer)
+    })
+    const expected = batch.map((record) => verifyRecord(record, signers))
+    try {
+      const outcome = await verifier.verifyMany(batch).then((verdicts) => verdicts, (error: unknown) => error)
+      if (outcome instanceof Error) expect(outcome.message).toMatch(/worker exited/)
+      else expect(outcome).toEqual(expected)
+    } finally {
+      post.mockRestore()
+    }
+    expect(ended).toBe(true)
+    expect(await verifier.verifyMany(batch)).toEqual(expected)
   })
 
   it('refuses a thread count that is not a positive integer', () => {
