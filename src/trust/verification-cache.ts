@@ -34,7 +34,8 @@ export class VerificationCache {
   set(key: string, outcome: CachedOutcome): void {
     if (this.capacity <= 0) return
     this.#keep(key, outcome)
-    this.#learned.push([key, outcome])
+    // Bounded like the cache itself, for a holder that never takes them (a worker takes them after every chunk).
+    if (this.#learned.length < this.capacity) this.#learned.push([key, outcome])
   }
 
   /** The outcomes {@link VerificationCache.set} kept since the last call, as JSON (`''` for none). */

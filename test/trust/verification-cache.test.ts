@@ -30,12 +30,15 @@ describe('VerificationCache', () => {
     expect(there.stats()).toEqual({ hits: 2, misses: 1, size: 2 })
   })
 
-  it('keeps and passes on nothing with capacity 0, and remembers within its own capacity', () => {
+  it('keeps and passes on nothing with capacity 0, notes no more than its capacity, and remembers within it', () => {
     const none = new VerificationCache(0)
     none.set('a', true)
     none.remember(JSON.stringify([['b', true]]))
     expect(none.takeLearned()).toBe('')
     expect(none.stats().size).toBe(0)
+    const untaken = new VerificationCache(2)
+    for (const key of ['a', 'b', 'c', 'd']) untaken.set(key, true)
+    expect(JSON.parse(untaken.takeLearned())).toEqual([['a', true], ['b', true]])
     const small = new VerificationCache(1)
     small.remember(JSON.stringify([['a', true], ['b', false]]))
     expect([small.get('a'), small.get('b')]).toEqual([undefined, false])
