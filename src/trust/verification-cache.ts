@@ -7,6 +7,9 @@
  * allowed is decided afresh each time, from the verifier's signers.
  * Eviction is first-in first-out: a store sees a signature in one ingest and
  * in re-checks of the same range, so recency buys little over insertion order.
+ * Each worker of a SignatureVerifier has one; what one computes it hands on
+ * (takeLearned) and the others keep (remember), so a signature met again is
+ * a hit on whichever worker meets it.
  */
 
 /** What the cryptography said: an EVM address, `''` when none recovered; for RSA, true or false. */
