@@ -8,19 +8,20 @@
  * `signatures.policy` `off`, `flag` and `reject` (and `reject` with two
  * batches in flight); verified by a SignatureVerifier alone (one worker per
  * core, as the store's); and verified in a tight loop on every core (the
- * ceiling, signatures-loop.ts). Before the clock starts, each store
- * takes one batch of other records (signed alike, earlier in time, so the
- * measured ones still arrive in order), under its own policy, and the
+ * ceiling, signatures-loop.ts). Before the clock starts, each store takes
+ * one batch of other records (signed alike, earlier in time, so the
+ * measured ones still arrive in order) under its own policy, and the
  * verifier alone verifies it: the figure is a running service's, not that
- * of workers still starting and compiling their code. Their outcomes in the
- * cache do not help the measured records, whose signatures differ. Every round runs each
- * case in turn, starting one case later than the round before, so a busy
- * minute of a shared machine and the order of the cases hit them alike. Reported: records per
- * second (medians), `reject` against the lower of the ceiling and ingest
- * with verification off (the issue asks 80 %), the same ratio taken within
- * each round, and the CPU time of the process per record (all threads),
- * which other load disturbs less than rates do. Writes
- * results/issue22-ingest.md (or --out) with the load average of each round.
+ * of workers still starting and compiling their code. Their outcomes in
+ * the cache do not help the measured records, whose signatures differ.
+ * Every round runs each case in turn, starting one case later than the
+ * round before, so a busy minute of a shared machine and the order of the
+ * cases hit them alike. Reported: records per second (medians), `reject`
+ * against the lower of the ceiling and ingest with verification off (the
+ * issue asks 80 %), the same ratio taken within each round, and the CPU
+ * time of the process per record (all threads), which other load disturbs
+ * less than rates do. Writes results/issue22-ingest.md (or --out) with the
+ * load average of each round.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
