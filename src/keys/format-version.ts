@@ -30,15 +30,26 @@
  * and reads of refs alone (candles, TWAP) then read no delta part unless a
  * delta record is returned whole. Heads entries of format 6 have none and
  * are read as before; so a format 6 database opens as format 7 the same way.
+ *
+ * Format 8 keeps signature verdicts in **groups**, one per commit, symbol
+ * and hour (sublevel `w`), where format 7 kept one entry per record
+ * (sublevel `v`): a verified batch of 10,000 records wrote 10,000 more
+ * entries. Nothing else changed. A format 7 database opens as format 8
+ * after its verdicts move into groups (store/lifecycle/verdict-migration.ts);
+ * a database of format 3 to 6 holds no verdicts, so only its `format` key
+ * changes.
  */
 import { MalformedBytes } from './bytes.js'
 import type { ByteReader } from './bytes.js'
 
 /** The database format this release writes and reads (meta key `format`). */
-export const STORE_FORMAT = 7
+export const STORE_FORMAT = 8
 
-/** Database formats this release opens by rewriting their `format` key: their layout is a subset of {@link STORE_FORMAT}'s. */
-export const UPGRADABLE_FORMATS: readonly string[] = ['3', '4', '5', '6']
+/**
+ * Database formats this release opens by rewriting their `format` key: their layout is a subset of
+ * {@link STORE_FORMAT}'s, but for format 7's verdicts, which move into groups as the store opens.
+ */
+export const UPGRADABLE_FORMATS: readonly string[] = ['3', '4', '5', '6', '7']
 
 /** The version byte of log entries, chunk parts and journal entries (their layout is format 3's). */
 export const VALUE_VERSION = 3

@@ -1,5 +1,5 @@
 /**
- * Every key of format 3, and the only place that knows their bytes.
+ * Every key of the store's format, and the only place that knows their bytes.
  *
  * Time is divided into periods of {@link PERIOD_MS} (one UTC hour). Keys that
  * receive bulk writes start with the period, so every write lands after older
@@ -13,8 +13,11 @@
  * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads, record count and delta count (heads-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
  * | `j` journal | `commit position (u64 BE)` | the keys of one batch's records, in batch order (journal-codec) |
- * | `m` meta | `format`, `provider`, `journal-floor`, `commit-id` (UTF-8) | `"3"`, the provider as JSON, decimal text, `<position> <id>` |
- * | `v` verdicts | `symbol (UTF-8) · 0x00 · timestamp (u64 BE) · id (UTF-8)` | the record's signature verdict (verdict-codec) |
+ * | `m` meta | `format`, `provider`, `journal-floor`, `commit-id` (UTF-8) | `"8"`, the provider as JSON, decimal text, `<position> <id>` |
+ * | `w` verdicts | `symbol (UTF-8) · 0x00 · period (u32 BE) · commit position (u64 BE)` | the verdicts one commit wrote for the symbol's records of that period (verdict-group-codec) |
+ *
+ * Format 7 kept one verdict per record in sublevel `v` (see {@link readRecordVerdictKey}); opening such a
+ * database moves them into groups (store/lifecycle/verdict-migration.ts).
  *
  * Symbols never contain control characters, so the 0x00 after a symbol sorts
  * before any symbol byte: `BTC` never runs into `BTC-USD`.
@@ -125,28 +128,42 @@ export function readHeadsSymbol(key: Uint8Array): string {
   return asBuffer(key).toString('utf8', 0, key.length - 5)
 }
 
-/** The key of a record's signature verdict: its symbol, timestamp and id, so a symbol's verdicts sort as its records do. */
-export function verdictKey(symbol: string, timestamp: number, id: string): Buffer {
+/**
+ * The key of a **verdict group**: the signature verdicts one commit wrote for a symbol's records in one period.
+ * Keys of a symbol sort by period, then by commit position, so a later group's verdict of a record replaces an
+ * earlier one's (format 8).
+ */
+export function verdictGroupKey(symbol: string, period: number, position: number): Buffer {
   const symbolBytes = Buffer.byteLength(symbol, 'utf8')
-  const key = Buffer.allocUnsafe(symbolBytes + 1 + 8 + Buffer.byteLength(id, 'utf8'))
+  const key = Buffer.allocUnsafe(symbolBytes + 1 + 4 + 8)
   key.write(symbol, 0, 'utf8')
   key[symbolBytes] = SEPARATOR
-  writeUint64(key, symbolBytes + 1, timestamp)
-  key.write(id, symbolBytes + 9, 'utf8')
+  key.writeUInt32BE(period, symbolBytes + 1)
+  writeUint64(key, symbolBytes + 5, position)
   return key
 }
 
-/** Bounds of the verdict keys of `symbol` with timestamps `from..to`, both inclusive. */
-export function verdictRange(symbol: string, from: number, to: number): { gte: Buffer; lt: Buffer } {
-  return { gte: verdictKey(symbol, from, ''), lt: verdictKey(symbol, to + 1, '') }
+/** Bounds of the verdict group keys of `symbol` whose periods hold timestamps of `from..to`, both inclusive. */
+export function verdictGroupRange(symbol: string, from: number, to: number): { gte: Buffer; lt: Buffer } {
+  return { gte: verdictGroupKey(symbol, periodOf(from), 0), lt: verdictGroupKey(symbol, periodOf(to) + 1, 0) }
 }
 
-/** The timestamp and id of a verdict key whose symbol is `symbol`. */
-export function readVerdictKey(key: Uint8Array, symbol: string): { timestamp: number; id: string } {
-  const start = Buffer.byteLength(symbol, 'utf8') + 1
-  if (key.length < start + 8) throw new MalformedBytes(`a verdict key of ${JSON.stringify(symbol)} has at least ${start + 8} bytes, this one ${key.length}`)
+/** The period and commit position of a verdict group key: its last 12 bytes. */
+export function readVerdictGroupKey(key: Uint8Array): { period: number; position: number } {
+  if (key.length < 14) throw new MalformedBytes(`a verdict group key has at least 14 bytes, this one ${key.length}`)
   const bytes = asBuffer(key)
-  return { timestamp: readUint64(bytes, start), id: bytes.toString('utf8', start + 8) }
+  return { period: bytes.readUInt32BE(key.length - 12), position: readUint64(bytes, key.length - 8) }
+}
+
+/**
+ * The symbol, timestamp and id of a **format 7** verdict key (sublevel `v`, one verdict per record:
+ * `symbol · 0x00 · timestamp (u64 BE) · id`), which a store opening a format 7 database moves into verdict groups.
+ */
+export function readRecordVerdictKey(key: Uint8Array): { symbol: string; timestamp: number; id: string } {
+  const bytes = asBuffer(key)
+  const separator = bytes.indexOf(SEPARATOR)
+  if (separator < 0 || key.length < separator + 9) throw new MalformedBytes(`a format 7 verdict key of ${key.length} bytes without a symbol and timestamp`)
+  return { symbol: bytes.toString('utf8', 0, separator), timestamp: readUint64(bytes, separator + 1), id: bytes.toString('utf8', separator + 9) }
 }
 
 /** A symbol as a key of the symbols sublevel. */

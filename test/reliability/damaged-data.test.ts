@@ -911,12 +911,12 @@ describe('the format version in meta', () => {
   for (const [value, what] of [['2', 'format "2"'], ['1', 'format "1"']] as const) {
     it(`${what} (an unreleased development version) → PRICE_UNSUPPORTED_FORMAT on open, saying how to rebuild; nothing written, nothing locked`, async () => {
       await withSmallStore(async (levels) => {
-        expect(await levels.meta.get('format')).toBe('7')
+        expect(await levels.meta.get('format')).toBe('8')
         await levels.meta.put('format', value)
       }, async (location) => {
         const error = await refused(location, 'PRICE_UNSUPPORTED_FORMAT')
         expect(error.message).toContain(JSON.stringify(value))
-        expect(error.message).toContain('versions 3, 4, 5, 6, 7')
+        expect(error.message).toContain('versions 3, 4, 5, 6, 7, 8')
         // How to rebuild: delete the directory and import the records again.
         expect(error.message).toMatch(/delete/i)
         expect(error.message).toMatch(/import/i)
@@ -925,7 +925,7 @@ describe('the format version in meta', () => {
   }
 
   for (const [value, what] of [['0', 'format "0"'], ['', 'an empty format'], ['3.0', 'format "3.0"'], ['99', 'format "99"'], [undefined, 'no format, with data']] as const) {
-    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "7" reads everything`, async () => {
+    it(`${what} → PRICE_UNSUPPORTED_FORMAT on open, nothing written, nothing locked; restoring "8" reads everything`, async () => {
       await withSmallStore(async (levels) => {
         if (value === undefined) await levels.meta.del('format')
         else await levels.meta.put('format', value)
@@ -934,7 +934,7 @@ describe('the format version in meta', () => {
         if (value !== undefined && value !== '') expect(error.message).toContain(JSON.stringify(value))
         const db = new ClassicLevel(location)
         await db.open()
-        await sublevels(db).meta.put('format', '7')
+        await sublevels(db).meta.put('format', '8')
         await db.close()
         await answersInFull(location)
       })
@@ -945,7 +945,7 @@ describe('the format version in meta', () => {
     { format: '3', heads: 3, what: 'the release before delta parts: heads entries of version 3, no delta count and no page table' },
     { format: '5', heads: 4, what: 'the release before page tables: heads entries of version 4, read through key columns' },
     { format: '6', heads: 6, what: 'the release before delta keys: heads entries of version 6' },
-  ] as const)('format "$format" ($what) opens as format 7: its version key rewritten, its heads entries read, every record there', async ({ format, heads }) => {
+  ] as const)('format "$format" ($what) opens as format 8: its version key rewritten, its heads entries read, every record there', async ({ format, heads }) => {
     let rewritten = 0
     await withSmallStore(async (levels) => {
       // What the older release wrote: its format key and its heads entries (the store written whole has no delta part).
@@ -960,9 +960,9 @@ describe('the format version in meta', () => {
       await answersInFull(location)
       const db = new ClassicLevel(location)
       await db.open()
-      expect(await sublevels(db).meta.get('format')).toBe('7')
+      expect(await sublevels(db).meta.get('format')).toBe('8')
       await db.close()
-      // Opened again (now format 7, heads entries still the older version): the same.
+      // Opened again (now format 8, heads entries still the older version): the same.
       await answersInFull(location)
     })
     expect(rewritten).toBeGreaterThan(0)

@@ -500,7 +500,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     await expectModel(location, writes, queriesAround('BTC', H, [H + 17]), 'no key column, a late record')
   })
 
-  it('format 4: a database rewritten raw into format 4 opens as format 7, answers equal the model, new hours are paged', async () => {
+  it('format 4: a database rewritten raw into format 4 opens as format 8, answers equal the model, new hours are paged', async () => {
     const location = await fresh()
     const writes: InputRecord[] = [
       ...bigHour(H, 40),
@@ -552,7 +552,7 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     const queries = [...queriesAround('BTC', H, [writes[3]!.timestamp]), ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700]), ...queriesAround('ETH', H)]
     await expectModel(location, writes, queries, 'format 4')
     const readFormat = () => withRaw(backend, location, (_, db) => db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).get('format'))
-    expect(await readFormat()).toBe('7')
+    expect(await readFormat()).toBe('8')
 
     // New records into a new hour, late records into both format 4 hours.
     const newHour = H + 4 * HOUR
@@ -572,6 +572,6 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
       ...queries, ...queriesAround('BTC', newHour), ...queriesAround('BTC', H, [H + 77, writes[5]!.timestamp]),
       ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700 + 1]),
     ], 'format 4 then new writes')
-    expect(await readFormat()).toBe('7')
+    expect(await readFormat()).toBe('8')
   }, 60_000)
 })

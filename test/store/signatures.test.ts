@@ -107,16 +107,17 @@ describe('a store that flags signatures', () => {
     const store = await openStore('flag', db)
     const record = await signed('BTC', 0)
     await store.putMany([record])
-    const verdicts = db.sublevel<Uint8Array, Uint8Array>('v', { keyEncoding: 'view', valueEncoding: 'view' })
+    const verdicts = db.sublevel<Uint8Array, Uint8Array>('w', { keyEncoding: 'view', valueEncoding: 'view' })
     const [[key, value]] = await verdicts.iterator().all() as [[Uint8Array, Uint8Array]]
     await store.close()
     // The record changes under its verdict: written again without verification (which drops the verdict), and
-    // the old verdict put back behind the store's back.
+    // the old verdict put back behind the store's back, in place of the group that says it has none.
     const unverified = await openStore('off', db)
     await unverified.putMany([{ ...record, value: 1 }])
     await unverified.close()
     await db.open()
     await verdicts.open()
+    await verdicts.clear()
     await verdicts.put(key, value)
     const reopened = await openStore('flag', db)
     const report = await reopened.verify({ recheck: true })
@@ -135,8 +136,8 @@ describe('a store that flags signatures', () => {
     expect((await unverified.verify()).stored).toMatchObject({ valid: 2, unchecked: 1 })
     expect(await unverified.prune({ before: T0 + HOUR })).toMatchObject({ records: 2 })
     expect((await unverified.verify()).stored).toMatchObject({ valid: 1, unchecked: 0 })
-    // Gone from the disk, not just unreferenced.
-    const verdicts = db.sublevel<Uint8Array, Uint8Array>('v', { keyEncoding: 'view', valueEncoding: 'view' })
+    // Gone from the disk, not just unreferenced: the one group left is the later hour's BTC record's.
+    const verdicts = db.sublevel<Uint8Array, Uint8Array>('w', { keyEncoding: 'view', valueEncoding: 'view' })
     expect(await verdicts.keys().all()).toHaveLength(1)
   })
 })

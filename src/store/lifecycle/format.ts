@@ -18,8 +18,9 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
  * Checks a database's format version and provider, or records them in a new
- * database; a format 3, 4, 5 or 6 database of the right provider becomes
- * format 7 (its version key rewritten: its layout is a subset of format 7's, see
+ * database; a format 3 to 7 database of the right provider becomes
+ * format 8 (its version key rewritten: its layout is a subset of format 8's, but
+ * for format 7's verdicts, which the opening store moves into groups, see
  * keys/format-version.ts). A store belongs to one
  * provider: opening it as another would relabel every stored record, so it
  * is refused.
@@ -59,7 +60,7 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
       { details: { field: 'provider' } },
     )
   }
-  // Formats 3 to 5 are format 6 without delta parts, paged chunks or page tables: only the version changes (see keys/format-version.ts).
+  // Formats 3 to 7 are format 8 without some of its parts (see keys/format-version.ts); format 7's verdicts move next.
   if (upgrade) await meta.put(FORMAT_KEY as never, String(STORE_FORMAT) as never, TEXT as never)
 }
 

@@ -1,13 +1,17 @@
 /**
- * The verdicts sublevel (`v`): one signature verdict per record verified at
- * ingest, keyed like the record (symbol, timestamp, id), written in the
- * record's own atomic write, and deleted with it by a prune. A record written
- * again without verification (the policy now `off`) loses its verdict in that
- * same write, so a verdict always describes the record as it is stored.
+ * The verdicts sublevel (`w`, format 8): the signature verdicts of the
+ * records verified at ingest, in **groups**, one per commit, symbol and
+ * period (keys/verdict-group-codec.ts), written in the records' own atomic
+ * write and deleted with them by a prune. A record's verdict is the one of
+ * the latest group naming it: a record written again takes its new verdict,
+ * and one written again without verification (the policy now `off`) is
+ * named with no verdict, so a verdict always describes the record as it is
+ * stored.
  */
 import { undecodable } from '../../keys/entry-errors.js'
-import { readVerdictKey, verdictKey, verdictRange } from '../../keys/key-layout.js'
+import { PERIOD_MS, periodOf, readVerdictGroupKey, verdictGroupKey, verdictGroupRange } from '../../keys/key-layout.js'
 import { decodeVerdict, encodeVerdict } from '../../keys/verdict-codec.js'
+import { decodeVerdictGroup, encodeVerdictGroup, withoutRecords, type VerdictGroup } from '../../keys/verdict-group-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import type { RecordVerdict } from '../../trust/verdict.js'
 import type { Provider } from '../../types.js'
@@ -27,7 +31,7 @@ export class VerdictIndex {
   readonly #level: BytesSublevel
   readonly #prefix: Uint8Array
   readonly #provider: Provider
-  /** Whether the sublevel may hold a verdict: then writes without verdicts delete the ones of their records. */
+  /** Whether the sublevel may hold a verdict: then writes without verdicts name their records with none. */
   #holdsAny = false
 
   constructor(level: BytesSublevel, prefix: Uint8Array, provider: Provider) {
@@ -42,52 +46,154 @@ export class VerdictIndex {
     this.#holdsAny = first !== undefined
   }
 
-  /** Puts the verdicts of a batch's records into its write; without verdicts, deletes any its records had. */
-  stage(batch: RootBatch, records: readonly StoredRecord[], verdicts: readonly RecordVerdict[] | undefined): void {
-    if (verdicts === undefined) {
-      if (!this.#holdsAny) return
-      for (const record of records) batch.del(this.#prefix, verdictKey(record.symbol, record.timestamp, record.id))
-      return
-    }
-    this.#holdsAny = true
+  /**
+   * Puts the verdicts of a batch's records, committed at `position`, into its write: a group per symbol and period.
+   * Without verdicts (policy `off`), once the store holds any, the groups name the records with none.
+   */
+  stage(batch: RootBatch, records: readonly StoredRecord[], verdicts: readonly RecordVerdict[] | undefined, position: number): void {
+    if (verdicts === undefined && !this.#holdsAny) return
+    if (verdicts !== undefined) this.#holdsAny = true
     // The verifier hands records with equal verdicts one shared object (nearly a whole batch has one): encoded once.
     const encoded = new Map<RecordVerdict, Buffer>()
-    records.forEach((record, index) => {
-      const verdict = verdicts[index] as RecordVerdict
-      let bytes = encoded.get(verdict)
-      if (bytes === undefined) encoded.set(verdict, (bytes = encodeVerdict(verdict, this.#provider.id)))
-      batch.put(this.#prefix, verdictKey(record.symbol, record.timestamp, record.id), bytes)
-    })
-  }
-
-  /** Puts the deletion of the verdicts of `symbol` with timestamps `from..to` (inclusive) into a prune's write. */
-  async stageDeletes(batch: RootBatch, symbol: string, from: number, to: number): Promise<void> {
-    if (!this.#holdsAny) return
-    for (const key of await this.#level.keys(verdictRange(symbol, from, to)).all()) batch.del(this.#prefix, key)
+    for (const [symbol, periods] of placesBySymbol(records)) {
+      for (const [period, places] of periods) {
+        const group = { verdicts: [] as Uint8Array[], timestamps: [] as number[], ids: [] as string[], picks: [] as number[] }
+        const picks = new Map<RecordVerdict, number>()
+        for (const place of places) {
+          const record = records[place] as StoredRecord
+          group.timestamps.push(record.timestamp)
+          group.ids.push(record.id)
+          const verdict = verdicts?.[place]
+          if (verdict === undefined) {
+            group.picks.push(0)
+            continue
+          }
+          let pick = picks.get(verdict)
+          if (pick === undefined) {
+            let bytes = encoded.get(verdict)
+            if (bytes === undefined) encoded.set(verdict, (bytes = encodeVerdict(verdict, this.#provider.id)))
+            group.verdicts.push(bytes)
+            picks.set(verdict, (pick = group.verdicts.length))
+          }
+          group.picks.push(pick)
+        }
+        batch.put(this.#prefix, verdictGroupKey(symbol, period, position), encodeVerdictGroup(group, period))
+      }
+    }
   }
 
   /**
-   * The verdicts of `symbol` with timestamps `from..to` (inclusive) in `view`, in key order (the order of the
-   * symbol's records: timestamp, then id), a page at a time.
-   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` for a verdict that does not decode
+   * Puts the deletion of the verdicts of `symbol` with timestamps `from..to` (inclusive) into a prune's write: groups
+   * wholly inside go, groups reaching outside are written again with the records outside alone.
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` for a group reaching outside the range that does not decode
+   */
+  async stageDeletes(batch: RootBatch, symbol: string, from: number, to: number): Promise<void> {
+    if (!this.#holdsAny) return
+    for (const [key, value] of await this.#level.iterator(verdictGroupRange(symbol, from, to)).all()) {
+      const { period } = readVerdictGroupKey(key)
+      if (period * PERIOD_MS >= from && (period + 1) * PERIOD_MS - 1 <= to) {
+        batch.del(this.#prefix, key)
+        continue
+      }
+      const group = decodeGroup(key, value, symbol)
+      const kept = withoutRecords(group, (timestamp) => timestamp >= from && timestamp <= to)
+      if (kept.timestamps.length === group.timestamps.length) continue
+      if (kept.timestamps.length === 0) batch.del(this.#prefix, key)
+      else batch.put(this.#prefix, key, encodeVerdictGroup(kept, period))
+    }
+  }
+
+  /**
+   * The verdicts of `symbol` with timestamps `from..to` (inclusive) in `view`, a period at a time in timestamp order
+   * (records of one timestamp in no particular order).
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` for a group that does not decode
    */
   async *read(view: ReadView, symbol: string, from: number, to: number): AsyncGenerator<KeptVerdict[]> {
-    const iterator = view.entries(this.#level, verdictRange(symbol, from, to))
+    const iterator = view.entries(this.#level, verdictGroupRange(symbol, from, to))
+    const period = new PeriodVerdicts(this.#provider.id)
     try {
       for (;;) {
-        const entries = await iterator.nextv(1024)
-        if (entries.length === 0) return
-        yield entries.map(([key, value]) => {
-          try {
-            const { timestamp, id } = readVerdictKey(key, symbol)
-            return { timestamp, id, verdict: decodeVerdict(value, this.#provider.id) }
-          } catch (err) {
-            throw undecodable(`the signature verdict of a ${symbol} record (key 0x${Buffer.from(key).toString('hex')})`, err)
+        const entries = await iterator.nextv(256)
+        for (const [key, value] of entries) {
+          const at = readVerdictGroupKey(key).period
+          if (at !== period.period) {
+            const page = period.take(from, to)
+            if (page.length > 0) yield page
+            period.period = at
           }
-        })
+          period.add(key, value, symbol)
+        }
+        if (entries.length === 0) break
       }
+      const page = period.take(from, to)
+      if (page.length > 0) yield page
     } finally {
       await iterator.close()
     }
   }
+}
+
+/** The places of `records` by symbol, then by period, in batch order. */
+function placesBySymbol(records: readonly StoredRecord[]): Map<string, Map<number, number[]>> {
+  const bySymbol = new Map<string, Map<number, number[]>>()
+  records.forEach((record, place) => {
+    let periods = bySymbol.get(record.symbol)
+    if (periods === undefined) bySymbol.set(record.symbol, (periods = new Map()))
+    const period = periodOf(record.timestamp)
+    const places = periods.get(period)
+    if (places === undefined) periods.set(period, [place])
+    else places.push(place)
+  })
+  return bySymbol
+}
+
+/** The groups of one period of a symbol, merged: each record's verdict from the latest group naming it. */
+class PeriodVerdicts {
+  period = -1
+  readonly #providerId: string
+  /** By timestamp and id; `undefined` when the latest group named the record with no verdict. */
+  #latest = new Map<string, { timestamp: number; id: string; verdict: RecordVerdict | undefined }>()
+
+  constructor(providerId: string) {
+    this.#providerId = providerId
+  }
+
+  /** Adds the next group (groups come in commit order: a later one's verdicts replace an earlier one's). */
+  add(key: Uint8Array, value: Uint8Array, symbol: string): void {
+    const group = decodeGroup(key, value, symbol)
+    const verdicts = group.verdicts.map((bytes) => {
+      try {
+        return decodeVerdict(bytes, this.#providerId)
+      } catch (err) {
+        throw undecodable(describeGroup(key, symbol), err)
+      }
+    })
+    group.timestamps.forEach((timestamp, i) => {
+      const id = group.ids[i] as string
+      const pick = group.picks[i] as number
+      this.#latest.set(`${timestamp}:${id}`, { timestamp, id, verdict: pick === 0 ? undefined : verdicts[pick - 1] })
+    })
+  }
+
+  /** The period's verdicts with timestamps `from..to`, in timestamp order; the period is left empty. */
+  take(from: number, to: number): KeptVerdict[] {
+    const page: KeptVerdict[] = []
+    for (const { timestamp, id, verdict } of this.#latest.values()) {
+      if (verdict !== undefined && timestamp >= from && timestamp <= to) page.push({ timestamp, id, verdict })
+    }
+    this.#latest = new Map()
+    return page.sort((a, b) => a.timestamp - b.timestamp)
+  }
+}
+
+function decodeGroup(key: Uint8Array, value: Uint8Array, symbol: string): VerdictGroup {
+  try {
+    return decodeVerdictGroup(value, readVerdictGroupKey(key).period)
+  } catch (err) {
+    throw undecodable(describeGroup(key, symbol), err)
+  }
+}
+
+function describeGroup(key: Uint8Array, symbol: string): string {
+  return `the signature verdicts of ${symbol} records (key 0x${Buffer.from(key).toString('hex')})`
 }

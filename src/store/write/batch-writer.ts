@@ -137,7 +137,7 @@ export class BatchWriter {
       writes.push(openWrite(period, position, key, bytes, provider, places))
     }
     symbols.stageNew(batch, newSymbols)
-    this.#context.verdicts.stage(batch, records, verdicts)
+    this.#context.verdicts.stage(batch, records, verdicts, position)
     try {
       await batch.write(db, sync)
     } catch (err) {
