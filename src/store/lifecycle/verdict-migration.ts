@@ -34,9 +34,10 @@ export interface VerdictMove {
 /**
  * Moves every verdict of format 7's sublevel into verdict groups; returns how many moved (0 for a database that
  * holds none, which costs one read).
+ * @param perWrite verdicts moved per atomic write, at least (a write ends with a group)
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE` for a key that does not parse, `PRICE_STORAGE_ERROR`
  */
-export async function moveRecordVerdicts({ db, from, to, sync }: VerdictMove): Promise<number> {
+export async function moveRecordVerdicts({ db, from, to, sync }: VerdictMove, perWrite = RECORDS_PER_WRITE): Promise<number> {
   const fromPrefix = prefixOf(from)
   const toPrefix = prefixOf(to)
   const iterator = from.iterator()
@@ -54,7 +55,7 @@ export async function moveRecordVerdicts({ db, from, to, sync }: VerdictMove): P
         }
         const { symbol, timestamp, id } = parsed
         const period = periodOf(timestamp)
-        if (write.records >= RECORDS_PER_WRITE && !write.continues(symbol, period)) {
+        if (write.records >= perWrite && !write.continues(symbol, period)) {
           moved += await write.commit(db, fromPrefix, toPrefix, sync)
           write = new PendingWrite()
         }
