@@ -16,6 +16,8 @@ import { moveRecordVerdicts } from '../../src/store/lifecycle/verdict-migration.
 import type { ReadView } from '../../src/store/read/read-view.js'
 import { VerdictIndex } from '../../src/store/signatures/verdict-index.js'
 import { SIGNATURE_COVERS, type RecordVerdict } from '../../src/trust/verdict.js'
+import { PriceStore } from '../../src/index.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
 
 const PROVIDER = { name: 'redstone', id: 'provider-address', publicKey: 'key' }
 const START = 470_000 * PERIOD_MS
@@ -119,6 +121,30 @@ describe('moving format 7 verdicts into groups', () => {
     })
     expect(await to.keys().all()).toEqual([])
     expect(await from.keys().all()).toHaveLength(LEGACY.length + 1)
+    await db.close()
+  })
+
+  it('runs as a format 7 store opens, after its format key says 8: a move that fails is taken up by the next open', async () => {
+    const { db, from, to } = await setUp()
+    const meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' })
+    await meta.put('format', '7')
+    await meta.put('provider', JSON.stringify(TEST_PROVIDER))
+    // A damaged key after every good one: the move stops before its one write, the store does not open.
+    const damaged = Buffer.from('ZZZ')
+    await from.put(damaged, encodeVerdict(VALID, PROVIDER.id))
+    await expect(PriceStore.open(db, { provider: TEST_PROVIDER })).rejects.toMatchObject({ code: 'PRICE_CORRUPT_VALUE' })
+    await db.open()
+    await Promise.all([meta.open(), from.open(), to.open()])
+    // Already format 8, so a release that reads only format 7 keeps out while the verdicts are in both places.
+    expect(await meta.get('format')).toBe('8')
+    expect(await to.keys().all()).toEqual([])
+    await from.del(damaged)
+    const store = await PriceStore.open(db, { provider: TEST_PROVIDER })
+    await store.close()
+    await db.open()
+    await Promise.all([from.open(), to.open()])
+    expect(await from.keys().all()).toEqual([])
+    expect(await grouped(to)).toEqual(expected)
     await db.close()
   })
 })

@@ -46,7 +46,8 @@ export async function openStore(parts: StoreParts): Promise<void> {
     // Closing a database closes its sublevels too, and reopening it does not reopen them.
     await openSublevels(levels)
     await checkFormat(levels.meta, db, options.provider)
-    // A format 7 database's verdicts, one entry per record, become verdict groups (none in a later format's).
+    // A format 7 database's verdicts, one entry per record, become verdict groups (none in a later format's). Its
+    // format key already says 8, so a move a crash cut short goes on at the next open, and older releases keep out.
     await moveRecordVerdicts({ db, from: levels.recordVerdicts, to: levels.verdicts, sync: options.sync })
     step.resetCounters()
     ingest.opened()

@@ -9,6 +9,10 @@
  * atomic (the groups put, the per-record entries deleted) and ending where a
  * group ends: a crash leaves every verdict in exactly one of the two
  * sublevels, and the next open carries on from the first one left in `v`.
+ * The database's `format` key says 8 before the first moves
+ * (lifecycle/format.ts): a release that reads only format 7 then refuses a
+ * store whose verdicts are partly moved, and never writes a per-record
+ * verdict among them (its move would replace a group already moved).
  */
 import type { AbstractLevel } from 'abstract-level'
 import { undecodable } from '../../keys/entry-errors.js'
