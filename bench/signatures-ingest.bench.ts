@@ -1,9 +1,12 @@
 /**
  * Issue 22's ingest benchmark: what verifying signatures costs a store's writes.
- * `cd bench && node --import tsx signatures-ingest.bench.ts [--records 50000] [--batch 10000] [--rounds 3] [--out FILE]`.
+ * `cd bench && node --import tsx signatures-ingest.bench.ts [--records 50000] [--batch 10000] [--rounds 3] [--kinds arweave] [--out FILE]`.
  *
- * The same distinct Arweave-signed records (RSA-4096, RedStone-shaped; signed
- * once and kept in the temporary directory, signatures-records.ts) are
+ * The same distinct signed records (RedStone-shaped, each with the
+ * signatures `--kinds` names: `arweave` (RSA-4096, the default),
+ * `lite-evm`, `evm-typed`, or several, as RedStone's records carried an
+ * Arweave and a lite EVM signature; signed once and kept in the temporary
+ * directory, signatures-records.ts) are
  * written in batches of `--batch` into a new classic-level store: with
  * `signatures.policy` `off`, `flag` and `reject` (and `reject` with two
  * batches in flight); verified by a SignatureVerifier alone (one worker per
@@ -30,17 +33,26 @@ import { parseArgs } from 'node:util'
 import { PriceStore } from '../src/index.js'
 import type { NewPriceRecord } from '../src/types.js'
 import { SignatureVerifier } from '../src/trust/signature-verifier.js'
-import { benchSigners, cachedArweaveRecords, tightLoopRate } from './signatures-records.js'
+import type { SignatureKind } from '../src/trust/verdict.js'
+import { benchSigners, cachedSignedRecords, tightLoopRate } from './signatures-records.js'
 
-const { values: args } = parseArgs({ options: { records: { type: 'string', default: '50000' }, batch: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '3' }, out: { type: 'string' } } })
+const { values: args } = parseArgs({
+  options: {
+    records: { type: 'string', default: '50000' }, batch: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '3' },
+    kinds: { type: 'string', default: 'arweave' }, out: { type: 'string' },
+  },
+})
 const RECORDS = Number(args.records)
 const BATCH = Number(args.batch)
 const ROUNDS = Number(args.rounds)
+const KINDS = args.kinds.split(',') as SignatureKind[]
+const KIND_NAMES: Record<SignatureKind, string> = { arweave: 'an Arweave signature (RSA-4096)', 'lite-evm': 'a lite EVM signature (secp256k1)', 'evm-typed': 'an EIP-712 signature (secp256k1)' }
+if (KINDS.length === 0 || KINDS.some((kind) => !(kind in KIND_NAMES))) throw new Error(`--kinds takes a comma-separated list of ${Object.keys(KIND_NAMES).join(', ')}`)
 const log = (text: string): void => void process.stderr.write(`${text}\n`)
 
 const load = loadavg()[0]!
-log(`signing ${RECORDS + BATCH} records (RSA-4096), or reading them signed before…`)
-const signed = await cachedArweaveRecords(RECORDS + BATCH)
+log(`signing ${RECORDS + BATCH} records (${KINDS.join(' and ')}), or reading them signed before…`)
+const signed = await cachedSignedRecords(RECORDS + BATCH, KINDS)
 const provider = signed.provider
 /** One batch of other records, taken by each case's new store (or verifier) before its clock starts. */
 const warmUp = signed.records.slice(0, BATCH) as unknown as NewPriceRecord[]
@@ -139,9 +151,9 @@ const share = (rate: number): string => `${Math.round((rate / floor) * 100)} %`
 const format = (rate: number): string => Math.round(rate).toLocaleString('en-US')
 const report = `# Ingest with signature verification (issue 22)
 
-\`cd bench && node --import tsx signatures-ingest.bench.ts --records ${RECORDS} --batch ${BATCH} --rounds ${ROUNDS}\`, ${new Date().toISOString()},
+\`cd bench && node --import tsx signatures-ingest.bench.ts --records ${RECORDS} --batch ${BATCH} --rounds ${ROUNDS} --kinds ${KINDS.join(',')}\`, ${new Date().toISOString()},
 ${availableParallelism()} cores, load average ${load.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end.
-${RECORDS.toLocaleString('en-US')} distinct RedStone-shaped records with an Arweave signature (RSA-4096), written
+${RECORDS.toLocaleString('en-US')} distinct RedStone-shaped records with ${KINDS.map((kind) => KIND_NAMES[kind]).join(' and ')}, written
 in batches of ${BATCH.toLocaleString('en-US')} by one writer into a new classic-level store, after one batch of other records (earlier
 in time) written under the same policy; each figure the median of ${ROUNDS} runs taken in turn, each round starting one case
 later (all runs: ${Object.entries(runs).map(([name, values]) => `${name} ${values.map((v) => Math.round(v)).join('/')}`).join(', ')}).

@@ -55,21 +55,28 @@ function evmSignature(digest: Uint8Array): string {
   return `0x${Buffer.from(signature.toCompactRawBytes()).toString('hex')}${(27 + signature.recovery).toString(16)}`
 }
 
-/** `count` distinct records from `first` on, each carrying only `kind`, signed by `provider`. */
-export function signedRecords(provider: BenchProvider, kind: SignatureKind, count: number, first = 0): Record<string, unknown>[] {
+/**
+ * `count` distinct records from `first` on, each carrying the signatures of `kinds` (one kind, or several as
+ * RedStone's records carried an Arweave and a lite EVM signature), signed by `provider`.
+ */
+export function signedRecords(provider: BenchProvider, kinds: SignatureKind | readonly SignatureKind[], count: number, first = 0): Record<string, unknown>[] {
+  const list = typeof kinds === 'string' ? [kinds] : kinds
   const records: Record<string, unknown>[] = []
   for (let i = first; i < first + count; i++) {
     const record: Record<string, unknown> = {
-      id: `bench-${kind}-${i}`, symbol: 'ETH', provider: provider.id, value: 1800 + (i % 997) / 13, permawebTx: 'mock-permaweb-tx', version: '0.4',
+      id: `bench-${list.join('+')}-${i}`, symbol: 'ETH', provider: provider.id, value: 1800 + (i % 997) / 13, permawebTx: 'mock-permaweb-tx', version: '0.4',
       source: { binance: 1800.1, coinbasepro: 1800.2, kraken: 1799.9 }, timestamp: 1_685_099_220_000 + i * 1000,
     }
-    if (kind === 'arweave') {
-      const bytes = sign('sha256', Buffer.from(arweaveSignedText(record)), { key: provider.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING })
-      record['signature'] = bytes.toString('base64')
-    } else {
-      const digest = kind === 'lite-evm' ? liteDigest(record) : typedDigest(record, 1)
-      if (!('digest' in digest)) throw new Error(digest.unsignable)
-      record[kind === 'lite-evm' ? 'liteEvmSignature' : 'evmSignature'] = evmSignature(digest.digest)
+    // Each signature covers only the record's own fields, never another signature: the order of signing is free.
+    for (const kind of list) {
+      if (kind === 'arweave') {
+        const bytes = sign('sha256', Buffer.from(arweaveSignedText(record)), { key: provider.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING })
+        record['signature'] = bytes.toString('base64')
+      } else {
+        const digest = kind === 'lite-evm' ? liteDigest(record) : typedDigest(record, 1)
+        if (!('digest' in digest)) throw new Error(digest.unsignable)
+        record[kind === 'lite-evm' ? 'liteEvmSignature' : 'evmSignature'] = evmSignature(digest.digest)
+      }
     }
     records.push(record)
   }
@@ -77,18 +84,21 @@ export function signedRecords(provider: BenchProvider, kind: SignatureKind, coun
 }
 
 /**
- * `count` distinct Arweave-signed records and their provider, kept in the system's temporary directory after the
- * first run (signing costs about 4 ms a record: two minutes for 30,000), with the provider's private key, so
- * benches can be rerun and interleaved quickly. The records are the same as {@link signedRecords} makes.
+ * `count` distinct records signed with `kinds` and their provider, kept in the system's temporary directory after
+ * the first run (an Arweave signature costs about 4 ms a record: two minutes for 30,000), with the provider's
+ * private key, so benches can be rerun and interleaved quickly. The records are the same as {@link signedRecords}
+ * makes.
  */
-export async function cachedArweaveRecords(count: number): Promise<{ provider: BenchProvider; records: Record<string, unknown>[] }> {
-  const file = join(tmpdir(), `price-store-bench-arweave-${count}.json`)
+export async function cachedSignedRecords(
+  count: number, kinds: readonly SignatureKind[] = ['arweave'],
+): Promise<{ provider: BenchProvider; records: Record<string, unknown>[] }> {
+  const file = join(tmpdir(), `price-store-bench-${kinds.join('+')}-${count}.json`)
   try {
     const saved = JSON.parse(await readFile(file, 'utf8')) as { privateKey: string; provider: Omit<BenchProvider, 'privateKey'>; records: Record<string, unknown>[] }
     return { provider: { ...saved.provider, privateKey: createPrivateKey(saved.privateKey) }, records: saved.records }
   } catch {
     const provider = benchProvider()
-    const records = signedRecords(provider, 'arweave', count)
+    const records = signedRecords(provider, kinds, count)
     const { privateKey, ...rest } = provider
     const partial = `${file}.${process.pid}`
     await writeFile(partial, JSON.stringify({ privateKey: privateKey.export({ format: 'pem', type: 'pkcs8' }), provider: rest, records }))
