@@ -67,7 +67,7 @@ export function claimChunk(request: VerifyRequest): boolean {
 }
 
 /** Every field verifyRecord reads; the rest of a record (extras, the store's own) does not reach a worker. */
-const VERIFIED_FIELDS = [
+export const VERIFIED_FIELDS = [
   'id', 'source', 'symbol', 'timestamp', 'version', 'value', 'permawebTx', 'provider',
   'signature', 'liteEvmSignature', 'evmSignature', 'providerPublicKey',
 ] as const

@@ -44,4 +44,28 @@ describe('sign → store → export → verify', () => {
       { seed: 2226, numRuns: 40 },
     )
   }, 180_000)
+
+  it('verifies the EVM signatures a record keeps among its extra fields: one tampered refuses the batch, naming it', async () => {
+    const signed = await signAll({
+      id: 'eth-1', symbol: 'ETH', value: 1800.5, timestamp: 1_685_099_220_000, version: '0.4', permawebTx: 'tx', source: { binance: 1800.5 }, provider: '',
+    }, keys.wallet, keys.evm)
+    expect(Object.keys(signed)).toEqual(expect.arrayContaining(['signature', 'liteEvmSignature', 'evmSignature']))
+    const store = await PriceStore.open(new MemoryLevel(), {
+      provider: { name: 'redstone', id: keys.wallet.address, publicKey: keys.wallet.publicKey },
+      signatures: { policy: 'reject', evmSigners: [keys.evm.address], threads: 1 },
+    })
+    try {
+      for (const field of ['liteEvmSignature', 'evmSignature'] as const) {
+        const value = signed[field] as string
+        // Another valid-looking signature: the last digit of s changed, so it recovers another signer or none.
+        const tampered = { ...signed, [field]: `${value.slice(0, -3)}${value.at(-3) === '0' ? '1' : '0'}${value.slice(-2)}` }
+        await expect(store.putBatch([tampered as unknown as NewPriceRecord])).rejects.toMatchObject({ code: 'PRICE_INVALID_SIGNATURE', details: { index: 0, field } })
+      }
+      expect(store.position).toBe(0)
+      await store.putBatch([signed as unknown as NewPriceRecord])
+      expect((await store.verify()).stored).toMatchObject({ valid: 1 })
+    } finally {
+      await store.close()
+    }
+  })
 })

@@ -8,6 +8,7 @@
 import { PriceStoreError } from '../../errors.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import { SignatureVerifier } from '../../trust/signature-verifier.js'
+import { VERIFIED_FIELDS } from '../../trust/worker-protocol.js'
 import { SIGNATURE_FIELD, type OverallVerdict, type RecordVerdict } from '../../trust/verdict.js'
 import type { Provider } from '../../types.js'
 import type { ResolvedSignatureOptions, SignaturePolicy } from './signature-options.js'
@@ -101,12 +102,21 @@ export class IngestVerifier {
 }
 
 /**
- * A stored record as it was signed: its extra fields, the known ones, and the provider's id. No `providerPublicKey`:
- * the verifier checks the Arweave signature against the provider's configured key, the one a query would join.
+ * A stored record as it was signed, as far as verification reads it ({@link VERIFIED_FIELDS}): its own fields and
+ * extra fields among them, and the provider's id. No `providerPublicKey`: the verifier checks the Arweave signature
+ * against the provider's configured key, the one a query would join. Picked field by field: spreading the record
+ * and its extra fields cost about 10 µs a record that carries a `liteEvmSignature`.
  */
 export function signedRecord(record: StoredRecord, provider: Provider): Record<string, unknown> {
-  const { extras, ...known } = record
-  return { ...extras, ...known, provider: provider.id }
+  const signed: Record<string, unknown> = {}
+  const { extras } = record
+  for (const field of VERIFIED_FIELDS) {
+    if (field === 'provider') signed[field] = provider.id
+    else if (field === 'providerPublicKey') continue
+    else if (Object.hasOwn(record, field)) signed[field] = record[field as keyof StoredRecord]
+    else if (extras !== null && Object.hasOwn(extras, field)) signed[field] = extras[field]
+  }
+  return signed
 }
 
 function closedError(): PriceStoreError {
