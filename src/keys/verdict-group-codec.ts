@@ -81,24 +81,47 @@ export function decodeVerdictGroup(bytes: Uint8Array, period: number): VerdictGr
   return { verdicts, timestamps, ids, picks }
 }
 
+/** Builds a {@link VerdictGroup} record by record, keeping each distinct verdict once. */
+export class VerdictGroupBuilder {
+  readonly #verdicts: Uint8Array[] = []
+  readonly #timestamps: number[] = []
+  readonly #ids: string[] = []
+  readonly #picks: number[] = []
+  /** The pick of each verdict kept, by what names it (see {@link VerdictGroupBuilder.add}). */
+  readonly #known = new Map<unknown, number>()
+
+  /**
+   * Adds a record and its verdict's bytes (`undefined`: the record has no verdict). Records whose verdicts have
+   * the same `name` share one copy of the bytes; by default the name is the bytes object itself, so equal bytes in
+   * different objects need a name that tells them alike.
+   */
+  add(timestamp: number, id: string, verdict: Uint8Array | undefined, name: unknown = verdict): void {
+    let pick = 0
+    if (verdict !== undefined) {
+      pick = this.#known.get(name) ?? 0
+      if (pick === 0) {
+        this.#verdicts.push(verdict)
+        this.#known.set(name, (pick = this.#verdicts.length))
+      }
+    }
+    this.#timestamps.push(timestamp)
+    this.#ids.push(id)
+    this.#picks.push(pick)
+  }
+
+  /** The group built. */
+  finish(): VerdictGroup {
+    return { verdicts: this.#verdicts, timestamps: this.#timestamps, ids: this.#ids, picks: this.#picks }
+  }
+}
+
 /** `group` without the records `drop` names (by timestamp), its verdicts no record picks any more left out. */
 export function withoutRecords(group: VerdictGroup, drop: (timestamp: number) => boolean): VerdictGroup {
-  const verdicts: Uint8Array[] = []
-  const renumbered = new Map<number, number>()
-  const timestamps: number[] = []
-  const ids: string[] = []
-  const picks: number[] = []
+  const kept = new VerdictGroupBuilder()
   group.timestamps.forEach((timestamp, i) => {
     if (drop(timestamp)) return
     const pick = group.picks[i] as number
-    let kept = pick === 0 ? 0 : renumbered.get(pick)
-    if (kept === undefined) {
-      verdicts.push(group.verdicts[pick - 1] as Uint8Array)
-      renumbered.set(pick, (kept = verdicts.length))
-    }
-    timestamps.push(timestamp)
-    ids.push(group.ids[i] as string)
-    picks.push(kept)
+    kept.add(timestamp, group.ids[i] as string, pick === 0 ? undefined : group.verdicts[pick - 1], pick)
   })
-  return { verdicts, timestamps, ids, picks }
+  return kept.finish()
 }

@@ -17,7 +17,7 @@
 import type { AbstractLevel } from 'abstract-level'
 import { undecodable } from '../../keys/entry-errors.js'
 import { periodOf, readRecordVerdictKey, verdictGroupKey } from '../../keys/key-layout.js'
-import { encodeVerdictGroup } from '../../keys/verdict-group-codec.js'
+import { VerdictGroupBuilder, encodeVerdictGroup } from '../../keys/verdict-group-codec.js'
 import { RootBatch, prefixOf } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { BytesSublevel } from '../db/sublevels.js'
@@ -78,12 +78,7 @@ export async function moveRecordVerdicts({ db, from, to, sync }: VerdictMove, pe
 interface GatheredGroup {
   readonly symbol: string
   readonly period: number
-  readonly verdicts: Uint8Array[]
-  /** The index + 1 of each distinct verdict's bytes (as latin1 text) in `verdicts`. */
-  readonly known: Map<string, number>
-  readonly timestamps: number[]
-  readonly ids: string[]
-  readonly picks: number[]
+  readonly builder: VerdictGroupBuilder
 }
 
 /** The groups of one write under way, and the per-record keys they replace. */
@@ -99,17 +94,11 @@ class PendingWrite {
   }
 
   add(key: Uint8Array, symbol: string, period: number, timestamp: number, id: string, verdict: Uint8Array): void {
-    if (!this.continues(symbol, period)) this.#groups.push({ symbol, period, verdicts: [], known: new Map(), timestamps: [], ids: [], picks: [] })
+    if (!this.continues(symbol, period)) this.#groups.push({ symbol, period, builder: new VerdictGroupBuilder() })
+    // Each entry's bytes are an object of their own: named by their content, so equal verdicts are kept once.
+    const name = Buffer.from(verdict.buffer, verdict.byteOffset, verdict.byteLength).toString('latin1')
     const group = this.#groups.at(-1) as GatheredGroup
-    const text = Buffer.from(verdict.buffer, verdict.byteOffset, verdict.byteLength).toString('latin1')
-    let pick = group.known.get(text)
-    if (pick === undefined) {
-      group.verdicts.push(verdict)
-      group.known.set(text, (pick = group.verdicts.length))
-    }
-    group.timestamps.push(timestamp)
-    group.ids.push(id)
-    group.picks.push(pick)
+    group.builder.add(timestamp, id, verdict, name)
     this.#keys.push(key)
     this.records++
   }
@@ -117,7 +106,7 @@ class PendingWrite {
   async commit(db: AbstractLevel<any, any, any>, fromPrefix: Uint8Array, toPrefix: Uint8Array, sync: boolean): Promise<number> {
     if (this.records === 0) return 0
     const batch = new RootBatch()
-    for (const { symbol, period, ...group } of this.#groups) batch.put(toPrefix, verdictGroupKey(symbol, period, 0), encodeVerdictGroup(group, period))
+    for (const { symbol, period, builder } of this.#groups) batch.put(toPrefix, verdictGroupKey(symbol, period, 0), encodeVerdictGroup(builder.finish(), period))
     for (const key of this.#keys) batch.del(fromPrefix, key)
     try {
       await batch.write(db, sync)

@@ -11,7 +11,7 @@
 import { undecodable } from '../../keys/entry-errors.js'
 import { PERIOD_MS, periodOf, readVerdictGroupKey, verdictGroupKey, verdictGroupRange } from '../../keys/key-layout.js'
 import { decodeVerdict, encodeVerdict } from '../../keys/verdict-codec.js'
-import { decodeVerdictGroup, encodeVerdictGroup, withoutRecords, type VerdictGroup } from '../../keys/verdict-group-codec.js'
+import { VerdictGroupBuilder, decodeVerdictGroup, encodeVerdictGroup, withoutRecords, type VerdictGroup } from '../../keys/verdict-group-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import type { RecordVerdict } from '../../trust/verdict.js'
 import type { Provider } from '../../types.js'
@@ -57,27 +57,16 @@ export class VerdictIndex {
     const encoded = new Map<RecordVerdict, Buffer>()
     for (const [symbol, periods] of placesBySymbol(records)) {
       for (const [period, places] of periods) {
-        const group = { verdicts: [] as Uint8Array[], timestamps: [] as number[], ids: [] as string[], picks: [] as number[] }
-        const picks = new Map<RecordVerdict, number>()
+        const group = new VerdictGroupBuilder()
         for (const place of places) {
           const record = records[place] as StoredRecord
-          group.timestamps.push(record.timestamp)
-          group.ids.push(record.id)
           const verdict = verdicts?.[place]
-          if (verdict === undefined) {
-            group.picks.push(0)
-            continue
-          }
-          let pick = picks.get(verdict)
-          if (pick === undefined) {
-            let bytes = encoded.get(verdict)
-            if (bytes === undefined) encoded.set(verdict, (bytes = encodeVerdict(verdict, this.#provider.id)))
-            group.verdicts.push(bytes)
-            picks.set(verdict, (pick = group.verdicts.length))
-          }
-          group.picks.push(pick)
+          let bytes = verdict === undefined ? undefined : encoded.get(verdict)
+          if (verdict !== undefined && bytes === undefined) encoded.set(verdict, (bytes = encodeVerdict(verdict, this.#provider.id)))
+          // One bytes object per distinct verdict (above): the builder keeps each once.
+          group.add(record.timestamp, record.id, bytes)
         }
-        batch.put(this.#prefix, verdictGroupKey(symbol, period, position), encodeVerdictGroup(group, period))
+        batch.put(this.#prefix, verdictGroupKey(symbol, period, position), encodeVerdictGroup(group.finish(), period))
       }
     }
   }
@@ -95,7 +84,7 @@ export class VerdictIndex {
         batch.del(this.#prefix, key)
         continue
       }
-      const group = decodeGroup(key, value, symbol)
+      const group = decodeGroup(key, value, symbol, period)
       const kept = withoutRecords(group, (timestamp) => timestamp >= from && timestamp <= to)
       if (kept.timestamps.length === group.timestamps.length) continue
       if (kept.timestamps.length === 0) batch.del(this.#prefix, key)
@@ -121,7 +110,7 @@ export class VerdictIndex {
             if (page.length > 0) yield page
             period.period = at
           }
-          period.add(key, value, symbol)
+          period.add(key, value, symbol, at)
         }
         if (entries.length === 0) break
       }
@@ -158,9 +147,9 @@ class PeriodVerdicts {
     this.#providerId = providerId
   }
 
-  /** Adds the next group (groups come in commit order: a later one's verdicts replace an earlier one's). */
-  add(key: Uint8Array, value: Uint8Array, symbol: string): void {
-    const group = decodeGroup(key, value, symbol)
+  /** Adds the next group, of period `at` (groups come in commit order: a later one's verdicts replace an earlier one's). */
+  add(key: Uint8Array, value: Uint8Array, symbol: string, at: number): void {
+    const group = decodeGroup(key, value, symbol, at)
     const verdicts = group.verdicts.map((bytes) => {
       try {
         return decodeVerdict(bytes, this.#providerId)
@@ -186,9 +175,10 @@ class PeriodVerdicts {
   }
 }
 
-function decodeGroup(key: Uint8Array, value: Uint8Array, symbol: string): VerdictGroup {
+/** The group `value` of the key `key` (of `symbol`, in `period`). */
+function decodeGroup(key: Uint8Array, value: Uint8Array, symbol: string, period: number): VerdictGroup {
   try {
-    return decodeVerdictGroup(value, readVerdictGroupKey(key).period)
+    return decodeVerdictGroup(value, period)
   } catch (err) {
     throw undecodable(describeGroup(key, symbol), err)
   }
