@@ -17,15 +17,79 @@ const SIGNED_FIELDS = ['id', 'source', 'symbol', 'timestamp', 'version', 'value'
 // order on every host whatever its LANG, where `localeCompare` without a locale would not.
 const collator = new Intl.Collator('en')
 
+/** {@link SIGNED_FIELDS} in deep-sort-object's order: the order of the sorted text's members. */
+const SORTED_SIGNED_FIELDS: readonly string[] = [...SIGNED_FIELDS].sort(collator.compare)
+
 /** The JSON text RedStone signed for `record` (see the file comment). */
 export function arweaveSignedText(record: Readonly<Record<string, unknown>>): string {
+  const version = record['version']
+  if (version === '3' || (typeof version === 'string' && version.includes('.'))) {
+    const direct = sortedSignedText(record)
+    if (direct !== undefined) return direct
+  }
   const picked: Record<string, unknown> = {}
   // lodash.pick keeps a key when `key in object` (even if its value is undefined: JSON drops it then).
   for (const field of SIGNED_FIELDS) if (field in record) picked[field] = record[field]
-  const version = record['version']
   const sorted = version === '3' || (typeof version === 'string' && version.includes('.'))
   return JSON.stringify(sorted ? deepSort(picked) : picked)
 }
+
+/** What {@link simpleJson} returns for a value it leaves to the general path. */
+const NOT_SIMPLE = Symbol('not simple')
+
+/**
+ * The sorted text written member by member, without the picked and sorted copies the general path makes (about
+ * a third of its cost; a record's signed text is built once per verification): `undefined` unless every picked
+ * value is simple ({@link simpleJson}), and then exactly the general path's text.
+ */
+function sortedSignedText(record: Readonly<Record<string, unknown>>): string | undefined {
+  let text = ''
+  for (const field of SORTED_SIGNED_FIELDS) {
+    if (!(field in record)) continue
+    const json = simpleJson(record[field])
+    if (json === NOT_SIMPLE) return undefined
+    if (json !== undefined) text += `${text === '' ? '{' : ','}"${field}":${json}`
+  }
+  return text === '' ? '{}' : `${text}}`
+}
+
+/**
+ * The JSON of `value` as JSON.stringify writes deepSort's copy of it, for the values where that is plain to see:
+ * a string, a number, a boolean or null (`undefined` for undefined: the member is left out), and an object whose
+ * prototype is Object.prototype, whose keys are none of the ones that make deep-sort-object or JSON treat it
+ * otherwise (an array index, which JS orders first; `__proto__`; `constructor`) and whose values are simple in
+ * turn, written with its keys sorted. A `toJSON` member JSON would call is a function, which is not simple.
+ * {@link NOT_SIMPLE} for anything else (an array, a symbol-tagged or class object, a function, a BigInt): the
+ * caller takes the general path.
+ */
+function simpleJson(value: unknown): string | undefined | typeof NOT_SIMPLE {
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+      return JSON.stringify(value)
+    case 'undefined':
+      return undefined
+    case 'object':
+      break
+    default:
+      return NOT_SIMPLE
+  }
+  if (value === null) return 'null'
+  if (Object.getPrototypeOf(value) !== Object.prototype || Symbol.toStringTag in value) return NOT_SIMPLE
+  const keys = Object.keys(value)
+  for (const key of keys) if (key === '__proto__' || key === 'constructor' || ARRAY_INDEX.test(key)) return NOT_SIMPLE
+  let text = ''
+  for (const key of sortedKeys(keys)) {
+    const json = simpleJson((value as Record<string, unknown>)[key])
+    if (json === NOT_SIMPLE) return NOT_SIMPLE
+    if (json !== undefined) text += `${text === '' ? '{' : ','}${JSON.stringify(key)}:${json}`
+  }
+  return text === '' ? '{}' : `${text}}`
+}
+
+/** A key JS may order before the others (an array index: a canonical integer below 2³² − 1; a few larger ones match too, which only sends them the general way). */
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/
 
 /**
  * deep-sort-object 1.0.2: arrays mapped, plain objects rebuilt with their
