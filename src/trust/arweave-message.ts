@@ -23,14 +23,12 @@ const SORTED_SIGNED_FIELDS: readonly string[] = [...SIGNED_FIELDS].sort(collator
 /** The JSON text RedStone signed for `record` (see the file comment). */
 export function arweaveSignedText(record: Readonly<Record<string, unknown>>): string {
   const version = record['version']
-  if (version === '3' || (typeof version === 'string' && version.includes('.'))) {
-    const direct = sortedSignedText(record)
-    if (direct !== undefined) return direct
-  }
+  const sorted = version === '3' || (typeof version === 'string' && version.includes('.'))
+  const direct = sorted ? sortedSignedText(record) : undefined
+  if (direct !== undefined) return direct
   const picked: Record<string, unknown> = {}
   // lodash.pick keeps a key when `key in object` (even if its value is undefined: JSON drops it then).
   for (const field of SIGNED_FIELDS) if (field in record) picked[field] = record[field]
-  const sorted = version === '3' || (typeof version === 'string' && version.includes('.'))
   return JSON.stringify(sorted ? deepSort(picked) : picked)
 }
 
@@ -39,7 +37,7 @@ const NOT_SIMPLE = Symbol('not simple')
 
 /**
  * The sorted text written member by member, without the picked and sorted copies the general path makes (about
- * a third of its cost; a record's signed text is built once per verification): `undefined` unless every picked
+ * half of its cost; a record's signed text is built once per verification): `undefined` unless every picked
  * value is simple ({@link simpleJson}), and then exactly the general path's text.
  */
 function sortedSignedText(record: Readonly<Record<string, unknown>>): string | undefined {
@@ -88,7 +86,10 @@ function simpleJson(value: unknown): string | undefined | typeof NOT_SIMPLE {
   return text === '' ? '{}' : `${text}}`
 }
 
-/** A key JS may order before the others (an array index: a canonical integer below 2³² − 1; a few larger ones match too, which only sends them the general way). */
+/**
+ * A key JS orders before the others: an array index, a canonical integer below 2³² − 1. A few larger integers
+ * match too, which only sends their objects the general way.
+ */
 const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/
 
 /**
