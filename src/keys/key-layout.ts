@@ -148,6 +148,18 @@ export function verdictGroupRange(symbol: string, from: number, to: number): { g
   return { gte: verdictGroupKey(symbol, periodOf(from), 0), lt: verdictGroupKey(symbol, periodOf(to) + 1, 0) }
 }
 
+/** Bounds of every verdict group key of `symbol`. */
+export function verdictGroupsOf(symbol: string): { gte: Buffer; lt: Buffer } {
+  const symbolBytes = Buffer.from(symbol, 'utf8')
+  return { gte: Buffer.concat([symbolBytes, Buffer.of(SEPARATOR)]), lt: Buffer.concat([symbolBytes, Buffer.of(SEPARATOR + 1)]) }
+}
+
+/** The symbol of a verdict group key: its bytes before the separator, period and position (its last 13). */
+export function verdictGroupSymbol(key: Uint8Array): string {
+  if (key.length < 14) throw new MalformedBytes(`a verdict group key has at least 14 bytes, this one ${key.length}`)
+  return asBuffer(key).toString('utf8', 0, key.length - 13)
+}
+
 /** The period and commit position of a verdict group key: its last 12 bytes. */
 export function readVerdictGroupKey(key: Uint8Array): { period: number; position: number } {
   if (key.length < 14) throw new MalformedBytes(`a verdict group key has at least 14 bytes, this one ${key.length}`)

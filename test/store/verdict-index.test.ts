@@ -4,7 +4,9 @@
  * same record written again in later commits and within one), prunes of any
  * time range, and reopening, then reads of any range. A record's verdict is
  * the latest commit's; a record written without verification has none; a
- * pruned one has none and leaves nothing on the disk.
+ * pruned one has none and leaves nothing on the disk. An unverified write
+ * names only records that may have a verdict (of a symbol and hour up to its
+ * latest with a group), after reopening too.
  */
 import fc from 'fast-check'
 import { MemoryLevel } from 'memory-level'
@@ -147,6 +149,30 @@ describe('the verdict index', () => {
     let count = 0
     for await (const page of index.read(viewOf(), 'ETH', 0, Number.MAX_SAFE_INTEGER)) count += page.length
     expect(count).toBe(1000)
+    await db.close()
+  })
+
+  it('names with no verdict only the records that may have one: of a symbol and hour up to its latest with a group', async () => {
+    const { db, level, index } = await openIndex()
+    // Verified records in the second hour, then (a later commit, the index not reloaded) in the third.
+    for (const [position, offset] of [[1, PERIOD_MS], [2, 2 * PERIOD_MS]] as const) {
+      const verified = new RootBatch()
+      index.stage(verified, [stored({ symbol: 'BTC', timestamp: START + offset, id: 'a' })], [VERDICTS[0] as RecordVerdict], position)
+      await verified.write(db, false)
+    }
+    const reopened = new VerdictIndex(level, prefixOf(level), PROVIDER)
+    await reopened.load()
+    for (const reader of [index, reopened]) {
+      const unverified = (symbol: string, offset: number): number => {
+        const batch = new RootBatch()
+        reader.stage(batch, [stored({ symbol, timestamp: START + offset, id: 'b' })], undefined, 3)
+        return batch.length
+      }
+      // The hours with a group and the hour before them: a group naming the record with none.
+      expect([unverified('BTC', 2 * PERIOD_MS), unverified('BTC', PERIOD_MS), unverified('BTC', 0)]).toEqual([1, 1, 1])
+      // A later hour, and symbols without a group (one whose key starts with BTC's): nothing to undo.
+      expect([unverified('BTC', 3 * PERIOD_MS), unverified('BTC-USD', PERIOD_MS), unverified('ETH', 0)]).toEqual([0, 0, 0])
+    }
     await db.close()
   })
 

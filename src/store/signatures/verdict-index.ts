@@ -6,10 +6,13 @@
  * the latest group naming it: a record written again takes its new verdict,
  * and one written again without verification (the policy now `off`) is
  * named with no verdict, so a verdict always describes the record as it is
- * stored.
+ * stored. Only a record that can have one needs naming: the index keeps,
+ * per symbol, the latest hour holding any group, and an unverified write
+ * past it (a store that verified once, writing new hours under `off`)
+ * writes nothing.
  */
 import { undecodable } from '../../keys/entry-errors.js'
-import { PERIOD_MS, periodOf, readVerdictGroupKey, verdictGroupKey, verdictGroupRange } from '../../keys/key-layout.js'
+import { PERIOD_MS, periodOf, readVerdictGroupKey, verdictGroupKey, verdictGroupRange, verdictGroupSymbol, verdictGroupsOf } from '../../keys/key-layout.js'
 import { decodeVerdict, encodeVerdict } from '../../keys/verdict-codec.js'
 import { VerdictGroupBuilder, decodeVerdictGroup, encodeVerdictGroup, withoutRecords, type VerdictGroup } from '../../keys/verdict-group-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
@@ -31,8 +34,11 @@ export class VerdictIndex {
   readonly #level: BytesSublevel
   readonly #prefix: Uint8Array
   readonly #provider: Provider
-  /** Whether the sublevel may hold a verdict: then writes without verdicts name their records with none. */
-  #holdsAny = false
+  /**
+   * Per symbol with any group, the latest period holding one (or more than that: it is raised as a write is staged,
+   * and a prune does not lower it). A record of another symbol, or of a later period, has no verdict to undo.
+   */
+  readonly #lastPeriods = new Map<string, number>()
 
   constructor(level: BytesSublevel, prefix: Uint8Array, provider: Provider) {
     this.#level = level
@@ -40,23 +46,38 @@ export class VerdictIndex {
     this.#provider = provider
   }
 
-  /** Learns, when the store opens, whether any verdict is stored. */
+  /**
+   * Learns, when the store opens, each symbol's latest period holding a group: two seeks per symbol with any (its
+   * first key, then its last), none for a store that never verified.
+   */
   async load(): Promise<void> {
-    const [first] = await this.#level.keys({ limit: 1 }).all()
-    this.#holdsAny = first !== undefined
+    this.#lastPeriods.clear()
+    let after: Buffer | undefined
+    for (;;) {
+      const [first] = await this.#level.keys(after === undefined ? { limit: 1 } : { gte: after, limit: 1 }).all()
+      if (first === undefined) return
+      const symbol = verdictGroupSymbol(first)
+      const groups = verdictGroupsOf(symbol)
+      const [last] = await this.#level.keys({ ...groups, reverse: true, limit: 1 }).all()
+      this.#lastPeriods.set(symbol, readVerdictGroupKey(last ?? first).period)
+      after = groups.lt
+    }
   }
 
   /**
    * Puts the verdicts of a batch's records, committed at `position`, into its write: a group per symbol and period.
-   * Without verdicts (policy `off`), once the store holds any, the groups name the records with none.
+   * Without verdicts (policy `off`), the groups name with none the records that may have one (of a symbol and period
+   * up to the latest holding a group).
    */
   stage(batch: RootBatch, records: readonly StoredRecord[], verdicts: readonly RecordVerdict[] | undefined, position: number): void {
-    if (verdicts === undefined && !this.#holdsAny) return
-    if (verdicts !== undefined) this.#holdsAny = true
+    if (verdicts === undefined && this.#lastPeriods.size === 0) return
     // The verifier hands records with equal verdicts one shared object (nearly a whole batch has one): encoded once.
     const encoded = new Map<RecordVerdict, Buffer>()
     for (const [symbol, periods] of placesBySymbol(records)) {
+      const last = this.#lastPeriods.get(symbol) ?? -1
       for (const [period, places] of periods) {
+        if (verdicts === undefined && period > last) continue
+        if (verdicts !== undefined && period > (this.#lastPeriods.get(symbol) ?? -1)) this.#lastPeriods.set(symbol, period)
         const group = new VerdictGroupBuilder()
         for (const place of places) {
           const record = records[place] as StoredRecord
@@ -77,7 +98,7 @@ export class VerdictIndex {
    * @throws PriceStoreError `PRICE_CORRUPT_VALUE` for a group reaching outside the range that does not decode
    */
   async stageDeletes(batch: RootBatch, symbol: string, from: number, to: number): Promise<void> {
-    if (!this.#holdsAny) return
+    if (!this.#lastPeriods.has(symbol)) return
     for (const [key, value] of await this.#level.iterator(verdictGroupRange(symbol, from, to)).all()) {
       const { period } = readVerdictGroupKey(key)
       if (period * PERIOD_MS >= from && (period + 1) * PERIOD_MS - 1 <= to) {
