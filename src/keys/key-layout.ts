@@ -148,16 +148,15 @@ export function verdictGroupRange(symbol: string, from: number, to: number): { g
   return { gte: verdictGroupKey(symbol, periodOf(from), 0), lt: verdictGroupKey(symbol, periodOf(to) + 1, 0) }
 }
 
-/** Bounds of every verdict group key of `symbol`. */
-export function verdictGroupsOf(symbol: string): { gte: Buffer; lt: Buffer } {
-  const symbolBytes = Buffer.from(symbol, 'utf8')
-  return { gte: Buffer.concat([symbolBytes, Buffer.of(SEPARATOR)]), lt: Buffer.concat([symbolBytes, Buffer.of(SEPARATOR + 1)]) }
-}
-
-/** The symbol of a verdict group key: its bytes before the separator, period and position (its last 13). */
-export function verdictGroupSymbol(key: Uint8Array): string {
-  if (key.length < 14) throw new MalformedBytes(`a verdict group key has at least 14 bytes, this one ${key.length}`)
-  return asBuffer(key).toString('utf8', 0, key.length - 13)
+/**
+ * The symbol of a verdict group key (its bytes before the separator, period and position: its last 13) and the
+ * bounds of every group key of that symbol, taken from the key's own bytes, so `lt` is past `key` whatever they hold.
+ * @throws MalformedBytes for a key too short or without the separator in its place
+ */
+export function verdictGroupSymbol(key: Uint8Array): { symbol: string; gte: Buffer; lt: Buffer } {
+  if (key.length < 14 || key[key.length - 13] !== SEPARATOR) throw new MalformedBytes(`not a verdict group key (${key.length} bytes, no separator before the last 12)`)
+  const symbolBytes = asBuffer(key).subarray(0, key.length - 13)
+  return { symbol: symbolBytes.toString('utf8'), gte: Buffer.concat([symbolBytes, Buffer.of(SEPARATOR)]), lt: Buffer.concat([symbolBytes, Buffer.of(SEPARATOR + 1)]) }
 }
 
 /** The period and commit position of a verdict group key: its last 12 bytes. */

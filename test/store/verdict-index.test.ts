@@ -176,6 +176,20 @@ describe('the verdict index', () => {
     await db.close()
   })
 
+  it('refuses a damaged key as it loads, and gets past any symbol bytes', async () => {
+    const { db, level, index } = await openIndex()
+    // A symbol that is not UTF-8 (read back as U+FFFD, whose bytes sort elsewhere), then a key with no separator.
+    const odd = Buffer.concat([Buffer.of(0xff), Buffer.of(0), Buffer.alloc(12)])
+    await level.put(odd, Buffer.of(1))
+    await index.load()
+    const batch = new RootBatch()
+    index.stage(batch, [stored({ symbol: 'BTC', timestamp: START, id: 'a' })], undefined, 1)
+    expect(batch.length).toBe(0)
+    await level.put(Buffer.concat([Buffer.from('BTC'), Buffer.of(7), Buffer.alloc(12)]), Buffer.of(1))
+    await expect(index.load()).rejects.toMatchObject({ code: 'PRICE_CORRUPT_VALUE' })
+    await db.close()
+  })
+
   it('writes nothing for an unverified batch while the store holds no verdict', async () => {
     const { db, index } = await openIndex()
     const batch = new RootBatch()

@@ -12,7 +12,7 @@
  * writes nothing.
  */
 import { undecodable } from '../../keys/entry-errors.js'
-import { PERIOD_MS, periodOf, readVerdictGroupKey, verdictGroupKey, verdictGroupRange, verdictGroupSymbol, verdictGroupsOf } from '../../keys/key-layout.js'
+import { PERIOD_MS, periodOf, readVerdictGroupKey, verdictGroupKey, verdictGroupRange, verdictGroupSymbol } from '../../keys/key-layout.js'
 import { decodeVerdict, encodeVerdict } from '../../keys/verdict-codec.js'
 import { VerdictGroupBuilder, decodeVerdictGroup, encodeVerdictGroup, withoutRecords, type VerdictGroup } from '../../keys/verdict-group-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
@@ -49,6 +49,7 @@ export class VerdictIndex {
   /**
    * Learns, when the store opens, each symbol's latest period holding a group: two seeks per symbol with any (its
    * first key, then its last), none for a store that never verified.
+   * @throws PriceStoreError `PRICE_CORRUPT_VALUE` for a key that is not a verdict group's
    */
   async load(): Promise<void> {
     this.#lastPeriods.clear()
@@ -56,11 +57,10 @@ export class VerdictIndex {
     for (;;) {
       const [first] = await this.#level.keys(after === undefined ? { limit: 1 } : { gte: after, limit: 1 }).all()
       if (first === undefined) return
-      const symbol = verdictGroupSymbol(first)
-      const groups = verdictGroupsOf(symbol)
-      const [last] = await this.#level.keys({ ...groups, reverse: true, limit: 1 }).all()
-      this.#lastPeriods.set(symbol, readVerdictGroupKey(last ?? first).period)
-      after = groups.lt
+      const { symbol, gte, lt } = keyParts(first, verdictGroupSymbol)
+      const [last = first] = await this.#level.keys({ gte, lt, reverse: true, limit: 1 }).all()
+      this.#lastPeriods.set(symbol, keyParts(last, readVerdictGroupKey).period)
+      after = lt
     }
   }
 
@@ -193,6 +193,15 @@ class PeriodVerdicts {
     }
     this.#latest = new Map()
     return page.sort((a, b) => a.timestamp - b.timestamp)
+  }
+}
+
+/** What `read` makes of a verdict group key, or `PRICE_CORRUPT_VALUE` naming the key. */
+function keyParts<T>(key: Uint8Array, read: (key: Uint8Array) => T): T {
+  try {
+    return read(key)
+  } catch (err) {
+    throw undecodable(`a signature verdicts key (0x${Buffer.from(key).toString('hex')})`, err)
   }
 }
 
