@@ -74,10 +74,13 @@ export class VerdictIndex {
     // The verifier hands records with equal verdicts one shared object (nearly a whole batch has one): encoded once.
     const encoded = new Map<RecordVerdict, Buffer>()
     for (const [symbol, periods] of placesBySymbol(records)) {
-      const last = this.#lastPeriods.get(symbol) ?? -1
+      let last = this.#lastPeriods.get(symbol) ?? -1
       for (const [period, places] of periods) {
-        if (verdicts === undefined && period > last) continue
-        if (verdicts !== undefined && period > (this.#lastPeriods.get(symbol) ?? -1)) this.#lastPeriods.set(symbol, period)
+        if (period > last) {
+          // Past the symbol's last group: an unverified record there has no verdict to undo; a verified one moves it.
+          if (verdicts === undefined) continue
+          this.#lastPeriods.set(symbol, (last = period))
+        }
         const group = new VerdictGroupBuilder()
         for (const place of places) {
           const record = records[place] as StoredRecord
