@@ -42,9 +42,14 @@ export default defineConfig(() => {
     // price-store/testing: the arbitraries and the reference model, a separate entry so the main
     // one never loads fast-check (an optional peer dependency, left external).
     { ...shared, entry: { testing: 'src/testing/index.ts' }, format: ['esm', 'cjs'], dts: true },
-    // The worker thread of SignatureVerifier (src/trust/): ESM only, started by path from
-    // dist/trust-worker.js beside the code that starts it, whichever format that code is.
-    { ...shared, entry: { 'trust-worker': 'src/trust/worker/verify-worker.ts' }, format: ['esm'] },
+    // The worker threads of SignatureVerifier (src/trust/) and of a store's signature checks at ingest
+    // (src/store/signatures/): ESM only, each started by path from dist/<name>.js beside the code that starts
+    // it, whichever format that code is.
+    {
+      ...shared,
+      entry: { 'trust-worker': 'src/trust/worker/verify-worker.ts', 'ingest-worker': 'src/store/signatures/ingest-worker.ts' },
+      format: ['esm'],
+    },
     // The command: ESM only, run by node through the package's bin.
     { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'] },
     chartPageBuild,

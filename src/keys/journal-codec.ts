@@ -26,17 +26,22 @@ export interface JournalRecord {
 
 /**
  * Packs the keys of one batch's records, in the batch's order.
- * @param endBefore the `end` of the entry written before this one (0 for the first)
+ * @param endBefore the `end` of the entry written before this one (0 for the first); a batch encoded before its
+ *   place in the journal is known gets it later from {@link setJournalEnd}
  */
-export function encodeJournalEntry(records: readonly JournalRecord[], endBefore: number): Buffer {
+export function encodeJournalEntry(records: readonly JournalRecord[], endBefore = 0): Buffer {
   const symbols = new Map<string, number>()
   for (const record of records) if (!symbols.has(record.symbol)) symbols.set(record.symbol, symbols.size)
   const writer = new ByteWriter(64 + records.length * 48).byte(VALUE_VERSION).uint64(0).varint(symbols.size)
   for (const symbol of symbols.keys()) writer.text(symbol)
   for (const record of records) writer.varint(symbols.get(record.symbol) as number).uint64(record.timestamp).text(record.id)
-  const bytes = writer.finish()
-  writeUint64(bytes, END_OFFSET, endBefore + bytes.length)
-  return bytes
+  return setJournalEnd(writer.finish(), endBefore)
+}
+
+/** Writes an entry's `end` in place, given the `end` of the entry before it; returns the entry. */
+export function setJournalEnd(entry: Buffer, endBefore: number): Buffer {
+  writeUint64(entry, END_OFFSET, endBefore + entry.length)
+  return entry
 }
 
 /**

@@ -42,10 +42,17 @@ const scratch = new ByteWriter(4096)
  * views into the entry without parsing it again.
  */
 export class LogEntryWriter {
-  // Small at first (it doubles as it fills): a batch touching hundreds of hours writes one entry each, mostly of a few records.
-  readonly #writer = new ByteWriter(4096).byte(VALUE_VERSION)
+  readonly #writer: ByteWriter
   readonly #symbols: string[] = []
   readonly #numbers: number[] = []
+
+  /**
+   * @param capacity bytes to start with (it doubles as it fills): small by default, as a batch touching hundreds of
+   *   hours writes one entry each, mostly of a few records
+   */
+  constructor(capacity = 4096) {
+    this.#writer = new ByteWriter(capacity).byte(VALUE_VERSION)
+  }
 
   /** Appends a record: a validated record's value is encoded here, stored value bytes are copied as they are. */
   add(symbol: string, timestamp: number, id: string, value: StoredRecord | Uint8Array): void {
@@ -59,10 +66,48 @@ export class LogEntryWriter {
     this.#numbers.push(timestamp, idEnd - idLength, idEnd, writer.length - bytes.length, writer.length)
   }
 
+  /**
+   * Appends record `index` of a finished entry as it is framed there (symbol, timestamp, id and value bytes, one
+   * copy): a record encoded once can go into an entry of another shape.
+   */
+  addFrom(entry: FinishedLogEntry, index: number): void {
+    const { bytes, places: { symbols, numbers } } = entry
+    const at = index * PLACE_FIELDS
+    // A record's frame starts where the one before it ends, the first one after the version byte.
+    const start = index === 0 ? 1 : (numbers[at - 1] as number)
+    const shift = this.#writer.length - start
+    this.#writer.bytes(bytes.subarray(start, numbers[at + 4] as number))
+    this.#symbols.push(symbols[index] as string)
+    this.#numbers.push(numbers[at] as number, (numbers[at + 1] as number) + shift, (numbers[at + 2] as number) + shift,
+      (numbers[at + 3] as number) + shift, (numbers[at + 4] as number) + shift)
+  }
+
   /** The entry's bytes and where each record sits in them. */
-  finish(): { readonly bytes: Buffer; readonly places: LogPlaces } {
+  finish(): FinishedLogEntry {
     return { bytes: this.#writer.finish(), places: { symbols: this.#symbols, numbers: this.#numbers } }
   }
+
+  /**
+   * {@link LogEntryWriter.finish} for a writer that is not used again: its memory is the entry's when the capacity
+   * it was given was close to the bytes written (ByteWriter.take), saving a copy.
+   */
+  take(): FinishedLogEntry {
+    return { bytes: this.#writer.take(), places: { symbols: this.#symbols, numbers: this.#numbers } }
+  }
+
+  /** {@link LogEntryWriter.finish}, the bytes in a SharedArrayBuffer: another thread reads them without a copy. */
+  finishShared(): FinishedLogEntry {
+    const view = this.#writer.view()
+    const bytes = Buffer.from(new SharedArrayBuffer(view.length))
+    view.copy(bytes)
+    return { bytes, places: { symbols: this.#symbols, numbers: this.#numbers } }
+  }
+}
+
+/** A log entry's bytes and where each record sits in them. */
+export interface FinishedLogEntry {
+  readonly bytes: Buffer
+  readonly places: LogPlaces
 }
 
 /** Packs the records of one batch in one period. */

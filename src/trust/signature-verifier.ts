@@ -2,8 +2,9 @@
  * SignatureVerifier: verifyRecord for batches, off the event loop. One
  * worker thread per core (os.availableParallelism()), started on first use.
  * A batch is cut into chunks in the compact forms of worker-protocol.ts (the
- * records' JSON text, cut to what verification reads; back, the distinct
- * verdicts and an index per record). Every chunk is sent to every worker and
+ * records' JSON text, cut to what verification reads, or the caller's own
+ * encoding for its own worker entry; back, the distinct verdicts and an
+ * index per record). Every chunk is sent to every worker and
  * the first worker to reach it claims it (a shared slot per chunk), so the
  * work balances itself: a worker sharing its core with the calling thread,
  * or slowed by anything else, simply takes fewer chunks, and no core waits
@@ -19,8 +20,10 @@ import { signerTable, type AllowedSigners, type SignerTable } from './allowed-si
 import { defaultBackend, type Secp256k1Backend } from './secp256k1-recover.js'
 import type { RecordVerdict } from './verdict.js'
 import { verifyRecord } from './verify-record.js'
-import { RequestBuilder, decodeVerdicts, type RememberRequest, type VerifyReply, type VerifyRequest, type WorkerSetup } from './worker-protocol.js'
-import { workerScriptUrl } from './worker-script.js'
+import {
+  RequestBuilder, decodeVerdicts, type EncodedChunk, type JsonChunk, type RememberRequest, type VerifyReply, type VerifyRequest, type WorkerSetup,
+} from './worker-protocol.js'
+import { VERIFY_WORKER, workerScriptUrl, type WorkerEntry } from './worker-script.js'
 
 /** How a SignatureVerifier verifies. */
 export interface SignatureVerifierOptions {
@@ -52,6 +55,25 @@ interface Pending {
   readonly reject: (error: Error) => void
 }
 
+/** One batch on its way through the workers: its chunks are sent, then its verdicts awaited. */
+interface BatchRun {
+  /** Each record's verdict, by position in the batch, as the answers come. */
+  readonly verdicts: RecordVerdict[]
+  /** Chunks sent so far. */
+  readonly sent: number
+  /** Sends a chunk holding the records at `positions`. */
+  send(chunk: JsonChunk | EncodedChunk, positions: readonly number[]): void
+  /** The verdicts, once every chunk is answered. */
+  finish(): Promise<RecordVerdict[]>
+}
+
+/** A worker thread of the caller's own (price-store's store uses one that decodes its encoded batches). */
+export interface OwnWorker {
+  readonly entry: WorkerEntry
+  /** Given to the worker as its setup's `context`. */
+  readonly context: unknown
+}
+
 interface Slot {
   readonly worker: Worker
   /** Why it can take no more chunks (it died, or the verifier closed), once it cannot. */
@@ -68,12 +90,23 @@ const DEFAULT_CACHE_SIZE = 100_000
 const FIRST_CHUNK_RECORDS = 64
 const CHUNK_RECORDS = 256
 
+/** Records in a batch's chunk `index`: one small chunk per worker first. */
+function chunkSize(index: number, threads: number): number {
+  return index < threads ? FIRST_CHUNK_RECORDS : CHUNK_RECORDS
+}
+
+function closedError(): Error {
+  return new Error('the SignatureVerifier is closed')
+}
+
 /** Verifies batches of records in worker threads; see the file comment. */
 export class SignatureVerifier {
   readonly #setup: WorkerSetup
   /** The signers, for leaving out of what is sent a provider key the workers hold already. */
   readonly #table: SignerTable
   readonly #threads: number
+  /** The code the workers run. */
+  readonly #entry: WorkerEntry
   #slots: (Slot | undefined)[]
   #nextId = 1
   #closed = false
@@ -83,7 +116,11 @@ export class SignatureVerifier {
   #cacheHits = 0
   #cacheMisses = 0
 
-  constructor(options: SignatureVerifierOptions) {
+  /**
+   * @param own a worker thread of the caller's own instead of the verifier's, to which it may send encoded chunks
+   *   ({@link SignatureVerifier.verifyEncoded}); price-store's store gives one
+   */
+  constructor(options: SignatureVerifierOptions, own?: OwnWorker) {
     const threads = options.threads ?? availableParallelism()
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, not ${threads}`)
     this.#threads = threads
@@ -94,7 +131,9 @@ export class SignatureVerifier {
       evmChainId: options.evmChainId ?? 1,
       secp256k1: options.secp256k1 ?? defaultBackend(),
       cacheSize: options.cacheSize ?? DEFAULT_CACHE_SIZE,
+      ...(own === undefined ? {} : { context: own.context }),
     }
+    this.#entry = own?.entry ?? VERIFY_WORKER
     this.#table = signerTable(this.#setup.signers)
   }
 
@@ -103,40 +142,90 @@ export class SignatureVerifier {
    * as read-only). Rejects only when the verifier is closed or a worker died.
    */
   async verifyMany(records: readonly Readonly<Record<string, unknown>>[]): Promise<RecordVerdict[]> {
-    if (this.#closed) throw new Error('the SignatureVerifier is closed')
+    if (this.#closed) throw closedError()
     if (records.length === 0) return []
-    // Every worker first, so a chunk is posted the moment it is encoded and the workers verify while this thread
-    // encodes the rest. Once the workers run, the chunks are encoded and posted before this call returns, so a
-    // caller may go on with other work (a store encodes the batch's write) while they verify.
-    const ready = this.#slots.every((slot) => slot !== undefined) ? (this.#slots as Slot[]) : undefined
-    const slots = ready ?? (await Promise.all(Array.from({ length: this.#threads }, (_, index) => this.#slotAt(index))))
-    const verdicts: RecordVerdict[] = new Array<RecordVerdict>(records.length)
-    // One claim slot per chunk: at most one small chunk per worker, then chunks of CHUNK_RECORDS (and a last one).
-    const claims = new Int32Array(new SharedArrayBuffer(4 * (this.#threads + 1 + Math.ceil(records.length / CHUNK_RECORDS))))
-    const answers: Promise<void>[] = []
+    // Once the workers run, every chunk is built and posted before this call returns, so a caller may go on with
+    // other work while they verify.
+    const run = this.#batch(this.#readySlots() ?? (await this.#startSlots()), records.length)
     let chunk = new RequestBuilder()
     let positions: number[] = []
     const send = (): void => {
       if (positions.length === 0) return
-      const sent = positions
-      const answer = this.#post(slots, chunk, claims, answers.length)
-      answers.push(answer.then((list) => sent.forEach((position, i) => (verdicts[position] = list[i] as RecordVerdict))))
+      run.send(chunk.finish(), positions)
       chunk = new RequestBuilder()
       positions = []
     }
     records.forEach((record, position) => {
       // A record JSON cannot carry (a BigInt, a cycle) is verified here; it is no RedStone record anyway.
       if (!chunk.add(record, this.#holdsKeyOf(record))) {
-        verdicts[position] = verifyRecord(record, this.#setup.signers, this.#setup)
+        run.verdicts[position] = verifyRecord(record, this.#setup.signers, this.#setup)
         return
       }
       positions.push(position)
-      if (positions.length >= (answers.length < this.#threads ? FIRST_CHUNK_RECORDS : CHUNK_RECORDS)) send()
+      if (positions.length >= chunkSize(run.sent, this.#threads)) send()
     })
     send()
-    await Promise.all(answers)
-    this.#records += records.length
-    return verdicts
+    return run.finish()
+  }
+
+  /**
+   * The verdicts of `count` records that the caller encodes itself, a chunk at a time: `encode(from, to)` returns
+   * records `from` to `to` (exclusive) in shared memory, in the form the caller's own worker decodes (see the
+   * constructor). It is called for each chunk in order, all of them before this call returns its promise, so the
+   * caller may use what it encoded as soon as it does.
+   * @internal price-store's own: a store's batches, encoded once for the workers and for its write
+   */
+  async verifyEncoded(count: number, encode: (from: number, to: number) => Uint8Array): Promise<RecordVerdict[]> {
+    if (this.#closed) throw closedError()
+    if (count === 0) return []
+    const chunks = function* (threads: number): Generator<[EncodedChunk, number[]]> {
+      for (let from = 0, index = 0; from < count; index++) {
+        const to = Math.min(count, from + chunkSize(index, threads))
+        yield [{ encoded: encode(from, to) }, Array.from({ length: to - from }, (_, i) => from + i)]
+        from = to
+      }
+    }
+    const ready = this.#readySlots()
+    // Each chunk is posted the moment it is encoded once the workers run; while they start, all are encoded first.
+    const encoded = ready === undefined ? [...chunks(this.#threads)] : chunks(this.#threads)
+    const run = this.#batch(ready ?? (await this.#startSlots()), count)
+    for (const [chunk, positions] of encoded) run.send(chunk, positions)
+    return run.finish()
+  }
+
+  /** Every worker, when all of them run. */
+  #readySlots(): Slot[] | undefined {
+    return this.#slots.every((slot) => slot !== undefined) ? (this.#slots as Slot[]) : undefined
+  }
+
+  /** Every worker, those not running started. */
+  async #startSlots(): Promise<Slot[]> {
+    const slots = await Promise.all(Array.from({ length: this.#threads }, (_, index) => this.#slotAt(index)))
+    if (this.#closed) throw closedError()
+    return slots
+  }
+
+  /** A batch of `count` records to send to `slots`, chunk by chunk. */
+  #batch(slots: readonly Slot[], count: number): BatchRun {
+    const verdicts = new Array<RecordVerdict>(count)
+    // One claim slot per chunk: at most one small chunk per worker, then chunks of CHUNK_RECORDS (and a last one).
+    const claims = new Int32Array(new SharedArrayBuffer(4 * (this.#threads + 1 + Math.ceil(count / CHUNK_RECORDS))))
+    const answers: Promise<void>[] = []
+    return {
+      verdicts,
+      get sent() {
+        return answers.length
+      },
+      send: (chunk, positions) => {
+        const answer = this.#post(slots, chunk, claims, answers.length)
+        answers.push(answer.then((list) => positions.forEach((position, i) => (verdicts[position] = list[i] as RecordVerdict))))
+      },
+      finish: async () => {
+        await Promise.all(answers)
+        this.#records += count
+        return verdicts
+      },
+    }
   }
 
   /**
@@ -163,14 +252,14 @@ export class SignatureVerifier {
   }
 
   /** Sends a chunk to every worker, and its verdicts once the worker that claims it answers. */
-  #post(slots: readonly Slot[], records: RequestBuilder, claims: Int32Array, claim: number): Promise<RecordVerdict[]> {
+  #post(slots: readonly Slot[], chunk: JsonChunk | EncodedChunk, claims: Int32Array, claim: number): Promise<RecordVerdict[]> {
     const lost = slots.find((slot) => slot.lost !== undefined)?.lost
     if (lost !== undefined) return Promise.reject(lost)
     const id = this.#nextId++
     return new Promise<RecordVerdict[]>((resolve, reject) => {
       if (this.#pending.size === 0) for (const slot of slots) slot.worker.ref()
       this.#pending.set(id, { resolve, reject })
-      const request: VerifyRequest = { id, ...records.finish(), claims, claim }
+      const request: VerifyRequest = { id, ...chunk, claims, claim }
       for (const slot of slots) slot.worker.postMessage(request)
     })
   }
@@ -178,8 +267,8 @@ export class SignatureVerifier {
   async #slotAt(index: number): Promise<Slot> {
     const existing = this.#slots[index]
     if (existing !== undefined) return existing
-    const url = await workerScriptUrl()
-    if (this.#closed) throw new Error('the SignatureVerifier is closed')
+    const url = await workerScriptUrl(this.#entry)
+    if (this.#closed) throw closedError()
     // Another call may have started this slot while the URL was awaited.
     const raced = this.#slots[index]
     if (raced !== undefined) return raced

@@ -10,7 +10,9 @@
  *   every field. A string `signature` (an Arweave one is ~700 characters,
  *   the longest field) goes beside the text in an array of strings, which
  *   the clone copies, where JSON would scan it twice (~2 µs a record on
- *   each side, on a slow core).
+ *   each side, on a slow core). Or, from a caller whose workers run an
+ *   entry of its own (a store's), records in its own encoding in shared
+ *   memory, which no thread copies ({@link EncodedChunk}).
  * - Back: a batch's verdicts are nearly all alike (a stream of one
  *   provider's valid records has one verdict), so a reply is the JSON of
  *   its distinct verdicts ("shapes") plus one Uint32Array index per record,
@@ -27,22 +29,36 @@ export interface WorkerSetup {
   readonly evmChainId: number
   readonly secp256k1: Secp256k1Backend
   readonly cacheSize: number
+  /** For a worker entry of the caller's own, what it needs to decode {@link EncodedChunk}s (a store's: its provider). */
+  readonly context?: unknown
 }
 
 /**
  * A chunk of records to verify, as a {@link RequestBuilder} makes it. Every worker is sent every chunk; the first
  * to reach it claims it (its slot in `claims` from 0 to 1) and answers, the others pass it by.
  */
-export interface VerifyRequest {
+export type VerifyRequest = (JsonChunk | EncodedChunk) & {
   readonly id: number
-  /** The JSON of an array of the records, each without its `signature` where that is in `signatures`. */
-  readonly text: string
-  /** Per record, its `signature` when that is a string sent beside the JSON, else null. */
-  readonly signatures: readonly (string | null)[]
   /** Shared by the workers: one slot per chunk of the batch. */
   readonly claims: Int32Array
   /** This chunk's slot in `claims`. */
   readonly claim: number
+}
+
+/** Records as a {@link RequestBuilder} sends them. */
+export interface JsonChunk {
+  /** The JSON of an array of the records, each without its `signature` where that is in `signatures`. */
+  readonly text: string
+  /** Per record, its `signature` when that is a string sent beside the JSON, else null. */
+  readonly signatures: readonly (string | null)[]
+}
+
+/**
+ * Records in the caller's own encoding, in shared memory (not copied to each worker), for a worker entry of the
+ * caller's own that decodes them (SignatureVerifier's `worker` option).
+ */
+export interface EncodedChunk {
+  readonly encoded: Uint8Array
 }
 
 /** Outcomes another worker computed (its cache's learned text), to keep in this worker's cache. */
@@ -130,7 +146,7 @@ export class RequestBuilder {
   }
 
   /** The request's `text` and `signatures`. */
-  finish(): Pick<VerifyRequest, 'text' | 'signatures'> {
+  finish(): JsonChunk {
     return { text: `[${this.#json.join(',')}]`, signatures: this.#signatures }
   }
 }
@@ -139,7 +155,7 @@ export class RequestBuilder {
  * The records of a request (anything that is not an object becomes `{}`: verified as unsigned), each with its
  * signature put back.
  */
-export function decodeRecords({ text, signatures }: Pick<VerifyRequest, 'text' | 'signatures'>): Record<string, unknown>[] {
+export function decodeRecords({ text, signatures }: JsonChunk): Record<string, unknown>[] {
   const values = JSON.parse(text) as unknown[]
   return values.map((value, index) => {
     const record = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}

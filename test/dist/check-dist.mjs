@@ -104,7 +104,8 @@ for (const [name, cluster, api] of [['esm', clusterEsm, esm], ['cjs', clusterCjs
   await store.close()
 }
 // Signature verification: SignatureVerifier starts its worker threads from dist/trust-worker.js in both formats,
-// and they verify records RedStone's API served (test/trust/fixtures) as valid, a changed one as invalid.
+// and they verify records RedStone's API served (test/trust/fixtures) as valid, a changed one as invalid; a store
+// under `reject` does the same in its own workers (dist/ingest-worker.js).
 const fixture = JSON.parse(readFileSync(new URL('../trust/fixtures/redstone-api-lite-records.json', import.meta.url), 'utf8'))
 const served = fixture.captures.flatMap((capture) => capture.records)
 const signers = { providers: [{ id: fixture.provider.id, publicKey: fixture.provider.publicKey, evmAddresses: [fixture.provider.evmAddress] }] }
@@ -115,6 +116,23 @@ for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
     assert.deepEqual(verdicts.map((verdict) => verdict.overall), [...served.map(() => 'valid'), 'invalid'], `${name}: SignatureVerifier in worker threads`)
   } finally {
     await verifier.close()
+  }
+  // A store verifies its batches in its own workers, from dist/ingest-worker.js. The captured records carry a lite
+  // EVM signature alone, and a store takes a record with an Arweave one: given one that fails, each record's stored
+  // verdict is what verifyRecord says in this thread (the Arweave check malformed, the lite one valid).
+  const store = await api.PriceStore.open(new MemoryLevel(), {
+    provider: { name: 'redstone', id: fixture.provider.id, publicKey: fixture.provider.publicKey },
+    signatures: { policy: 'flag', evmSigners: [fixture.provider.evmAddress], threads: 2 },
+  })
+  try {
+    const given = served.map((record) => ({ ...record, signature: 'AAAA' }))
+    await store.putBatch(given)
+    const expected = given.map((record) => api.verifyRecord(record, signers))
+    assert.deepEqual(expected.map((verdict) => verdict.checks.map((check) => check.result)), given.map(() => ['malformed', 'valid']), `${name}: the expected verdicts`)
+    const report = await store.verify({ limit: given.length })
+    assert.deepEqual(report.failing.map((failing) => failing.verdict), expected, `${name}: a store's ingest workers verify its batches`)
+  } finally {
+    await store.close()
   }
 }
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })

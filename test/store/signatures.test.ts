@@ -81,15 +81,15 @@ describe('a store that flags signatures', () => {
     const store = await PriceStore.open(new MemoryLevel(), { provider, signatures: { policy: 'flag', threads: 2 } })
     open.push(store)
     // The large batch's verdicts are held back until the correction's are in: the correction is verified first.
-    const verifyMany = SignatureVerifier.prototype.verifyMany
+    const verifyEncoded = SignatureVerifier.prototype.verifyEncoded
     let correctionVerified: () => void = () => {}
     const correctionDone = new Promise<void>((resolve) => (correctionVerified = resolve))
     const order: string[] = []
-    const spy = vi.spyOn(SignatureVerifier.prototype, 'verifyMany').mockImplementation(async function (this: SignatureVerifier, records) {
-      const verdicts = await verifyMany.call(this, records)
-      if (records.length > 1) await correctionDone
+    const spy = vi.spyOn(SignatureVerifier.prototype, 'verifyEncoded').mockImplementation(async function (this: SignatureVerifier, count, encode) {
+      const verdicts = await verifyEncoded.call(this, count, encode)
+      if (count > 1) await correctionDone
       else correctionVerified()
-      order.push(records.length > 1 ? 'large' : 'correction')
+      order.push(count > 1 ? 'large' : 'correction')
       return verdicts
     })
     try {

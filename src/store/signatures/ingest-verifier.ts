@@ -6,11 +6,12 @@
  * `valid` is refused whole, naming the first such record.
  */
 import { PriceStoreError } from '../../errors.js'
+import type { FramedRecords } from '../../keys/framed-records.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import { SignatureVerifier } from '../../trust/signature-verifier.js'
-import { VERIFIED_FIELDS } from '../../trust/worker-protocol.js'
 import { SIGNATURE_FIELD, type OverallVerdict, type RecordVerdict } from '../../trust/verdict.js'
 import type { Provider } from '../../types.js'
+import { INGEST_WORKER, type IngestChunkContext } from './ingest-chunk.js'
 import type { ResolvedSignatureOptions, SignaturePolicy } from './signature-options.js'
 
 /** Verdicts taken at ingest since the store opened, by overall verdict, and batches refused. */
@@ -49,13 +50,14 @@ export class IngestVerifier {
   }
 
   /**
-   * The verdicts of `records` (in order), or `undefined` when the policy is `off`.
+   * The verdicts of `records` (in order), or `undefined` when the policy is `off`. The workers read the records as
+   * `framed` encodes them, a chunk at a time; when this returns its promise, `framed` holds every chunk.
    * @param count whether the verdicts count in {@link IngestVerifier.counts} (not for a check before a write elsewhere)
    * @throws PriceStoreError `PRICE_INVALID_SIGNATURE` under `reject` (details: `index`, `field`)
    */
-  async check(records: readonly StoredRecord[], count = true): Promise<readonly RecordVerdict[] | undefined> {
+  async check(records: readonly StoredRecord[], framed: FramedRecords, count = true): Promise<readonly RecordVerdict[] | undefined> {
     if (this.#options.policy === 'off') return undefined
-    const verdicts = await this.verify(records.map((record) => signedRecord(record, this.#provider)))
+    const verdicts = await this.#run((verifier) => verifier.verifyEncoded(records.length, (_, to) => framed.share(to)))
     if (count) for (const verdict of verdicts) this.#verdicts[verdict.overall]++
     if (this.#options.policy === 'reject') {
       const index = verdicts.findIndex((verdict) => verdict.overall !== 'valid')
@@ -72,14 +74,21 @@ export class IngestVerifier {
    * @throws PriceStoreError `PRICE_NOT_OPEN` when the store closed meanwhile (its workers are stopped)
    */
   async verify(records: readonly Readonly<Record<string, unknown>>[]): Promise<RecordVerdict[]> {
+    return this.#run((verifier) => verifier.verifyMany(records))
+  }
+
+  /** Runs `task` on the verifier, started on first use; a task cut short by `close()` is PRICE_NOT_OPEN. */
+  async #run(task: (verifier: SignatureVerifier) => Promise<RecordVerdict[]>): Promise<RecordVerdict[]> {
     if (this.#closed) throw closedError()
+    const { id, publicKey } = this.#provider
+    const context: IngestChunkContext = { provider: { id, publicKey } }
     this.#verifier ??= new SignatureVerifier({
-      signers: { providers: [{ id: this.#provider.id, publicKey: this.#provider.publicKey, evmAddresses: this.#options.evmSigners }] },
+      signers: { providers: [{ id, publicKey, evmAddresses: this.#options.evmSigners }] },
       evmChainId: this.#options.evmChainId,
       ...(this.#options.threads === undefined ? {} : { threads: this.#options.threads }),
-    })
+    }, { entry: INGEST_WORKER, context })
     try {
-      return await this.#verifier.verifyMany(records)
+      return await task(this.#verifier)
     } catch (err) {
       throw this.#closed ? closedError() : err
     }
@@ -99,24 +108,6 @@ export class IngestVerifier {
     this.#verifier = undefined
     await verifier?.close()
   }
-}
-
-/**
- * A stored record as it was signed, as far as verification reads it ({@link VERIFIED_FIELDS}): its own fields and
- * extra fields among them, and the provider's id. No `providerPublicKey`: the verifier checks the Arweave signature
- * against the provider's configured key, the one a query would join. Picked field by field: spreading the record
- * and its extra fields cost about 10 µs a record that carries a `liteEvmSignature`.
- */
-export function signedRecord(record: StoredRecord, provider: Provider): Record<string, unknown> {
-  const signed: Record<string, unknown> = {}
-  const { extras } = record
-  for (const field of VERIFIED_FIELDS) {
-    if (field === 'provider') signed[field] = provider.id
-    else if (field === 'providerPublicKey') continue
-    else if (Object.hasOwn(record, field)) signed[field] = record[field as keyof StoredRecord]
-    else if (extras !== null && Object.hasOwn(extras, field)) signed[field] = extras[field]
-  }
-  return signed
 }
 
 function closedError(): PriceStoreError {

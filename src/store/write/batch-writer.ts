@@ -4,8 +4,10 @@
  * and the symbols it introduces), then taken into memory by the commit step.
  */
 import type { AbstractLevel } from 'abstract-level'
-import { logKey, periodOf } from '../../keys/key-layout.js'
-import { LogEntryWriter } from '../../keys/log-codec.js'
+import { logKey } from '../../keys/key-layout.js'
+import { encodeJournalEntry } from '../../keys/journal-codec.js'
+import { FramedRecords } from '../../keys/framed-records.js'
+import type { FinishedLogEntry } from '../../keys/log-codec.js'
 import type { StoredRecord } from '../../records/stored-record.js'
 import { validateBatch } from '../../records/validate-batch.js'
 import type { NewPriceRecord, Provider } from '../../types.js'
@@ -92,16 +94,18 @@ export class BatchWriter {
     if (stored.length === 0) return { stored: 0, position: journal.head }
     // Verified from now on, off the event loop, while the batch keeps its place in the queue: batches are written in
     // the order they were given, and a writer with several in flight has one verified while another is written.
-    const verified = this.#context.ingest.check(stored)
+    // The workers read the records' values as the write will hold them, encoded once, chunk by chunk.
+    const framed = new FramedRecords(stored)
+    const verified = this.#context.ingest.check(stored, framed)
     verified.catch(() => {}) // awaited in the queue; a rejection is the write's
-    // Encoded now, while the workers verify (their parts are posted by now): the write in the queue is then a short
-    // commit, and under a signature policy the main thread works while the workers do, not after them.
-    const entries = encodeEntries(stored)
+    // Put together now, while the workers verify (every chunk is posted by now): the write in the queue is then a
+    // short commit, and under a signature policy the main thread works while the workers do, not after them.
+    const encoded: EncodedBatch = { records: stored, entries: framed.entries(), journalEntry: encodeJournalEntry(stored) }
     const write = queue.run(async () => {
       const verdicts = await verified
       // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
       if (at !== undefined) checkCommitPosition(at, journal.head)
-      return this.#write(stored, entries, at, commitId, verdicts)
+      return this.#write(encoded, at, commitId, verdicts)
     })
     upkeep.enqueueSeal()
     return write
@@ -111,13 +115,14 @@ export class BatchWriter {
   async checkSignatures(records: Iterable<NewPriceRecord>): Promise<void> {
     const { life, provider, ingest } = this.#context
     life.assertOpen()
-    if (ingest.policy === 'reject') await ingest.check(validateBatch(records, provider), false)
+    if (ingest.policy !== 'reject') return
+    const stored = validateBatch(records, provider)
+    await ingest.check(stored, new FramedRecords(stored), false)
   }
 
   // No open check here: close() waits for queued writes, which still run while it is 'closing'.
   async #write(
-    records: readonly StoredRecord[], entries: ReadonlyMap<number, LogEntryWriter>, at: number | undefined, commitId: string | undefined,
-    verdicts: readonly RecordVerdict[] | undefined,
+    { records, entries, journalEntry }: EncodedBatch, at: number | undefined, commitId: string | undefined, verdicts: readonly RecordVerdict[] | undefined,
   ): Promise<BatchCommit> {
     const { db, sync, provider, logPrefix, journal, symbols, sealer, step } = this.#context
     const newSymbols = new Set<string>()
@@ -128,11 +133,10 @@ export class BatchWriter {
     }
     const batch = new RootBatch()
     // The journal entry goes in the records' own atomic write: after a crash it lists exactly the batches stored.
-    const position = journal.stage(batch, records, at, commitId)
+    const position = journal.stage(batch, journalEntry, at, commitId)
     const writes: OpenWrite[] = []
-    for (const [period, entry] of entries) {
+    for (const [period, { bytes, places }] of entries) {
       const key = logKey(period, position)
-      const { bytes, places } = entry.finish()
       batch.put(logPrefix, key, bytes)
       writes.push(openWrite(period, position, key, bytes, provider, places))
     }
@@ -150,16 +154,16 @@ export class BatchWriter {
   }
 }
 
-/** The log entries of a batch's records, one per hour they fall in, values encoded. */
-function encodeEntries(records: readonly StoredRecord[]): Map<number, LogEntryWriter> {
-  const entries = new Map<number, LogEntryWriter>()
-  for (const record of records) {
-    const period = periodOf(record.timestamp)
-    let entry = entries.get(period)
-    if (entry === undefined) entries.set(period, (entry = new LogEntryWriter()))
-    entry.add(record.symbol, record.timestamp, record.id, record)
-  }
-  return entries
+/**
+ * A batch's bytes, encoded before it takes its place in the queue (while its signatures are verified): what is left
+ * to do in the queue needs the batch's position or its verdicts.
+ */
+interface EncodedBatch {
+  readonly records: readonly StoredRecord[]
+  /** The log entries, one per hour the records fall in. */
+  readonly entries: ReadonlyMap<number, FinishedLogEntry>
+  /** The journal entry, its `end` set when it is staged. */
+  readonly journalEntry: Buffer
 }
 
 /**

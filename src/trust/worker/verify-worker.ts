@@ -1,41 +1,8 @@
 /**
- * The worker thread of SignatureVerifier: verifies the chunks of records it
- * claims first with verifyRecord (every worker is sent every chunk, so a
- * worker that a busy core slows takes fewer), keeping a bounded cache of
- * outcomes: the ones it computes, and the ones the others computed (the
- * pool passes them on), so a signature met again is a hit on any worker.
- * The signed messages are built here, not in the calling thread; records
- * come and verdicts go in worker-protocol.ts's compact forms.
- * Built as dist/trust-worker.js (tsup.config.ts); from sources the verifier
- * bundles it on first use (worker-script.ts).
+ * The worker thread of SignatureVerifier (serve-requests.ts), for records
+ * sent as JSON. Built as dist/trust-worker.js (tsup.config.ts); from
+ * sources the verifier bundles it on first use (worker-script.ts).
  */
-import { parentPort, workerData } from 'node:worker_threads'
-import { signerTable } from '../allowed-signers.js'
-import { VerificationCache } from '../verification-cache.js'
-import { verifyRecord } from '../verify-record.js'
-import { claimChunk, decodeRecords, encodeVerdicts, type VerifyReply, type WorkerRequest, type WorkerSetup } from '../worker-protocol.js'
+import { serveRequests } from './serve-requests.js'
 
-const setup = workerData as WorkerSetup
-const table = signerTable(setup.signers)
-const cache = new VerificationCache(setup.cacheSize)
-const options = { evmChainId: setup.evmChainId, secp256k1: setup.secp256k1, cache }
-const port = parentPort
-if (port === null) throw new Error('verify-worker.ts runs as a worker thread of SignatureVerifier')
-
-port.on('message', (request: WorkerRequest) => {
-  if ('learned' in request) {
-    cache.remember(request.learned)
-    return
-  }
-  if (!claimChunk(request)) return
-  let reply: VerifyReply
-  try {
-    const before = cache.stats()
-    const verdicts = decodeRecords(request).map((record) => verifyRecord(record, table, options))
-    const after = cache.stats()
-    reply = { id: request.id, ...encodeVerdicts(verdicts), cacheHits: after.hits - before.hits, cacheMisses: after.misses - before.misses, learned: cache.takeLearned() }
-  } catch (error) {
-    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) }
-  }
-  port.postMessage(reply, 'indices' in reply ? [reply.indices.buffer as ArrayBuffer] : [])
-})
+serveRequests()

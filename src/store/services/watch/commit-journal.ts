@@ -22,8 +22,7 @@
  * entry (its positions were consecutive).
  */
 import { undecodable } from '../../../keys/entry-errors.js'
-import { encodeJournalEntry, readJournalEnd } from '../../../keys/journal-codec.js'
-import type { JournalRecord } from '../../../keys/journal-codec.js'
+import { readJournalEnd, setJournalEnd } from '../../../keys/journal-codec.js'
 import { describeJournal, journalKey, readJournalKey } from '../../../keys/key-layout.js'
 import type { BytesSublevel } from '../../db/sublevels.js'
 
@@ -144,18 +143,19 @@ export class CommitJournal {
    * Numbers a batch and puts its journal entry, and the deletion of entries
    * that fall out of the window, into the batch's write. The number is used
    * up even if the write fails.
+   * @param entry the batch's entry from `encodeJournalEntry`, encoded before its place was known: its `end` is set here
    * @param at the position to commit at, given by a replication log (checked by the caller to be above the
    *   head); the next batch without one gets the position after it
    * @param id the replication log's id of this commit, kept in the same write (see {@link COMMIT_ID_KEY})
    */
-  stage(batch: RootBatch, records: readonly JournalRecord[], at?: number, id?: string): number {
+  stage(batch: RootBatch, entry: Buffer, at?: number, id?: string): number {
     const position = at ?? this.#next
     this.#next = Math.max(this.#next, position) + 1
     if (id !== undefined) {
       batch.put(this.#metaPrefix, COMMIT_ID_KEY_BYTES, Buffer.from(`${position} ${id}`, 'utf8'))
       this.#stagedIds.set(position, id)
     }
-    const entry = encodeJournalEntry(records, this.#end)
+    setJournalEnd(entry, this.#end)
     this.#end += entry.length
     batch.put(this.#prefix, journalKey(position), entry)
     this.#sizes.set(position, entry.length)
