@@ -36,6 +36,10 @@ export class Upkeep {
   enqueueSeal(): void {
     const { queue, sealer, life } = this.#context
     queue.run(async () => {
+      // The writer whose batch just committed goes on first: its next batch is checked, sent to be verified and
+      // queued before a seal step holds the thread (a step can take tens of milliseconds; meanwhile under a
+      // signature policy the workers would have nothing to verify).
+      await new Promise((resolve) => setImmediate(resolve))
       // A failed step leaves its rows open (readers still see them); it runs again after the next batch.
       if (life.status === 'open' && (await sealer.runDue())) this.enqueueSeal()
     }).catch(() => {})
