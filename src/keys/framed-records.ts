@@ -9,7 +9,7 @@
  * are written.
  */
 import { periodOf } from './key-layout.js'
-import { LogEntryWriter, PLACE_FIELDS, type FinishedLogEntry } from './log-codec.js'
+import { LogEntryWriter, PLACE_FIELDS, frameStart, type FinishedLogEntry } from './log-codec.js'
 import type { StoredRecord } from '../records/stored-record.js'
 
 /** The records of one batch, framed a chunk at a time, then as log entries by hour. */
@@ -79,8 +79,7 @@ export class FramedRecords {
 
 /** Bytes of record `index`'s frame in `chunk`: from the end of the frame before it (or the version byte) to its value's end. */
 function frameLength({ places: { numbers } }: FinishedLogEntry, index: number): number {
-  const at = index * PLACE_FIELDS
-  return (numbers[at + 4] as number) - (index === 0 ? 1 : (numbers[at - 1] as number))
+  return (numbers[index * PLACE_FIELDS + 4] as number) - frameStart(numbers, index)
 }
 
 function add(writer: LogEntryWriter, record: StoredRecord): void {

@@ -73,8 +73,7 @@ export class LogEntryWriter {
   addFrom(entry: FinishedLogEntry, index: number): void {
     const { bytes, places: { symbols, numbers } } = entry
     const at = index * PLACE_FIELDS
-    // A record's frame starts where the one before it ends, the first one after the version byte.
-    const start = index === 0 ? 1 : (numbers[at - 1] as number)
+    const start = frameStart(numbers, index)
     const shift = this.#writer.length - start
     this.#writer.bytes(bytes.subarray(start, numbers[at + 4] as number))
     this.#symbols.push(symbols[index] as string)
@@ -102,6 +101,11 @@ export class LogEntryWriter {
     view.copy(bytes)
     return { bytes, places: { symbols: this.#symbols, numbers: this.#numbers } }
   }
+}
+
+/** Where record `index`'s frame starts: where the one before it ends, the first one's after the version byte. */
+export function frameStart(numbers: LogPlaces['numbers'], index: number): number {
+  return index === 0 ? 1 : (numbers[index * PLACE_FIELDS - 1] as number)
 }
 
 /** A log entry's bytes and where each record sits in them. */
