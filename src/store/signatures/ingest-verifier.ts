@@ -80,18 +80,23 @@ export class IngestVerifier {
   /** Runs `task` on the verifier, started on first use; a task cut short by `close()` is PRICE_NOT_OPEN. */
   async #run(task: (verifier: SignatureVerifier) => Promise<RecordVerdict[]>): Promise<RecordVerdict[]> {
     if (this.#closed) throw closedError()
-    const { id, publicKey } = this.#provider
-    const context: IngestChunkContext = { provider: { id, publicKey } }
-    this.#verifier ??= new SignatureVerifier({
-      signers: { providers: [{ id, publicKey, evmAddresses: this.#options.evmSigners }] },
-      evmChainId: this.#options.evmChainId,
-      ...(this.#options.threads === undefined ? {} : { threads: this.#options.threads }),
-    }, { entry: INGEST_WORKER, context })
+    this.#verifier ??= this.#newVerifier()
     try {
       return await task(this.#verifier)
     } catch (err) {
       throw this.#closed ? closedError() : err
     }
+  }
+
+  /** The store's verifier: its own workers (ingest-worker.ts), which also read a batch's chunks as the store encodes them. */
+  #newVerifier(): SignatureVerifier {
+    const { id, publicKey } = this.#provider
+    const context: IngestChunkContext = { provider: { id, publicKey } }
+    return new SignatureVerifier({
+      signers: { providers: [{ id, publicKey, evmAddresses: this.#options.evmSigners }] },
+      evmChainId: this.#options.evmChainId,
+      ...(this.#options.threads === undefined ? {} : { threads: this.#options.threads }),
+    }, { entry: INGEST_WORKER, context })
   }
 
   /** The store opened (again): counts start from 0, and verifying may start workers. */
