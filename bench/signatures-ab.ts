@@ -11,7 +11,10 @@
  * order swapped every batch, so a slow second hits both alike. Each run
  * prints the base's time over this checkout's (above 1: this one is
  * faster); the median of `--runs` runs ends the output. Two copies of one
- * checkout gave 0.97–1.06 a run, so read medians of several runs.
+ * checkout gave 0.97–1.06 a run, so read medians of several runs. The two
+ * stores share one event loop: a change to when a store runs its seal steps
+ * is not measured fairly here (a step one store defers lands in the other's
+ * batch); measure such a change with signatures-ingest.bench.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
