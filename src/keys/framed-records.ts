@@ -47,8 +47,7 @@ export class FramedRecords {
     const writers = new Map<number, LogEntryWriter>()
     const records = this.#records
     if (this.#framed < records.length) {
-      // Not verified (or not all of it): encoded in place, the chunks framed so far encoded again (there are none:
-      // a verified batch is framed whole before its entries are asked for).
+      // Not verified (or its verification stopped part way): every record encoded in place.
       for (const record of records) {
         const period = periodOf(record.timestamp)
         let writer = writers.get(period)

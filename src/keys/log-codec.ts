@@ -83,7 +83,7 @@ export class LogEntryWriter {
 
   /** The entry's bytes and where each record sits in them. */
   finish(): FinishedLogEntry {
-    return { bytes: this.#writer.finish(), places: { symbols: this.#symbols, numbers: this.#numbers } }
+    return this.#finished(this.#writer.finish())
   }
 
   /**
@@ -91,7 +91,7 @@ export class LogEntryWriter {
    * it was given was close to the bytes written (ByteWriter.take), saving a copy.
    */
   take(): FinishedLogEntry {
-    return { bytes: this.#writer.take(), places: { symbols: this.#symbols, numbers: this.#numbers } }
+    return this.#finished(this.#writer.take())
   }
 
   /** {@link LogEntryWriter.finish}, the bytes in a SharedArrayBuffer: another thread reads them without a copy. */
@@ -99,6 +99,10 @@ export class LogEntryWriter {
     const view = this.#writer.view()
     const bytes = Buffer.from(new SharedArrayBuffer(view.length))
     view.copy(bytes)
+    return this.#finished(bytes)
+  }
+
+  #finished(bytes: Buffer): FinishedLogEntry {
     return { bytes, places: { symbols: this.#symbols, numbers: this.#numbers } }
   }
 }

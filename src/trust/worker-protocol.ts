@@ -34,7 +34,8 @@ export interface WorkerSetup {
 }
 
 /**
- * A chunk of records to verify, as a {@link RequestBuilder} makes it. Every worker is sent every chunk; the first
+ * A chunk of records to verify: as a {@link RequestBuilder} makes it, or in a caller's own encoding. Every worker is
+ * sent every chunk; the first
  * to reach it claims it (its slot in `claims` from 0 to 1) and answers, the others pass it by.
  */
 export type VerifyRequest = (JsonChunk | EncodedChunk) & {
@@ -55,7 +56,7 @@ export interface JsonChunk {
 
 /**
  * Records in the caller's own encoding, in shared memory (not copied to each worker), for a worker entry of the
- * caller's own that decodes them (SignatureVerifier's `worker` option).
+ * caller's own that decodes them (the second argument of SignatureVerifier's constructor).
  */
 export interface EncodedChunk {
   readonly encoded: Uint8Array

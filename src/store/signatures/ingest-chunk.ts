@@ -9,7 +9,7 @@
 import { asBuffer } from '../../keys/bytes.js'
 import { readLogEntry } from '../../keys/log-codec.js'
 import { decodeValue } from '../../keys/value-codec.js'
-import { VERIFIED_FIELDS } from '../../trust/worker-protocol.js'
+import { verificationInput } from '../../trust/worker-protocol.js'
 import type { WorkerEntry } from '../../trust/worker-script.js'
 import type { Provider } from '../../types.js'
 
@@ -22,31 +22,21 @@ export interface IngestChunkContext {
 }
 
 /**
- * The records of a chunk, each as it was signed ({@link signedFields}).
+ * The records of a chunk, each as it was signed: the fields verification reads (extra ones included), without
+ * `providerPublicKey` (the workers check the Arweave signature against the provider's configured key, the one a
+ * query joins).
  * @throws PriceStoreError `PRICE_CORRUPT_VALUE` or MalformedBytes when the chunk does not decode (it was encoded by
  *   the store a moment before: never, unless the code is wrong)
  */
-export function readIngestChunk(encoded: Uint8Array, { provider }: IngestChunkContext): Record<string, unknown>[] {
+export function readIngestChunk(encoded: Uint8Array, { provider }: IngestChunkContext): Readonly<Record<string, unknown>>[] {
   const bytes = asBuffer(encoded)
   const full = { name: '', ...provider }
-  const records: Record<string, unknown>[] = []
+  const records: Readonly<Record<string, unknown>>[] = []
   readLogEntry(bytes, (symbol, timestamp, idStart, idEnd, valueStart, valueEnd) => {
     const id = bytes.toString('utf8', idStart, idEnd)
     const record = decodeValue(bytes, valueStart, valueEnd, { symbol, timestamp, id, entry: 'a batch being verified' }, full)
-    records.push(signedFields(record as unknown as Readonly<Record<string, unknown>>))
+    // Cut as the verifier cuts a record sent as JSON whose key is the provider's, which the workers hold.
+    records.push(verificationInput(record as unknown as Readonly<Record<string, unknown>>, true))
   })
   return records
-}
-
-/**
- * A record as it was signed, as far as verification reads it ({@link VERIFIED_FIELDS}): its fields among them, extra
- * fields included. No `providerPublicKey`: the verifier checks the Arweave signature against the provider's
- * configured key, the one a query joins.
- */
-export function signedFields(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const signed: Record<string, unknown> = {}
-  for (const field of VERIFIED_FIELDS) {
-    if (field !== 'providerPublicKey' && Object.hasOwn(record, field)) signed[field] = record[field]
-  }
-  return signed
 }

@@ -14,7 +14,7 @@ import { verifyRecord } from '../verify-record.js'
 import { claimChunk, decodeRecords, encodeVerdicts, type VerifyReply, type VerifyRequest, type WorkerRequest, type WorkerSetup } from '../worker-protocol.js'
 
 /** Reads the records of an {@link EncodedChunk} (`context`: the setup's, from the caller that starts the workers). */
-export type ChunkDecoder = (encoded: Uint8Array, context: unknown) => Record<string, unknown>[]
+export type ChunkDecoder = (encoded: Uint8Array, context: unknown) => readonly Readonly<Record<string, unknown>>[]
 
 /**
  * Answers the requests this worker thread is sent, until it is ended.
@@ -27,7 +27,7 @@ export function serveRequests(decode?: ChunkDecoder): void {
   const options = { evmChainId: setup.evmChainId, secp256k1: setup.secp256k1, cache }
   const port = parentPort
   if (port === null) throw new Error('a SignatureVerifier worker runs as a worker thread')
-  const recordsOf = (request: VerifyRequest): Record<string, unknown>[] => {
+  const recordsOf = (request: VerifyRequest): readonly Readonly<Record<string, unknown>>[] => {
     if (!('encoded' in request)) return decodeRecords(request)
     if (decode === undefined) throw new Error('this worker does not read encoded chunks')
     return decode(request.encoded, setup.context)
