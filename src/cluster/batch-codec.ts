@@ -123,3 +123,15 @@ export function decodeEntry(data: Uint8Array, provider: Provider, where: string)
   })
   return records
 }
+
+/**
+ * A batch as one inline commit whatever its size, and its id (as {@link encodeBatch} gives it), for a log with no
+ * message limit: a follower reading its primary's live stream, where one commit is one event.
+ */
+export function encodeInlineCommit(records: readonly StoredRecord[], provider: Provider): { readonly id: string; readonly data: Uint8Array } {
+  const { id, inline, parts } = encodeBatch(records, provider, Number.MAX_SAFE_INTEGER)
+  if (inline !== undefined) return { id, data: inline }
+  // With no message limit, a batch too large to go inline comes back as one part: its whole log entry.
+  const entry = parts[0] as Uint8Array
+  return { id, data: new ByteWriter(entry.length + 2).byte(COMMIT_VERSION).byte(INLINE).bytes(entry).finish() }
+}

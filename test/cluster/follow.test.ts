@@ -8,6 +8,7 @@
  */
 import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
+import { BENCH_PROVIDER, DEFAULT_SEED, dataShape, generateBatches, type GeneratedRecord } from '../../bench/generate.js'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
 import { ClusterNode, HttpFollowLog } from '../../src/cluster.js'
 import { PriceStore } from '../../src/index.js'
@@ -20,8 +21,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step()
 })
 
-async function openStore(options: { journal?: { commits: number } } = {}): Promise<PriceStore> {
-  const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER, ...options })
+async function openStore(options: { journal?: { commits: number } } = {}, provider = TEST_PROVIDER): Promise<PriceStore> {
+  const store = await PriceStore.open(new MemoryLevel(), { provider, ...options })
   cleanup.push(() => store.close())
   return store
 }
@@ -33,7 +34,7 @@ async function serve(store: PriceStore, port = 0): Promise<RunningServer> {
 }
 
 async function follow(store: PriceStore, url: string): Promise<ClusterNode> {
-  const node = await ClusterNode.follow(store, new HttpFollowLog(url, TEST_PROVIDER), { applyWaitMs: 0 })
+  const node = await ClusterNode.follow(store, new HttpFollowLog(url, store.provider), { applyWaitMs: 0 })
   cleanup.push(() => node.stop())
   return node
 }
@@ -41,6 +42,12 @@ async function follow(store: PriceStore, url: string): Promise<ClusterNode> {
 const batch = timedBatch
 
 const exported = exportedRecords
+
+/** The first `count` RedStone-shaped records (684-character signatures, 5-30 sources) of the generator run from `seed`. */
+function redstoneBatch(count: number, seed: number): GeneratedRecord[] {
+  const [first] = generateBatches(dataShape(1), count, seed)
+  return first as GeneratedRecord[]
+}
 
 describe('a follower of one primary over HTTP', () => {
   it('applies what the primary holds and what it takes next, at the primary positions', async () => {
@@ -88,4 +95,22 @@ describe('a follower of one primary over HTTP', () => {
     expect(node.replication().error?.code).toBe('PRICE_REPLICA_DIVERGED')
     expect(copy.position).toBe(0)
   })
+
+  it('keeps up with commits of any size: 1,000 RedStone-shaped records replayed and 10,000 live, each one event', async () => {
+    const primary = await openStore({}, BENCH_PROVIDER)
+    const replayed = redstoneBatch(1_000, DEFAULT_SEED)
+    expect(replayed[0]?.signature).toHaveLength(684)
+    expect(await primary.putMany(replayed)).toBe(1_000)
+    const server = await serve(primary)
+    const copy = await openStore({}, BENCH_PROVIDER)
+    const node = await follow(copy, server.url)
+    expect(await node.waitForPosition(1, 30_000)).toBe(true)
+    // Caught up and idle: the next commit reaches it live, as one event of 10,000 records.
+    const live = redstoneBatch(10_000, DEFAULT_SEED + 1)
+    expect(await primary.putMany(live)).toBe(10_000)
+    expect(await node.waitForPosition(2, 60_000)).toBe(true)
+    expect(node.replication()).toMatchObject({ state: 'applying', position: 2, appliedBatches: 2, appliedRecords: 11_000 })
+    expect(copy.position).toBe(primary.position)
+    expect(await exported(copy)).toEqual(await exported(primary))
+  }, 120_000)
 })
