@@ -1,14 +1,19 @@
 /**
  * `serve --nats ...`: the flags that make the served store a node of a
- * cluster (price-store/cluster), and starting that node.
+ * cluster (price-store/cluster), and starting that node. Secrets for NATS
+ * (password, token) come from files only: a command line is visible to
+ * every user of the machine.
  */
+import { readFileSync } from 'node:fs'
 import { ClusterNode } from '../cluster/cluster-node.js'
 import type { ClusterOptions } from '../cluster/cluster-options.js'
 import { HttpFollowLog } from '../cluster/http-follow-log.js'
+import type { NatsAuth, NatsTls } from '../cluster/nats-connection.js'
 import { isPriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
 import { CliError, UsageError, parseIntegerOption } from './args.js'
 import type { CliIo } from './io.js'
+import { warnIfShared } from './secret-file.js'
 
 /** The flags, for `parseCommandArgs`. */
 export const CLUSTER_FLAGS = {
@@ -18,6 +23,14 @@ export const CLUSTER_FLAGS = {
   'nats-replicas': { type: 'string' },
   'nats-max-age-days': { type: 'string' },
   'nats-max-bytes': { type: 'string' },
+  'nats-creds': { type: 'string' },
+  'nats-nkey': { type: 'string' },
+  'nats-user': { type: 'string' },
+  'nats-password-file': { type: 'string' },
+  'nats-token-file': { type: 'string' },
+  'nats-tls-ca': { type: 'string' },
+  'nats-tls-cert': { type: 'string' },
+  'nats-tls-key': { type: 'string' },
   'apply-wait-ms': { type: 'string' },
   'max-lag': { type: 'string' },
 } as const
@@ -30,6 +43,14 @@ export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS J
   --nats-replicas N             servers holding each message (default 3 with three or more URLs, else 1)
   --nats-max-age-days N         stream retention by age (default none; nodes keep their own history)
   --nats-max-bytes N            stream retention by size (default none)
+  --nats-creds FILE           authenticate to NATS with a .creds file (user JWT and nkey seed), or:
+  --nats-nkey FILE              with the nkey seed in FILE, or:
+  --nats-user NAME              as user NAME, with the password in --nats-password-file FILE, or:
+  --nats-token-file FILE        with the token in FILE (secrets come from files only, never the command line)
+  --nats-tls-ca FILE          TLS to NATS, checking the servers' certificates against this CA (a tls:// URL
+                              turns TLS on with the system's CAs)
+  --nats-tls-cert FILE        with --nats-tls-key FILE: this node's client certificate, for servers that
+                              verify clients
   --apply-wait-ms N           a write answers once this node applied it, or after N ms (default 5000; 0 = at
                               once after the stream acknowledged it)
   --max-lag N                 GET /health answers 503 while this node is more than N positions behind the stream
@@ -38,12 +59,19 @@ export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS J
 
 type Values = Readonly<Record<string, string | string[] | boolean | undefined>>
 
-/** What the flags ask for: a node of a cluster on NATS, or a follower of one server; `maxLag` for the health check. */
+/**
+ * What the flags ask for: a node of a cluster on NATS, or a follower of one server; `maxLag` for the health check;
+ * `secretFiles` (what each holds, and where), to warn about when other users may read them.
+ */
 export type ClusterFlags =
-  | { readonly options: ClusterOptions; readonly follow?: undefined; readonly maxLag: number | undefined }
+  | { readonly options: ClusterOptions; readonly follow?: undefined; readonly maxLag: number | undefined; readonly secretFiles?: readonly (readonly [string, string])[] }
   | { readonly options?: undefined; readonly follow: string; readonly maxLag: number | undefined }
 
-/** The cluster options the flags give, or `undefined` without `--nats` and `--follow`. */
+/**
+ * The cluster options the flags give, or `undefined` without `--nats` and `--follow`. Reads the NATS secret files
+ * (before the store opens, so a bad one changes nothing).
+ * @throws UsageError for a bad value, a bad combination, an unreadable or empty file, or credentials in a --nats URL
+ */
 export function parseClusterFlags(values: Values): ClusterFlags | undefined {
   const text = (name: keyof typeof CLUSTER_FLAGS): string | undefined => {
     const value = values[name]
@@ -69,16 +97,77 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
   const maxBytes = parseIntegerOption('nats-max-bytes', text('nats-max-bytes'), 1, Number.MAX_SAFE_INTEGER)
   const applyWaitMs = parseIntegerOption('apply-wait-ms', text('apply-wait-ms'), 0, 2_147_483_647)
   const stream = text('nats-stream')
+  // Not even quoted back: the URL holds a secret.
+  if (servers.split(',').some((url) => /^\s*[a-z]+:\/\/[^/]*@/i.test(url))) {
+    throw new UsageError('--nats: a server URL holds credentials (user:password@ or token@), which every user of this machine may read on its command line: give them with --nats-user and --nats-password-file, or --nats-token-file')
+  }
+  const secretFiles: [string, string][] = []
+  const auth = authFlags(text, secretFiles)
+  const tls = tlsFlags(text, secretFiles)
   const options: ClusterOptions = {
     servers,
     name: 'price-store serve',
+    ...(auth === undefined ? {} : { auth }),
+    ...(tls === undefined ? {} : { tls }),
     ...(stream === undefined ? {} : { stream }),
     ...(replicas === undefined ? {} : { replicas }),
     ...(days === undefined ? {} : { maxAgeMs: days * 86_400_000 }),
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(applyWaitMs === undefined ? {} : { applyWaitMs }),
   }
-  return { options, maxLag }
+  return { options, maxLag, secretFiles }
+}
+
+type FlagText = (name: keyof typeof CLUSTER_FLAGS) => string | undefined
+
+/** What each flag's file holds, for messages. */
+const SECRET_FILES = { 'nats-creds': 'NATS credentials file', 'nats-nkey': 'NATS nkey seed file', 'nats-password-file': 'NATS password file', 'nats-token-file': 'NATS token file' } as const
+
+/** `--nats-creds`, `--nats-nkey`, `--nats-user` with `--nats-password-file`, or `--nats-token-file`: one of them. */
+function authFlags(text: FlagText, secretFiles: [string, string][]): NatsAuth | undefined {
+  const given = (['nats-creds', 'nats-nkey', 'nats-user', 'nats-token-file'] as const).filter((name) => text(name) !== undefined)
+  if (given.length > 1) throw new UsageError(`give one way to authenticate to NATS, not --${given.join(' and --')}`)
+  const user = text('nats-user')
+  const passwordFile = text('nats-password-file')
+  if (passwordFile !== undefined && user === undefined) throw new UsageError('--nats-password-file needs --nats-user (the user whose password it holds)')
+  if (user !== undefined && passwordFile === undefined) throw new UsageError('--nats-user needs --nats-password-file (a password is never given on the command line)')
+  const flag = given[0]
+  if (flag === undefined) return undefined
+  const fileFlag = flag === 'nats-user' ? 'nats-password-file' : flag
+  const file = text(fileFlag) as string
+  const content = readFlagFile(fileFlag, file)
+  secretFiles.push([SECRET_FILES[fileFlag], file])
+  if (flag === 'nats-creds') return { credsFile: file }
+  if (flag === 'nats-nkey') return { nkeySeedFile: file }
+  // A password or token is the file's content less one final newline, as the write token is.
+  const secret = content.toString('utf8').replace(/\r?\n$/, '')
+  if (secret === '') throw new UsageError(`--${fileFlag}: the file ${file} is empty`)
+  return flag === 'nats-user' ? { user: user as string, password: secret } : { token: secret }
+}
+
+/** `--nats-tls-ca`, and `--nats-tls-cert` with `--nats-tls-key`: TLS on when any is given. */
+function tlsFlags(text: FlagText, secretFiles: [string, string][]): NatsTls | undefined {
+  const caFile = text('nats-tls-ca')
+  const certFile = text('nats-tls-cert')
+  const keyFile = text('nats-tls-key')
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--nats-tls-cert and --nats-tls-key go together (a client certificate and its key)')
+  if (caFile !== undefined) readFlagFile('nats-tls-ca', caFile)
+  if (certFile !== undefined) readFlagFile('nats-tls-cert', certFile)
+  if (keyFile !== undefined) {
+    readFlagFile('nats-tls-key', keyFile)
+    secretFiles.push(['NATS TLS key file', keyFile])
+  }
+  if (caFile === undefined && certFile === undefined) return undefined
+  return { ...(caFile === undefined ? {} : { caFile }), ...(certFile === undefined ? {} : { certFile, keyFile: keyFile as string }) }
+}
+
+/** The bytes of a file a flag names; the message names the flag, the file and why, never the content. */
+function readFlagFile(flag: string, path: string): Buffer {
+  try {
+    return readFileSync(path)
+  } catch (err) {
+    throw new UsageError(`--${flag}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+  }
 }
 
 /**
@@ -87,6 +176,7 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
  */
 export async function startClusterNode(store: PriceStore, flags: ClusterFlags, io: CliIo): Promise<ClusterNode> {
   const onError = (err: unknown): void => void io.stderr.write(`following the stream failed, retrying: ${err instanceof Error ? err.message : String(err)}\n`)
+  if (flags.follow === undefined) for (const [what, path] of flags.secretFiles ?? []) await warnIfShared(path, what, io)
   try {
     if (flags.follow !== undefined) return await ClusterNode.follow(store, new HttpFollowLog(flags.follow, store.provider), { onError })
     return await ClusterNode.start(store, { ...flags.options, onError })

@@ -160,6 +160,8 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
   const bad = (what: string): CliError => new CliError(`config file ${path}: ${what}`, 2)
   if (!isPlainObject(parsed)) throw bad('must hold a JSON object')
   for (const key of Object.keys(parsed)) {
+    // The file configures the store, for every command; the NATS connection is serve's alone, and its secrets live in files of their own.
+    if (key === 'nats') throw bad('"nats" is not read from a config file: give serve the NATS servers, credentials and TLS as flags (--nats, --nats-creds, --nats-user with --nats-password-file, --nats-tls-ca, ...; see docs/cluster.md#secure-deployment)')
     if (key !== 'provider' && key !== 'limits' && key !== 'retention' && key !== 'signatures') {
       throw bad(`unknown key ${JSON.stringify(key)} (expected "provider", "limits", "retention", "signatures")`)
     }

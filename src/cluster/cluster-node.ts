@@ -16,6 +16,7 @@ import { encodeBatch, encodePartsCommit } from './batch-codec.js'
 import { checkHistory } from './history-check.js'
 import { resolveClusterOptions, type ClusterOptions, type ResolvedClusterOptions } from './cluster-options.js'
 import { JetStreamLog } from './jetstream-log.js'
+import { redactNatsUrl } from './nats-connection.js'
 import { PositionWaiters } from './position-waiters.js'
 import type { ReplicationLog } from './replication-log.js'
 import type { ReplicationStatus } from './replication-status.js'
@@ -234,7 +235,11 @@ async function openLog(options: ResolvedClusterOptions): Promise<ReplicationLog>
   try {
     return await JetStreamLog.open(options)
   } catch (err) {
-    throw unavailable(`cannot open the stream ${options.stream} on ${options.servers.join(', ')}: ${err instanceof Error ? err.message : String(err)}`, err)
+    // Refusals say what and why already (credentials, permissions, the stream's settings), without a secret.
+    if (isPriceStoreError(err)) throw err
+    // The resolved URLs carry no credentials (moved to `auth`); redacted all the same, as any URL a node prints.
+    const servers = options.servers.map(redactNatsUrl).join(', ')
+    throw unavailable(`cannot open the stream ${options.stream} on ${servers}: ${err instanceof Error ? err.message : String(err)}`, err)
   }
 }
 

@@ -2,11 +2,19 @@
 import { PriceStoreError } from '../errors.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../rules/options.js'
 import type { JetStreamLogOptions } from './jetstream-log.js'
+import { resolveNatsSecurity, type NatsAuth, type NatsTls } from './nats-connection.js'
 
 /** Options of {@link ClusterNode.start}. */
 export interface ClusterOptions {
-  /** NATS server URLs (`nats://host:port`), one or several of the cluster's; a comma-separated string is split. */
+  /**
+   * NATS server URLs (`nats://host:port`; `tls://host:port` asks for TLS), one or several of the cluster's; a
+   * comma-separated string is split. A `user:password@` (or `token@`) in a URL is taken as `auth` and never printed.
+   */
   readonly servers: string | readonly string[]
+  /** How this node proves who it is to NATS (default: none). See docs/cluster.md#secure-deployment. */
+  readonly auth?: NatsAuth
+  /** TLS to the NATS servers (default: off unless a URL is `tls://` or a server requires it). */
+  readonly tls?: NatsTls
   /** The JetStream stream that is the cluster's log (default `PRICES`): letters, digits, `-` and `_`. */
   readonly stream?: string
   /**
@@ -44,7 +52,6 @@ export interface ResolvedClusterOptions extends JetStreamLogOptions {
 }
 
 const STREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/
-const NATS_URL = /^(nats|tls):\/\/[^\s,]+$/
 
 /**
  * Checks a node's options.
@@ -52,12 +59,11 @@ const NATS_URL = /^(nats|tls):\/\/[^\s,]+$/
  */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   const servers = (typeof options.servers === 'string' ? options.servers.split(',') : [...(options.servers ?? [])]).map((url) => url.trim()).filter((url) => url !== '')
-  if (servers.length === 0) invalid('servers', 'give at least one NATS server URL (nats://host:port)')
-  for (const url of servers) if (!NATS_URL.test(url)) invalid('servers', `${JSON.stringify(url)} is not a NATS URL (nats://host:port)`)
+  const security = resolveNatsSecurity(servers, options.auth, options.tls)
   const stream = options.stream ?? 'PRICES'
   if (typeof stream !== 'string' || !STREAM_NAME.test(stream)) invalid('stream', 'a stream name is 1 to 64 letters, digits, - and _')
   return {
-    servers,
+    ...security,
     stream,
     replicas: checkIntegerOption('replicas', options.replicas, servers.length >= 3 ? 3 : 1, 1, 5),
     maxAgeMs: checkIntegerOption('maxAgeMs', options.maxAgeMs, 0, 0, Number.MAX_SAFE_INTEGER),

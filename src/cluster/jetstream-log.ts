@@ -7,11 +7,17 @@
  * duplicate window and answers with the first one's position. Nodes follow
  * the commits with an ordered consumer (ephemeral, flow-controlled, recreated
  * by the client at the next sequence after a server or connection failure).
+ *
+ * The stream guards itself: a stream this node creates refuses message
+ * deletes and purges (`deny_delete`, `deny_purge`), and an existing stream
+ * whose settings would lose commits is refused.
  */
-import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream'
-import type { JetStreamClient, JetStreamManager, StoredMsg, StreamConfig } from '@nats-io/jetstream'
-import { connect, headers, nanos } from '@nats-io/transport-node'
+import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream'
+import type { JetStreamClient, JetStreamManager, StoredMsg, StreamConfig, StreamInfo } from '@nats-io/jetstream'
+import { headers, nanos } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
+import { PriceStoreError } from '../errors.js'
+import { connectNats, isPermissionRefusal, type NatsConnectOptions } from './nats-connection.js'
 import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from './replication-log.js'
 
 /** The header naming the provider whose records a commit carries. */
@@ -19,9 +25,8 @@ export const PROVIDER_HEADER = 'Price-Store-Provider'
 /** JetStream's message-id header, kept with each stored message. */
 const MSG_ID_HEADER = 'Nats-Msg-Id'
 
-/** How to reach and shape the stream. */
-export interface JetStreamLogOptions {
-  readonly servers: readonly string[]
+/** How to reach (servers, credentials, TLS, the connection's name) and shape the stream. */
+export interface JetStreamLogOptions extends NatsConnectOptions {
   readonly stream: string
   /** Servers each message is stored on, when the stream is created. */
   readonly replicas: number
@@ -32,9 +37,10 @@ export interface JetStreamLogOptions {
   readonly duplicateWindowMs: number
   /** Time a publish waits for JetStream's acknowledgement. */
   readonly publishTimeoutMs: number
-  /** The connection's name, as NATS monitoring shows it. */
-  readonly name: string
 }
+
+/** The JetStream API error of a purge the stream refuses (`deny_purge`). */
+const PURGE_NOT_PERMITTED = 10110
 
 /** A {@link ReplicationLog} on a JetStream stream. */
 export class JetStreamLog implements ReplicationLog {
@@ -46,6 +52,11 @@ export class JetStreamLog implements ReplicationLog {
   readonly #commitSubject: string
   readonly #partSubject: string
   #connected = true
+  /**
+   * The stream still lacks `deny_delete`/`deny_purge` and is empty: this node sets them once nothing may have to
+   * start the stream after a store's position any more ({@link startAt} purges), i.e. after it, or when it follows.
+   */
+  #guardPending = false
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, options: JetStreamLogOptions) {
     this.name = options.stream
@@ -60,11 +71,15 @@ export class JetStreamLog implements ReplicationLog {
 
   /**
    * Connects (reconnecting without end afterwards) and makes sure the stream exists, creating it with the
-   * options' replicas and retention when it does not.
-   * @throws when no server answers, or JetStream refuses the stream (the caller says which)
+   * options' replicas and retention when it does not. An existing stream is checked: settings that lose commits are
+   * refused, and one that allows message deletes or purges gets `deny_delete` and `deny_purge`.
+   * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (a credentials or TLS file cannot be read), `PRICE_LOG_UNAVAILABLE`
+   *   with `details.parameter` naming what NATS refused (`auth`, `stream`) or the stream's setting at fault
+   *   (`storage`, `retention`, `discard`, `max_msgs_per_subject`, `num_replicas`, `subjects`, `deny_purge`); the
+   *   client's error when no server answers (the caller says so)
    */
   static async open(options: JetStreamLogOptions): Promise<JetStreamLog> {
-    const nc = await connect({ servers: [...options.servers], name: options.name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5_000 })
+    const nc = await connectNats(options)
     try {
       const jsm = await jetstreamManager(nc)
       const log = new JetStreamLog(nc, jsm, options)
@@ -118,6 +133,8 @@ export class JetStreamLog implements ReplicationLog {
 
   async *commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
     if (signal.aborted) return
+    // Following the stream means it was not started after a store's position: nothing needs to purge it any more.
+    if (this.#guardPending) await this.#guard()
     const consumer = await this.#js.consumers.get(this.name, {
       filter_subjects: this.#commitSubject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1,
     })
@@ -125,6 +142,8 @@ export class JetStreamLog implements ReplicationLog {
     // retries a failed consumer lookup only after `expires`, so the default 30 s left a node idle for half a minute.
     const messages = await consumer.consume({ max_messages: 256, expires: 5_000 })
     const stop = (): void => void messages.close().catch(() => {})
+    // Aborted while the consumer was being made: an abort listener added now would never fire.
+    if (signal.aborted) return stop()
     signal.addEventListener('abort', stop, { once: true })
     try {
       for await (const message of messages) {
@@ -139,8 +158,17 @@ export class JetStreamLog implements ReplicationLog {
   }
 
   async startAt(next: number): Promise<void> {
-    // Purging "up to" a sequence past the end of an empty stream moves its first (and next) sequence there.
-    await this.#jsm.streams.purge(this.name, { seq: next })
+    // Purging "up to" a sequence past the end of an empty stream moves its first (and next) sequence there. (The
+    // stream config's `first_seq` would do it without a purge, but only from nats-server 2.10.)
+    try {
+      await this.#jsm.streams.purge(this.name, { seq: next })
+    } catch (err) {
+      if (!isPermissionRefusal(err) && !(err instanceof JetStreamApiError && err.code === PURGE_NOT_PERMITTED)) throw err
+      throw refused('deny_purge',
+        `the stream ${this.name} is empty and cannot be started after this store's position ${next - 1}: it refuses purges (deny_purge is set, or this NATS user may not purge). Let this node create the stream: delete the empty stream with an admin user and start this node first, with a user that may create and purge it (docs/cluster.md#secure-deployment)`,
+        err)
+    }
+    await this.#guard()
   }
 
   async close(): Promise<void> {
@@ -158,29 +186,63 @@ export class JetStreamLog implements ReplicationLog {
   }
 
   async #ensureStream(): Promise<void> {
-    const { stream, replicas, maxAgeMs, maxBytes, duplicateWindowMs } = this.#options
-    try {
-      const info = await this.#jsm.streams.info(stream)
-      const subjects = info.config.subjects ?? []
-      if (!subjects.includes(this.#commitSubject) || !subjects.includes(this.#partSubject)) {
-        throw new Error(`the stream ${stream} exists but does not hold the subjects ${this.#commitSubject} and ${this.#partSubject}`)
-      }
-      return
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err
+    const info = await this.#info()
+    if (info === undefined) return await this.#createStream()
+    const unsafe = unsafeSetting(info.config, this.#options.replicas, [this.#commitSubject, this.#partSubject])
+    if (unsafe !== undefined) {
+      throw refused(unsafe.setting, `the stream ${this.name} ${unsafe.problem}. This node does not follow it: recreate the stream (admin user), or name another one (stream, --nats-stream)`)
     }
+    if (info.config.deny_delete === true && info.config.deny_purge === true) return
+    // An empty stream may still have to start after a store's position (startAt purges it); one with messages never.
+    if (info.state.last_seq === 0) this.#guardPending = true
+    else await this.#guard()
+  }
+
+  async #info(): Promise<StreamInfo | undefined> {
+    try {
+      return await this.#jsm.streams.info(this.name)
+    } catch (err) {
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return undefined
+      throw err
+    }
+  }
+
+  async #createStream(): Promise<void> {
+    const { stream, replicas, maxAgeMs, maxBytes, duplicateWindowMs } = this.#options
     const config: Partial<StreamConfig> & { name: string } = {
       name: stream,
       subjects: [this.#commitSubject, this.#partSubject],
       storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
       num_replicas: replicas,
       discard: DiscardPolicy.Old,
       // JetStream refuses a duplicate window longer than the stream's maximum age.
       duplicate_window: nanos(maxAgeMs > 0 ? Math.min(duplicateWindowMs, maxAgeMs) : duplicateWindowMs),
       max_age: nanos(maxAgeMs),
       max_bytes: maxBytes === 0 ? -1 : maxBytes,
+      // deny_purge comes once the node knows it need not start the stream at a position (#guardPending).
+      deny_delete: true,
     }
-    await this.#jsm.streams.add(config)
+    try {
+      await this.#jsm.streams.add(config)
+    } catch (err) {
+      if (!isPermissionRefusal(err)) throw err
+      throw refused('stream', `the stream ${stream} does not exist and this NATS user may not create it: start one node once with the admin user, which creates it (docs/cluster.md#secure-deployment)`, err)
+    }
+    this.#guardPending = true
+  }
+
+  /** Sets `deny_delete` and `deny_purge` (a stream update: the server refuses to unset them later). */
+  async #guard(): Promise<void> {
+    try {
+      await this.#jsm.streams.update(this.name, { deny_delete: true, deny_purge: true })
+    } catch (err) {
+      if (!isPermissionRefusal(err)) throw err
+      throw refused('deny_purge',
+        `the stream ${this.name} lets any client that may reach it delete its messages or purge it (deny_delete and deny_purge are not both set), and this NATS user may not update it: start one node once with the admin user, which sets them (docs/cluster.md#secure-deployment)`,
+        err)
+    }
+    this.#guardPending = false
   }
 
   async #watchStatus(): Promise<void> {
@@ -189,4 +251,27 @@ export class JetStreamLog implements ReplicationLog {
       else if (status.type === 'reconnect') this.#connected = true
     }
   }
+}
+
+/** The first of an existing stream's settings that would lose commits or refuse them, or undefined. */
+function unsafeSetting(config: StreamConfig, replicas: number, subjects: readonly string[]): { setting: string; problem: string } | undefined {
+  if (config.storage !== StorageType.File) return { setting: 'storage', problem: `keeps its messages in ${config.storage} (storage), which a restart of its servers empties` }
+  if (config.retention !== RetentionPolicy.Limits) {
+    return { setting: 'retention', problem: `removes messages once consumed (retention: ${config.retention}), before every node applied them` }
+  }
+  if (config.discard !== DiscardPolicy.Old) return { setting: 'discard', problem: 'refuses new commits once a limit is reached (discard: new) instead of dropping the oldest' }
+  if ((config.max_msgs_per_subject ?? 0) > 0) {
+    return { setting: 'max_msgs_per_subject', problem: `keeps only the last ${config.max_msgs_per_subject} messages of each subject (max_msgs_per_subject), so it drops every older commit` }
+  }
+  if (config.num_replicas < replicas) {
+    return { setting: 'num_replicas', problem: `is stored on ${config.num_replicas} server(s) (num_replicas), fewer than the ${replicas} asked for (replicas, --nats-replicas)` }
+  }
+  const missing = subjects.filter((subject) => !(config.subjects ?? []).includes(subject))
+  if (missing.length > 0) return { setting: 'subjects', problem: `does not hold the subjects ${missing.join(' and ')} (subjects)` }
+  return undefined
+}
+
+/** The stream refused as it is, or NATS refused this node something: the setting or what was refused in `details.parameter`. */
+function refused(parameter: string, message: string, cause?: unknown): PriceStoreError {
+  return new PriceStoreError('PRICE_LOG_UNAVAILABLE', message, { details: { parameter }, ...(cause === undefined ? {} : { cause }) })
 }

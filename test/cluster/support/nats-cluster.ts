@@ -28,7 +28,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { chooseNatsPorts, natsServerConfig, type NatsPorts } from './nats-config.js'
+import { chooseNatsPorts, makeTestCertificates, natsServerConfig, type NatsPorts, type TestCertificates } from './nats-config.js'
 import { logTail, natsServerPath, spawnNatsServer, type NatsProcess } from './nats-process.js'
 
 export { natsServerPath } from './nats-process.js'
@@ -66,6 +66,13 @@ export interface NatsClusterOptions {
   readonly readyTimeoutMs?: number
   /** The servers' `max_payload` in bytes (nats-server's default is 1 MB). */
   readonly maxPayload?: number
+  /** An `authorization { ... }` block for every server's config, as is (users, permissions). */
+  readonly authorization?: string
+  /**
+   * TLS for clients and routes, with certificates made by `openssl` into the temp folder ({@link NatsCluster.certificates});
+   * `verifyClients`: clients must show a certificate the test CA signed.
+   */
+  readonly tls?: { readonly verifyClients: boolean }
 }
 
 /** A running set of NATS servers; server indexes go from 0 to size - 1. */
@@ -77,6 +84,8 @@ export interface NatsCluster {
   readonly name: string
   /** The temporary folder holding configs, stores and logs. */
   readonly dir: string
+  /** The certificates of a cluster started with `tls` (in `dir`), else undefined. */
+  readonly certificates: TestCertificates | undefined
   /** The `server_name` of server i (`n<i>`), as /jsz reports leaders. */
   serverName(i: number): string
   /** `http://127.0.0.1:<port>` of server i's monitoring endpoint (`/healthz`, `/jsz`, `/varz`). */
@@ -130,6 +139,7 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   const clusterName = `${prefix}-${randomBytes(4).toString('hex')}`
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS
   const dir = await mkdtemp(join(tmpdir(), `${prefix}-nats-`))
+  let certificates: TestCertificates | undefined
   const slots: Slot[] = []
   for (let index = 0; index < options.size; index++) {
     const slotDir = join(dir, `n${index}`)
@@ -155,6 +165,10 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
         storeDir: join(slot.dir, 'js'),
         ports: slot.ports,
         ...(options.maxPayload !== undefined ? { maxPayload: options.maxPayload } : {}),
+        ...(options.authorization !== undefined ? { authorization: options.authorization } : {}),
+        ...(certificates !== undefined && options.tls !== undefined
+          ? { tls: { certFile: certificates.serverCertFile, keyFile: certificates.serverKeyFile, caFile: certificates.caFile, verifyClients: options.tls.verifyClients } }
+          : {}),
         ...(slots.length > 1
           ? { cluster: { name: clusterName, peerRoutePorts: slots.filter((s) => s !== slot).map((s) => s.ports.cluster) } }
           : {}),
@@ -291,6 +305,9 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
     size: slots.length,
     name: clusterName,
     dir,
+    get certificates() {
+      return certificates
+    },
     serverName: (i) => slotAt(i).name,
     monitorUrl: (i) => `http://127.0.0.1:${slotAt(i).ports.http}`,
     pid(i) {
@@ -342,6 +359,7 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   }
 
   try {
+    if (options.tls !== undefined) certificates = await makeTestCertificates(dir)
     await writeConfigs()
     await startSlots(slots, true)
   } catch (err) {

@@ -7,7 +7,11 @@
  * server's log and starts again once with fresh ports. All of a cluster's ports are held
  * open at the same time while they are chosen, so they are distinct from each other.
  */
+import { execFile } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 
 /** The three loopback ports one server listens on. */
 export interface NatsPorts {
@@ -60,6 +64,27 @@ export interface NatsServerConfigInput {
   readonly cluster?: { readonly name: string; readonly peerRoutePorts: readonly number[] }
   /** Largest message the server accepts, in bytes (the server's default is 1 MB). */
   readonly maxPayload?: number
+  /** An `authorization { ... }` block, written into the config as is. */
+  readonly authorization?: string
+  /** TLS for clients and for the routes between the servers. */
+  readonly tls?: NatsServerTls
+}
+
+/** A server's TLS files (PEM), and whether it asks clients for a certificate the CA signed. */
+export interface NatsServerTls {
+  readonly certFile: string
+  readonly keyFile: string
+  readonly caFile: string
+  readonly verifyClients: boolean
+}
+
+/** Certificates a test made: a CA, a certificate for 127.0.0.1 (servers and routes), and one for a client. */
+export interface TestCertificates {
+  readonly caFile: string
+  readonly serverCertFile: string
+  readonly serverKeyFile: string
+  readonly clientCertFile: string
+  readonly clientKeyFile: string
 }
 
 /** The text of a `nats-server -c` config file: loopback only, JetStream on, clustered when asked. */
@@ -77,6 +102,8 @@ export function natsServerConfig(input: NatsServerConfigInput): string {
     `}`,
   ]
   if (input.maxPayload !== undefined) lines.push(`max_payload: ${input.maxPayload}`)
+  if (input.authorization !== undefined) lines.push(input.authorization)
+  if (input.tls !== undefined) lines.push(...tlsBlock(input.tls, input.tls.verifyClients, ''))
   if (input.cluster !== undefined) {
     const routes = input.cluster.peerRoutePorts.map((port) => `    "nats-route://127.0.0.1:${port}"`)
     lines.push(
@@ -86,8 +113,47 @@ export function natsServerConfig(input: NatsServerConfigInput): string {
       `  routes: [`,
       ...routes,
       `  ]`,
+      // Routes verify each other's certificate against the CA, whatever `verifyClients` says.
+      ...(input.tls === undefined ? [] : tlsBlock(input.tls, true, '  ')),
       `}`,
     )
   }
   return lines.join('\n') + '\n'
+}
+
+function tlsBlock(tls: NatsServerTls, verify: boolean, indent: string): string[] {
+  return [
+    `${indent}tls {`,
+    `${indent}  cert_file: ${JSON.stringify(tls.certFile)}`,
+    `${indent}  key_file: ${JSON.stringify(tls.keyFile)}`,
+    `${indent}  ca_file: ${JSON.stringify(tls.caFile)}`,
+    `${indent}  verify: ${verify}`,
+    // Two busy cores may take a while over a handshake; the default is half a second.
+    `${indent}  timeout: 5`,
+    `${indent}}`,
+  ]
+}
+
+const run = promisify(execFile)
+
+/**
+ * Makes a CA and two certificates it signs, with `openssl`, into `dir` (a test's temp folder: keys are never
+ * committed): one for the servers (and their routes) on 127.0.0.1 and localhost, one for a client. P-256 keys,
+ * valid for a day.
+ */
+export async function makeTestCertificates(dir: string): Promise<TestCertificates> {
+  const file = (name: string): string => join(dir, name)
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
+  await run('openssl', ['req', '-x509', ...key, '-keyout', file('ca-key.pem'), '-out', file('ca.pem'), '-days', '1', '-subj', '/CN=price-store test CA',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'])
+  const issue = async (name: string, subject: string, extensions: string): Promise<void> => {
+    await writeFile(file(`${name}.ext`), extensions)
+    await run('openssl', ['req', ...key, '-keyout', file(`${name}-key.pem`), '-out', file(`${name}.csr`), '-subj', subject])
+    await run('openssl', ['x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca-key.pem'), '-set_serial', String(Date.now()),
+      '-days', '1', '-out', file(`${name}.pem`), '-extfile', file(`${name}.ext`)])
+  }
+  // No extended key usage: the server certificate also serves as a route's client certificate.
+  await issue('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
+  await issue('client', '/CN=price-store node', 'extendedKeyUsage=clientAuth\n')
+  return { caFile: file('ca.pem'), serverCertFile: file('server.pem'), serverKeyFile: file('server-key.pem'), clientCertFile: file('client.pem'), clientKeyFile: file('client-key.pem') }
 }

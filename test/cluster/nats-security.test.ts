@@ -1,0 +1,191 @@
+/**
+ * A NATS server run with the `authorization` block of docs/cluster.md
+ * ("Secure deployment"), read from the page itself so the block the docs
+ * show is the block tested: a node's user starts and takes writes on a
+ * stream the admin user created (and guarded); a client without
+ * credentials cannot connect, so nothing reaches the stream; a node's user
+ * cannot purge or delete the stream, delete a message or change the stream;
+ * wrong credentials give a coded error that never holds the secret; a
+ * stream without the guards is refused to a node's user and guarded by the
+ * admin user.
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import { MemoryLevel } from 'memory-level'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ClusterNode, type ClusterOptions, type NatsAuth } from '../../src/cluster.js'
+import { PriceStore } from '../../src/index.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
+import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
+import { timedBatch } from './support/store-fixtures.js'
+
+/** The block docs/cluster.md shows; its passwords come from the server's environment. */
+const AUTHORIZATION = (() => {
+  const page = readFileSync(new URL('../../docs/cluster.md', import.meta.url), 'utf8')
+  const block = /```\n(authorization \{\n[\s\S]*?\n\})\n```/.exec(page)?.[1]
+  if (block === undefined) throw new Error('docs/cluster.md shows no authorization block')
+  return block
+})()
+const PASSWORDS = { NODE_A_PASSWORD: '', NODE_B_PASSWORD: '', NODE_C_PASSWORD: '', ADMIN_PASSWORD: '' }
+const STREAM = 'PRICES'
+const COMMIT = `price-store.${STREAM}.commit`
+const PART = `price-store.${STREAM}.part`
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => {})
+})
+
+beforeAll(() => {
+  // nats-server reads `$NODE_A_PASSWORD` ... from its environment, which it inherits from this process.
+  for (const name of Object.keys(PASSWORDS) as (keyof typeof PASSWORDS)[]) {
+    // nats-server parses the value as a config value: one starting with a digit would not parse as a string (docs/cluster.md says so).
+    PASSWORDS[name] = `pw${randomBytes(16).toString('hex')}`
+    process.env[name] = PASSWORDS[name]
+  }
+})
+
+const nodeA = (): NatsAuth => ({ user: 'node-a', password: PASSWORDS.NODE_A_PASSWORD })
+const admin = (): NatsAuth => ({ user: 'price-store-admin', password: PASSWORDS.ADMIN_PASSWORD })
+
+async function securedServer(): Promise<NatsCluster> {
+  const nats = await startNatsCluster({ size: 1, name: 'secured', authorization: AUTHORIZATION })
+  cleanup.push(() => nats.close())
+  return nats
+}
+
+async function openStore(): Promise<PriceStore> {
+  const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER })
+  cleanup.push(() => store.close())
+  return store
+}
+
+async function startNode(nats: NatsCluster, store: PriceStore, options: Partial<ClusterOptions>): Promise<ClusterNode> {
+  const node = await ClusterNode.start(store, { servers: nats.urls, ...options })
+  cleanup.push(() => node.stop())
+  return node
+}
+
+async function manager(nats: NatsCluster, user: string, pass: string): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
+  const nc = await connect({ servers: [...nats.urls], user, pass })
+  cleanup.push(() => nc.close())
+  return { nc, jsm: await jetstreamManager(nc) }
+}
+
+/** The admin user's node creates the stream and writes one batch through it; then it stops. */
+async function seededStream(nats: NatsCluster): Promise<void> {
+  const node = await startNode(nats, await openStore(), { auth: admin() })
+  await node.putBatch(timedBatch(0, 3))
+  await node.stop()
+}
+
+/** Where a failed promise's error went, to look at its message and cause. */
+async function failure(promise: Promise<unknown>): Promise<Error & { code?: string; details?: { parameter?: string } }> {
+  return await promise.then(() => { throw new Error('expected a failure') }, (err: Error) => err)
+}
+
+describe.skipIf(natsServerPath() === undefined)(`NATS with the documented authorization block (${NATS_SKIP_REASON})`, () => {
+  it('a node user may not create the stream; the admin user creates it after the store position, guarded; a node user then takes writes', async () => {
+    const nats = await securedServer()
+    const store = await openStore()
+    await store.putMany(timedBatch(0, 2))
+    await store.putMany(timedBatch(2, 2))
+    const refused = await failure(ClusterNode.start(store, { servers: nats.urls, auth: nodeA() }))
+    expect(refused).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'stream' } })
+    expect(refused.message).toMatch(/may not create it/)
+    const { jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
+    await expect(jsm.streams.info(STREAM)).rejects.toThrow(/stream not found/)
+    expect(store.position).toBe(2)
+
+    await (await startNode(nats, store, { auth: admin() })).stop()
+    const created = await jsm.streams.info(STREAM)
+    expect(created.config).toMatchObject({ deny_delete: true, deny_purge: true, subjects: [COMMIT, PART] })
+    expect(created.state).toMatchObject({ messages: 0, first_seq: 3 })
+
+    const node = await startNode(nats, store, { auth: nodeA() })
+    expect(await node.putBatch(timedBatch(4, 2))).toEqual({ stored: 2, position: 3 })
+    expect(store.position).toBe(3)
+    expect((await jsm.streams.info(STREAM)).state).toMatchObject({ messages: 1, first_seq: 3, last_seq: 3 })
+  })
+
+  it('a client without credentials cannot connect, nor a node without them start: nothing reaches the stream', async () => {
+    const nats = await securedServer()
+    await seededStream(nats)
+    const { jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
+    const before = (await jsm.streams.info(STREAM)).state
+    expect(before.messages).toBe(1)
+
+    await expect(connect({ servers: [...nats.urls] })).rejects.toThrow(/Authorization Violation/)
+    const err = await failure(ClusterNode.start(await openStore(), { servers: nats.urls }))
+    expect(err).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'auth' } })
+    expect(err.message).toMatch(/NATS refused the credentials/)
+    expect((await jsm.streams.info(STREAM)).state).toEqual(before)
+  })
+
+  it("a node's own user cannot purge or delete the stream, delete a message or change the stream; the stream refuses purges and deletes to the admin too", async () => {
+    const nats = await securedServer()
+    await seededStream(nats)
+    const { jsm: adminJsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
+    const before = await adminJsm.streams.info(STREAM)
+    const { jsm } = await manager(nats, 'node-a', PASSWORDS.NODE_A_PASSWORD)
+    await expect(jsm.streams.purge(STREAM)).rejects.toThrow(/Permissions Violation for Publish to "\$JS\.API\.STREAM\.PURGE\.PRICES"/)
+    await expect(jsm.streams.delete(STREAM)).rejects.toThrow(/Permissions Violation for Publish to "\$JS\.API\.STREAM\.DELETE\.PRICES"/)
+    await expect(jsm.streams.deleteMessage(STREAM, 1)).rejects.toThrow(/Permissions Violation for Publish to "\$JS\.API\.STREAM\.MSG\.DELETE\.PRICES"/)
+    await expect(jsm.streams.update(STREAM, { max_msgs: 1 })).rejects.toThrow(/Permissions Violation for Publish to "\$JS\.API\.STREAM\.UPDATE\.PRICES"/)
+    await expect(jsm.streams.add({ name: 'OTHER', subjects: ['other.>'] })).rejects.toThrow(/Permissions Violation/)
+    // deny_purge and deny_delete: the stream itself refuses, whoever asks.
+    await expect(adminJsm.streams.purge(STREAM)).rejects.toThrow(/purge not permitted/)
+    await expect(adminJsm.streams.deleteMessage(STREAM, 1)).rejects.toThrow(/not permitted/)
+    const after = await adminJsm.streams.info(STREAM)
+    expect(after.state).toEqual(before.state)
+    expect(after.config).toEqual(before.config)
+  })
+
+  it('wrong credentials: PRICE_LOG_UNAVAILABLE saying NATS refused them, never the secret; right ones in a URL are used and not printed', async () => {
+    const nats = await securedServer()
+    await seededStream(nats)
+    const secret = `wrong-${randomBytes(8).toString('hex')}`
+    const port = new URL(nats.urls[0]!.replace('nats:', 'http:')).port
+    for (const options of [
+      { servers: nats.urls, auth: { user: 'node-a', password: secret } },
+      { servers: nats.urls, auth: { token: secret } },
+      { servers: `nats://node-a:${secret}@127.0.0.1:${port}` },
+    ]) {
+      const err = await failure(ClusterNode.start(await openStore(), options))
+      expect(err).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'auth' } })
+      expect(err.message).toMatch(/NATS refused the credentials/)
+      expect(`${err.message} ${String(err.cause)} ${err.stack}`).not.toContain(secret)
+    }
+    const bad = await failure(ClusterNode.start(await openStore(), { servers: `nats://node-a:${secret}@127.0.0.1:${port}/x` }))
+    expect(bad).toMatchObject({ code: 'PRICE_INVALID_OPTIONS', details: { parameter: 'servers' } })
+    expect(bad.message).not.toContain(secret)
+
+    const store = await openStore()
+    const node = await startNode(nats, store, { servers: `nats://node-a:${PASSWORDS.NODE_A_PASSWORD}@127.0.0.1:${port}` })
+    expect((await node.putBatch(timedBatch(10, 1))).position).toBe(2)
+    expect(store.position).toBe(2)
+  })
+
+  it("an existing stream without deny_delete and deny_purge: refused to a node's user, nothing changed; guarded by the admin user's node", async () => {
+    const nats = await securedServer()
+    const { nc, jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
+    await jsm.streams.add({ name: STREAM, subjects: [COMMIT, PART] })
+    // A part alone: the stream holds a message (so nothing may start it at a position any more), and nodes apply nothing of it.
+    await nc.request(PART, new Uint8Array([1]))
+    const before = await jsm.streams.info(STREAM)
+    expect(before.config).toMatchObject({ deny_delete: false, deny_purge: false })
+    expect(before.state.messages).toBe(1)
+
+    const err = await failure(ClusterNode.start(await openStore(), { servers: nats.urls, auth: nodeA() }))
+    expect(err).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'deny_purge' } })
+    expect(err.message).toMatch(/may not update it/)
+    expect((await jsm.streams.info(STREAM)).config).toEqual(before.config)
+
+    await (await startNode(nats, await openStore(), { auth: admin() })).stop()
+    expect((await jsm.streams.info(STREAM)).config).toMatchObject({ deny_delete: true, deny_purge: true })
+    const node = await startNode(nats, await openStore(), { auth: nodeA() })
+    expect((await node.putBatch(timedBatch(0, 1))).position).toBe(2)
+  })
+})
