@@ -9,8 +9,9 @@
  * by the client at the next sequence after a server or connection failure).
  *
  * The stream guards itself: a stream this node creates refuses message
- * deletes and purges (`deny_delete`, `deny_purge`), and an existing stream
- * whose settings would lose commits is refused.
+ * deletes and purges (`deny_delete`, `deny_purge`; see #recreate for the one
+ * exception), and an existing stream whose settings would lose commits is
+ * refused.
  */
 import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream'
 import type { JetStreamClient, JetStreamManager, StoredMsg, StreamConfig, StreamInfo } from '@nats-io/jetstream'
@@ -52,11 +53,8 @@ export class JetStreamLog implements ReplicationLog {
   readonly #commitSubject: string
   readonly #partSubject: string
   #connected = true
-  /**
-   * The stream still lacks `deny_delete`/`deny_purge` and is empty: this node sets them once nothing may have to
-   * start the stream after a store's position any more ({@link startAt} purges), i.e. after it, or when it follows.
-   */
-  #guardPending = false
+  /** The config this node created the stream with, until {@link startAt} may have made it again. */
+  #created: (Partial<StreamConfig> & { name: string }) | undefined
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, options: JetStreamLogOptions) {
     this.name = options.stream
@@ -71,11 +69,11 @@ export class JetStreamLog implements ReplicationLog {
 
   /**
    * Connects (reconnecting without end afterwards) and makes sure the stream exists, creating it with the
-   * options' replicas and retention when it does not. An existing stream is checked: settings that lose commits are
-   * refused, and one that allows message deletes or purges gets `deny_delete` and `deny_purge`.
+   * options' replicas and retention (and `deny_delete`, `deny_purge`) when it does not. An existing stream is checked:
+   * settings that lose commits are refused.
    * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (a credentials or TLS file cannot be read), `PRICE_LOG_UNAVAILABLE`
    *   with `details.parameter` naming what NATS refused (`auth`, `stream`) or the stream's setting at fault
-   *   (`storage`, `retention`, `discard`, `max_msgs_per_subject`, `num_replicas`, `subjects`, `deny_purge`); the
+   *   (`storage`, `retention`, `discard`, `max_msgs_per_subject`, `num_replicas`, `subjects`); the
    *   client's error when no server answers (the caller says so)
    */
   static async open(options: JetStreamLogOptions): Promise<JetStreamLog> {
@@ -133,8 +131,6 @@ export class JetStreamLog implements ReplicationLog {
 
   async *commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
     if (signal.aborted) return
-    // Following the stream means it was not started after a store's position: nothing needs to purge it any more.
-    if (this.#guardPending) await this.#guard()
     const consumer = await this.#js.consumers.get(this.name, {
       filter_subjects: this.#commitSubject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1,
     })
@@ -158,8 +154,10 @@ export class JetStreamLog implements ReplicationLog {
   }
 
   async startAt(next: number): Promise<void> {
-    // Purging "up to" a sequence past the end of an empty stream moves its first (and next) sequence there. (The
-    // stream config's `first_seq` would do it without a purge, but only from nats-server 2.10.)
+    const created = this.#created
+    this.#created = undefined
+    if (created !== undefined && (await this.#info())?.state.last_seq === 0) return await this.#recreate(created, next)
+    // Purging "up to" a sequence past the end of an empty stream moves its first (and next) sequence there.
     try {
       await this.#jsm.streams.purge(this.name, { seq: next })
     } catch (err) {
@@ -168,7 +166,27 @@ export class JetStreamLog implements ReplicationLog {
         `the stream ${this.name} is empty and cannot be started after this store's position ${next - 1}: it refuses purges (deny_purge is set, or this NATS user may not purge). Let this node create the stream: delete the empty stream with an admin user and start this node first, with a user that may create and purge it (docs/cluster.md#secure-deployment)`,
         err)
     }
-    await this.#guard()
+  }
+
+  /**
+   * Makes the stream this node just created, still never written, again so that it starts at `next`: from
+   * nats-server 2.10 with `first_seq`, guards kept. 2.9 knows no `first_seq`: the stream is made without
+   * `deny_purge` and purged up to `next`, and keeps no `deny_purge` (set by an update afterwards, it makes a
+   * restarting 2.9.10 server of a replicated stream crash: it replays the creation and refuses to cancel deny_purge).
+   */
+  async #recreate(config: Partial<StreamConfig> & { name: string }, next: number): Promise<void> {
+    try {
+      await this.#jsm.streams.delete(this.name)
+      if (serverAtLeast(this.#nc.info?.version, 2, 10)) {
+        await this.#jsm.streams.add({ ...config, first_seq: next })
+        return
+      }
+      await this.#jsm.streams.add({ ...config, deny_purge: false })
+      await this.#jsm.streams.purge(this.name, { seq: next })
+    } catch (err) {
+      if (!isPermissionRefusal(err)) throw err
+      throw refused('stream', `the new stream ${this.name} cannot be started after this store's position ${next - 1}: this NATS user may not make it again (docs/cluster.md#secure-deployment)`, err)
+    }
   }
 
   async close(): Promise<void> {
@@ -192,10 +210,9 @@ export class JetStreamLog implements ReplicationLog {
     if (unsafe !== undefined) {
       throw refused(unsafe.setting, `the stream ${this.name} ${unsafe.problem}. This node does not follow it: recreate the stream (admin user), or name another one (stream, --nats-stream)`)
     }
-    if (info.config.deny_delete === true && info.config.deny_purge === true) return
-    // An empty stream may still have to start after a store's position (startAt purges it); one with messages never.
-    if (info.state.last_seq === 0) this.#guardPending = true
-    else await this.#guard()
+    // An existing stream keeps its deny_delete and deny_purge: set by an update, they make a restarting nats-server
+    // 2.9.10 of a replicated stream crash (see #recreate). The authorization block of docs/cluster.md denies purges
+    // and deletes to the nodes' users.
   }
 
   async #info(): Promise<StreamInfo | undefined> {
@@ -220,8 +237,8 @@ export class JetStreamLog implements ReplicationLog {
       duplicate_window: nanos(maxAgeMs > 0 ? Math.min(duplicateWindowMs, maxAgeMs) : duplicateWindowMs),
       max_age: nanos(maxAgeMs),
       max_bytes: maxBytes === 0 ? -1 : maxBytes,
-      // deny_purge comes once the node knows it need not start the stream at a position (#guardPending).
       deny_delete: true,
+      deny_purge: true,
     }
     try {
       await this.#jsm.streams.add(config)
@@ -229,20 +246,7 @@ export class JetStreamLog implements ReplicationLog {
       if (!isPermissionRefusal(err)) throw err
       throw refused('stream', `the stream ${stream} does not exist and this NATS user may not create it: start one node once with the admin user, which creates it (docs/cluster.md#secure-deployment)`, err)
     }
-    this.#guardPending = true
-  }
-
-  /** Sets `deny_delete` and `deny_purge` (a stream update: the server refuses to unset them later). */
-  async #guard(): Promise<void> {
-    try {
-      await this.#jsm.streams.update(this.name, { deny_delete: true, deny_purge: true })
-    } catch (err) {
-      if (!isPermissionRefusal(err)) throw err
-      throw refused('deny_purge',
-        `the stream ${this.name} lets any client that may reach it delete its messages or purge it (deny_delete and deny_purge are not both set), and this NATS user may not update it: start one node once with the admin user, which sets them (docs/cluster.md#secure-deployment)`,
-        err)
-    }
-    this.#guardPending = false
+    this.#created = config
   }
 
   async #watchStatus(): Promise<void> {
@@ -269,6 +273,12 @@ function unsafeSetting(config: StreamConfig, replicas: number, subjects: readonl
   const missing = subjects.filter((subject) => !(config.subjects ?? []).includes(subject))
   if (missing.length > 0) return { setting: 'subjects', problem: `does not hold the subjects ${missing.join(' and ')} (subjects)` }
   return undefined
+}
+
+/** Whether a server version (`2.9.10`) is at least `major.minor`. */
+function serverAtLeast(version: string | undefined, major: number, minor: number): boolean {
+  const [a = 0, b = 0] = (version ?? '').split('.').map(Number)
+  return a > major || (a === major && b >= minor)
 }
 
 /** The stream refused as it is, or NATS refused this node something: the setting or what was refused in `details.parameter`. */

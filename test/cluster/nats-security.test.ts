@@ -5,9 +5,8 @@
  * stream the admin user created (and guarded); a client without
  * credentials cannot connect, so nothing reaches the stream; a node's user
  * cannot purge or delete the stream, delete a message or change the stream;
- * wrong credentials give a coded error that never holds the secret; a
- * stream without the guards is refused to a node's user and guarded by the
- * admin user.
+ * wrong credentials give a coded error that never holds the secret; on a
+ * stream without deny_purge, the node's user still cannot purge.
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -95,13 +94,15 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     const refused = await failure(ClusterNode.start(store, { servers: nats.urls, auth: nodeA() }))
     expect(refused).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'stream' } })
     expect(refused.message).toMatch(/may not create it/)
-    const { jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
+    const { nc, jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
     await expect(jsm.streams.info(STREAM)).rejects.toThrow(/stream not found/)
     expect(store.position).toBe(2)
 
     await (await startNode(nats, store, { auth: admin() })).stop()
     const created = await jsm.streams.info(STREAM)
-    expect(created.config).toMatchObject({ deny_delete: true, deny_purge: true, subjects: [COMMIT, PART] })
+    // nats-server 2.9 has no first_seq: a stream started at a position by a purge keeps no deny_purge (jetstream-log.ts).
+    const [major = 0, minor = 0] = (nc.info?.version ?? '').split('.').map(Number)
+    expect(created.config).toMatchObject({ deny_delete: true, deny_purge: major > 2 || (major === 2 && minor >= 10), subjects: [COMMIT, PART] })
     expect(created.state).toMatchObject({ messages: 0, first_seq: 3 })
 
     const node = await startNode(nats, store, { auth: nodeA() })
@@ -168,24 +169,22 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     expect(store.position).toBe(2)
   })
 
-  it("an existing stream without deny_delete and deny_purge: refused to a node's user, nothing changed; guarded by the admin user's node", async () => {
+  it("a stream without deny_delete and deny_purge: a node's user follows it, and still may not purge it or delete a message", async () => {
     const nats = await securedServer()
     const { nc, jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
     await jsm.streams.add({ name: STREAM, subjects: [COMMIT, PART] })
-    // A part alone: the stream holds a message (so nothing may start it at a position any more), and nodes apply nothing of it.
+    // A part alone: the stream holds a message, and nodes apply nothing of it.
     await nc.request(PART, new Uint8Array([1]))
     const before = await jsm.streams.info(STREAM)
     expect(before.config).toMatchObject({ deny_delete: false, deny_purge: false })
-    expect(before.state.messages).toBe(1)
 
-    const err = await failure(ClusterNode.start(await openStore(), { servers: nats.urls, auth: nodeA() }))
-    expect(err).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'deny_purge' } })
-    expect(err.message).toMatch(/may not update it/)
-    expect((await jsm.streams.info(STREAM)).config).toEqual(before.config)
-
-    await (await startNode(nats, await openStore(), { auth: admin() })).stop()
-    expect((await jsm.streams.info(STREAM)).config).toMatchObject({ deny_delete: true, deny_purge: true })
     const node = await startNode(nats, await openStore(), { auth: nodeA() })
     expect((await node.putBatch(timedBatch(0, 1))).position).toBe(2)
+    const { jsm: nodeJsm } = await manager(nats, 'node-a', PASSWORDS.NODE_A_PASSWORD)
+    await expect(nodeJsm.streams.purge(STREAM)).rejects.toThrow(/Permissions Violation/)
+    await expect(nodeJsm.streams.deleteMessage(STREAM, 2)).rejects.toThrow(/Permissions Violation/)
+    const after = await jsm.streams.info(STREAM)
+    expect(after.config).toEqual(before.config)
+    expect(after.state).toMatchObject({ messages: 2, first_seq: 1, last_seq: 2 })
   })
 })
