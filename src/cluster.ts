@@ -4,7 +4,9 @@
  */
 export { ClusterNode } from './cluster/cluster-node.js'
 export { HttpFollowLog } from './cluster/http-follow-log.js'
-export type { ClusterOptions } from './cluster/cluster-options.js'
+export type { ClusterOptions, FollowOptions, WriteOptions } from './cluster/cluster-options.js'
+export type { ResentCommits } from './cluster/lost-commits.js'
 export type { NatsAuth, NatsTls } from './cluster/nats-connection.js'
-export type { ReplicationStatus } from './cluster/replication-status.js'
-export type { Appended, CommitMessage, LogBounds, ReplicationLog } from './cluster/replication-log.js'
+export type { RefusedCommit, ReplicationStatus } from './cluster/replication-status.js'
+export type { Appended, CommitMessage, LogBounds, LogPart, ReplicationLog } from './cluster/replication-log.js'
+export type { AppliedReport, PeerStatus } from './cluster/applied-positions.js'

@@ -39,6 +39,10 @@ export type PriceStoreErrorCode =
   | 'PRICE_LOG_UNAVAILABLE'
   /** A replicated store cannot follow its log: the log no longer holds the commits after its position (re-seed it from a backup), or the store holds commits the log does not (another log, or writes made without it). */
   | 'PRICE_REPLICA_DIVERGED'
+  /** A cluster node that stopped applying its log (see `PRICE_REPLICA_DIVERGED`) was asked to write: write to another node. */
+  | 'PRICE_REPLICA_FAILED'
+  /** A cluster node's write is in the log, but fewer nodes than its write concern asked for applied it in time. */
+  | 'PRICE_WRITE_CONCERN_TIMEOUT'
 
 /** Structured facts about an error, for programs that report it (e.g. a CLI mapping `index` to a line number). */
 export interface PriceStoreErrorDetails {

@@ -4,9 +4,13 @@
  * (password, token) come from files only: a command line is visible to
  * every user of the machine.
  */
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { ClusterNode } from '../cluster/cluster-node.js'
-import type { ClusterOptions } from '../cluster/cluster-options.js'
+import { hostname } from 'node:os'
+import { resolve } from 'node:path'
+import { isNodeId } from '../cluster/applied-positions.js'
+import { ClusterNode, describeResent } from '../cluster/cluster-node.js'
+import { MAX_WRITE_CONCERN, type ClusterOptions } from '../cluster/cluster-options.js'
 import { HttpFollowLog } from '../cluster/http-follow-log.js'
 import type { NatsAuth, NatsTls } from '../cluster/nats-connection.js'
 import { isPriceStoreError } from '../errors.js'
@@ -32,8 +36,14 @@ export const CLUSTER_FLAGS = {
   'nats-tls-cert': { type: 'string' },
   'nats-tls-key': { type: 'string' },
   'apply-wait-ms': { type: 'string' },
+  'write-concern': { type: 'string' },
+  'node-id': { type: 'string' },
   'max-lag': { type: 'string' },
+  'max-staleness-ms': { type: 'string' },
 } as const
+
+/** The flags a follower takes too (it reports its health like a node). */
+const FOLLOWER_FLAGS: readonly string[] = ['follow', 'max-lag', 'max-staleness-ms']
 
 /** Their help text. */
 export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS JetStream stream; see docs/cluster.md):
@@ -51,9 +61,13 @@ export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS J
                               turns TLS on with the system's CAs)
   --nats-tls-cert FILE        with --nats-tls-key FILE: this node's client certificate, for servers that
                               verify clients
-  --apply-wait-ms N           a write answers once this node applied it, or after N ms (default 5000; 0 = at
-                              once after the stream acknowledged it)
+  --write-concern W           a write answers once the stream took it and W nodes applied it (default 1: this
+                              node; 0: the stream only; a request's x-write-concern header overrides it)
+  --apply-wait-ms N           ... within N ms, else 503 PRICE_WRITE_CONCERN_TIMEOUT (default 5000; 0 = answer at
+                              once after the stream acknowledged it, whatever the write concern)
+  --node-id ID                this node's id in the cluster (default: the host name and the database's path)
   --max-lag N                 GET /health answers 503 while this node is more than N positions behind the stream
+  --max-staleness-ms N        GET /health answers 503 while this node has not heard from the stream for N ms
   --follow URL                instead of --nats: a read copy of one price-store server (its base URL), applying
                               its live stream at its positions; takes no writes (see docs/cluster.md)`
 
@@ -63,9 +77,16 @@ type Values = Readonly<Record<string, string | string[] | boolean | undefined>>
  * What the flags ask for: a node of a cluster on NATS, or a follower of one server; `maxLag` for the health check;
  * `secretFiles` (what each holds, and where), to warn about when other users may read them.
  */
-export type ClusterFlags =
-  | { readonly options: ClusterOptions; readonly follow?: undefined; readonly maxLag: number | undefined; readonly secretFiles?: readonly (readonly [string, string])[] }
-  | { readonly options?: undefined; readonly follow: string; readonly maxLag: number | undefined }
+export type ClusterFlags = HealthBounds & (
+  | { readonly options: ClusterOptions; readonly follow?: undefined; readonly secretFiles?: readonly (readonly [string, string])[] }
+  | { readonly options?: undefined; readonly follow: string }
+)
+
+/** The bounds of the health check: lag (positions) and staleness (ms). */
+export interface HealthBounds {
+  readonly maxLag: number | undefined
+  readonly maxStalenessMs: number | undefined
+}
 
 /**
  * The cluster options the flags give, or `undefined` without `--nats` and `--follow`. Reads the NATS secret files
@@ -80,12 +101,13 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
   const servers = text('nats')
   const follow = text('follow')
   const maxLag = parseIntegerOption('max-lag', text('max-lag'), 0, Number.MAX_SAFE_INTEGER)
+  const maxStalenessMs = parseIntegerOption('max-staleness-ms', text('max-staleness-ms'), 0, Number.MAX_SAFE_INTEGER)
   if (follow !== undefined) {
     if (servers !== undefined) throw new UsageError('give --nats or --follow, not both')
     if (!/^https?:\/\/\S+$/.test(follow)) throw new UsageError(`--follow takes the base URL of a price-store server, e.g. http://primary:9000 (got ${JSON.stringify(follow)})`)
-    const stray = Object.keys(CLUSTER_FLAGS).find((name) => !['follow', 'max-lag'].includes(name) && values[name] !== undefined)
+    const stray = Object.keys(CLUSTER_FLAGS).find((name) => !FOLLOWER_FLAGS.includes(name) && values[name] !== undefined)
     if (stray !== undefined) throw new UsageError(`--${stray} needs --nats (a follower takes its primary's positions and no writes)`)
-    return { follow, maxLag }
+    return { follow, maxLag, maxStalenessMs }
   }
   if (servers === undefined) {
     const stray = Object.keys(CLUSTER_FLAGS).find((name) => name !== 'nats' && values[name] !== undefined)
@@ -96,6 +118,9 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
   const days = parseIntegerOption('nats-max-age-days', text('nats-max-age-days'), 1, 100_000)
   const maxBytes = parseIntegerOption('nats-max-bytes', text('nats-max-bytes'), 1, Number.MAX_SAFE_INTEGER)
   const applyWaitMs = parseIntegerOption('apply-wait-ms', text('apply-wait-ms'), 0, 2_147_483_647)
+  const writeConcern = parseIntegerOption('write-concern', text('write-concern'), 0, MAX_WRITE_CONCERN)
+  const nodeId = text('node-id')
+  if (nodeId !== undefined && !isNodeId(nodeId)) throw new UsageError(`--node-id: a node id is 1 to 128 printable ASCII characters, without spaces (got ${JSON.stringify(String(nodeId).slice(0, 40))})`)
   const stream = text('nats-stream')
   // Not even quoted back: the URL holds a secret.
   if (servers.split(',').some((url) => /^\s*[a-z]+:\/\/[^/]*@/i.test(url))) {
@@ -114,8 +139,10 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
     ...(days === undefined ? {} : { maxAgeMs: days * 86_400_000 }),
     ...(maxBytes === undefined ? {} : { maxBytes }),
     ...(applyWaitMs === undefined ? {} : { applyWaitMs }),
+    ...(writeConcern === undefined ? {} : { writeConcern }),
+    ...(nodeId === undefined ? {} : { nodeId }),
   }
-  return { options, maxLag, secretFiles }
+  return { options, maxLag, maxStalenessMs, secretFiles }
 }
 
 type FlagText = (name: keyof typeof CLUSTER_FLAGS) => string | undefined
@@ -174,15 +201,35 @@ function readFlagFile(flag: string, path: string): Buffer {
  * Starts the node (or follower) on the opened store.
  * @throws CliError saying what to do when NATS cannot be reached or the store cannot follow the stream
  */
-export async function startClusterNode(store: PriceStore, flags: ClusterFlags, io: CliIo): Promise<ClusterNode> {
-  const onError = (err: unknown): void => void io.stderr.write(`following the stream failed, retrying: ${err instanceof Error ? err.message : String(err)}\n`)
+export async function startClusterNode(store: PriceStore, flags: ClusterFlags, location: string, io: CliIo): Promise<ClusterNode> {
+  const reports = nodeReports(io)
   if (flags.follow === undefined) for (const [what, path] of flags.secretFiles ?? []) await warnIfShared(path, what, io)
   try {
-    if (flags.follow !== undefined) return await ClusterNode.follow(store, new HttpFollowLog(flags.follow, store.provider), { onError })
-    return await ClusterNode.start(store, { ...flags.options, onError })
+    if (flags.follow !== undefined) return await ClusterNode.follow(store, new HttpFollowLog(flags.follow, store.provider), reports)
+    // A server waits for NATS as long as it takes (a NATS cluster restarting), saying so at each try.
+    return await ClusterNode.start(store, {
+      nodeId: defaultNodeId(location), startTimeoutMs: Number.MAX_SAFE_INTEGER, ...flags.options, ...reports,
+    })
   } catch (err) {
     if (isPriceStoreError(err, 'PRICE_INVALID_OPTIONS')) throw new UsageError(`--nats: ${err.message}`)
     if (isPriceStoreError(err)) throw new CliError(`${err.message} [${err.code}]`, 1, { cause: err })
     throw err
   }
+}
+
+/** What a node tells the operator, on standard error, as it happens. */
+function nodeReports(io: CliIo): Required<Pick<ClusterOptions, 'onError' | 'onFailure' | 'onRefused' | 'onResent'>> {
+  const line = (text: string): void => void io.stderr.write(`${text}\n`)
+  return {
+    onError: (err) => line(`following the stream failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+    onFailure: (err) => line(`this node stopped applying the stream [${err.code}]: ${err.message}`),
+    onRefused: (refused) => line(`refused the commit at position ${refused.position} of the stream [${refused.code}]: ${refused.message}`),
+    onResent: (resent) => line(describeResent(resent)),
+  }
+}
+
+/** The id a served node has unless `--node-id` says otherwise: its host and database, the same across restarts. */
+function defaultNodeId(location: string): string {
+  const id = `${hostname()}:${resolve(location)}`.replace(/[^\x21-\x7e]/g, '_')
+  return id.length <= 128 ? id : `${id.slice(0, 100)}.${createHash('sha256').update(id).digest('hex').slice(0, 16)}`
 }

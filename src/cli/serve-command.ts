@@ -177,8 +177,12 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
     if (liveDemo) live = await startLiveDemo(store, config.location, io)
-    if (cluster !== undefined) node = await startClusterNode(store, cluster, io)
-    const replication = node === undefined ? {} : { replica: node, ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }) }
+    if (cluster !== undefined) node = await startClusterNode(store, cluster, config.location, io)
+    const replication = node === undefined ? {} : {
+      replica: node,
+      ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }),
+      ...(cluster?.maxStalenessMs === undefined ? {} : { maxStalenessMs: cluster.maxStalenessMs }),
+    }
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
     const backups = await backupDirOption(values['backup-dir'], token.token !== undefined, config.location)
     running = await listen(store, host, port, { ...limits, ...writes, ...observation, ...replication, ...backups, ...encoding }, io)
@@ -349,7 +353,7 @@ export function accessLogWriter(io: CliIo): (entry: AccessLogEntry) => void {
 }
 
 async function listen(
-  store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions & ObservationOptions & { replica?: ClusterNode; maxLag?: number }, io: CliIo,
+  store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions & ObservationOptions & { replica?: ClusterNode; maxLag?: number; maxStalenessMs?: number }, io: CliIo,
 ): Promise<RunningServer> {
   try {
     return await startServer({ store, host, port, ...limits, onError: requestErrorLogger(io) })

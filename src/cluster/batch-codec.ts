@@ -54,8 +54,7 @@ export function encodeBatch(records: readonly StoredRecord[], provider: Provider
   const entry = new LogEntryWriter()
   for (const record of records) entry.add(record.symbol, record.timestamp, record.id, record)
   const { bytes, places } = entry.finish()
-  const hash = createHash('sha256').update(provider.id).update('\0').update(bytes)
-  const id = hash.digest('hex')
+  const id = batchIdOf(provider.id, [bytes])
   const limit = Math.max(HEADROOM, maxMessageBytes - HEADROOM)
   if (bytes.length + 2 <= Math.min(limit, INLINE_MAX_BYTES)) {
     return { id, inline: new ByteWriter(bytes.length + 2).byte(COMMIT_VERSION).byte(INLINE).bytes(bytes).finish(), parts: [] }
@@ -77,6 +76,25 @@ export function encodeBatch(records: readonly StoredRecord[], provider: Provider
   }
   parts.push(Buffer.concat([version, bytes.subarray(start, end)]))
   return { id, inline: undefined, parts }
+}
+
+/**
+ * The id of a batch: SHA-256 (hex) of its provider's id, a zero byte and its log entry's bytes, given as the
+ * chunks they come in (an inline commit's entry, or a parts commit's version byte and each part's records).
+ */
+export function batchIdOf(providerId: string, chunks: readonly Uint8Array[]): string {
+  const hash = createHash('sha256').update(providerId).update('\0')
+  for (const chunk of chunks) hash.update(chunk)
+  return hash.digest('hex')
+}
+
+/**
+ * The chunks whose id a batch sent as parts has: the parts' shared version byte, then each part's records (a part is
+ * the version byte and a run of the batch's records: see {@link encodeBatch}).
+ */
+export function partsChunks(parts: readonly Uint8Array[]): Uint8Array[] {
+  if (parts.length === 0) return []
+  return [parts[0]!.subarray(0, 1), ...parts.map((part) => part.subarray(1))]
 }
 
 /** A record that does not fit in one message of the log, even alone. */

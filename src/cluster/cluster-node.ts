@@ -11,10 +11,14 @@ import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import { validateBatch } from '../records/validate-batch.js'
 import type { BatchCommit, PriceStore } from '../store/price-store.js'
 import type { NewPriceRecord } from '../types.js'
+import { AppliedPositions } from './applied-positions.js'
+import { WriteFence } from './write-fence.js'
 import { Applier, trimmedPast } from './applier.js'
-import { encodeBatch, encodePartsCommit } from './batch-codec.js'
-import { checkHistory } from './history-check.js'
-import { resolveClusterOptions, type ClusterOptions, type ResolvedClusterOptions } from './cluster-options.js'
+import { appendBatch } from './append-batch.js'
+import { checkHistory, isRewrite } from './history-check.js'
+import { resendLostCommits, type ResentCommits } from './lost-commits.js'
+import { MAX_WRITE_CONCERN, resolveClusterOptions, resolveNodeSettings, type ClusterOptions, type FollowOptions, type NodeSettings, type ResolvedClusterOptions, type WriteOptions } from './cluster-options.js'
+import { checkIntegerOption } from '../rules/options.js'
 import { JetStreamLog } from './jetstream-log.js'
 import { redactNatsUrl } from './nats-connection.js'
 import { PositionWaiters } from './position-waiters.js'
@@ -29,6 +33,13 @@ const PROBE_EVERY_MS = 1_000
  * (a few seconds), and this is the net under that.
  */
 const STALLED_AFTER_MS = 10_000
+/**
+ * A node connected to NATS that has not heard from the stream for this long says `isolated` (ms): three probes
+ * went unanswered, so its NATS server cannot reach the stream's leader (the minority side of a partition).
+ */
+const ISOLATED_AFTER_MS = 3 * PROBE_EVERY_MS
+/** Longest wait between two tries to reach the stream when a node starts (ms). */
+const START_RETRY_LONGEST_MS = 2_000
 
 /** A store following a replication log, and writing through it. */
 export class ClusterNode {
@@ -41,13 +52,41 @@ export class ClusterNode {
   #probe: NodeJS.Timeout | undefined
   /** The position at the last probe, and when it last moved (or the node last followed the stream again). */
   #progress = { position: 0, at: 0 }
+  /** When the stream last answered a probe (ms since the epoch; 0 before the first). */
+  #probedAt = 0
+  /** When this node started following the stream: the clock `isolated` counts from before the stream first answers. */
+  readonly #startedAt = Date.now()
   #stopped = false
 
-  private constructor(store: PriceStore, log: ReplicationLog, applyWaitMs: number, onError: (err: unknown) => void) {
+  readonly #settings: NodeSettings
+  /** What this node sent to the stream again after the stream lost commits it holds (lost-commits.ts). */
+  #resent: ResentCommits | undefined
+  readonly #nodeId: string
+  readonly #writeConcern: number
+  /** What every node (this one too) reported it applied: a write waits here for its write concern. */
+  readonly #applied = new AppliedPositions()
+  /** Holds writes back after a reconnect until the stream reaches what the nodes hold (write-fence.ts). */
+  readonly #fence: WriteFence
+  #stopListening: (() => void) | undefined
+
+  private constructor(store: PriceStore, log: ReplicationLog, settings: NodeSettings) {
     this.#store = store
     this.#log = log
-    this.#applyWaitMs = applyWaitMs
-    this.#applier = new Applier(store, log, this.#waiters, onError)
+    this.#applyWaitMs = settings.applyWaitMs
+    this.#settings = settings
+    this.#nodeId = settings.nodeId
+    this.#fence = new WriteFence(this.#applied, settings.nodeId)
+    this.#writeConcern = settings.writeConcern
+    this.#applier = new Applier(store, log, this.#waiters, {
+      onError: settings.onError,
+      onRefused: settings.onRefused,
+      onFailure: (err) => {
+        this.#applied.cancelAll()
+        settings.onFailure(err)
+        if (isRewrite(err) && log.readOnly !== true) void this.#resendLost()
+      },
+      onApplied: (position) => this.#report(position),
+    })
   }
 
   /**
@@ -65,9 +104,25 @@ export class ClusterNode {
   static async start(store: PriceStore, options: ClusterOptions): Promise<ClusterNode> {
     const resolved = resolveClusterOptions(options)
     if (store.status !== 'open') throw new PriceStoreError('PRICE_NOT_OPEN', 'open the store before starting a cluster node on it')
-    const log = await openLog(resolved)
+    const deadline = Date.now() + resolved.startTimeoutMs
+    for (let wait = 250; ; wait = Math.min(wait * 2, START_RETRY_LONGEST_MS)) {
+      try {
+        return await ClusterNode.#startOnce(store, resolved)
+      } catch (err) {
+        // Only an unreachable stream is worth waiting for (a NATS cluster restarting answers within seconds); a refusal
+        // naming what was refused (the credentials, the stream's settings) is the same at every try.
+        const unreachable = isPriceStoreError(err, 'PRICE_LOG_UNAVAILABLE') && err.details.parameter === undefined
+        if (!unreachable || Date.now() + wait > deadline || store.status !== 'open') throw err
+        resolved.onError(err)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
+  }
+
+  static async #startOnce(store: PriceStore, options: ResolvedClusterOptions): Promise<ClusterNode> {
+    const log = await openLog(options)
     try {
-      return await ClusterNode.follow(store, log, resolved)
+      return await ClusterNode.follow(store, log, options)
     } catch (err) {
       await log.close().catch(() => {})
       throw err
@@ -78,9 +133,24 @@ export class ClusterNode {
    * {@link ClusterNode.start} on a log already open (the in-memory log of tests, another transport).
    * @throws PriceStoreError as {@link ClusterNode.start}
    */
-  static async follow(store: PriceStore, log: ReplicationLog, options: Pick<ClusterOptions, 'applyWaitMs' | 'onError'> = {}): Promise<ClusterNode> {
-    await checkCanFollow(store, log)
-    const node = new ClusterNode(store, log, options.applyWaitMs ?? 5_000, options.onError ?? (() => {}))
+  static async follow(store: PriceStore, log: ReplicationLog, options: FollowOptions = {}): Promise<ClusterNode> {
+    const settings = resolveNodeSettings(options)
+    try {
+      await checkCanFollow(store, log)
+    } catch (err) {
+      // A store ahead of the log, or holding another commit at its position: perhaps the log lost what it holds (a
+      // log that trimmed the store's position away, or another log, ties nothing to the store: nothing is sent).
+      if (!isPriceStoreError(err, 'PRICE_REPLICA_DIVERGED') || log.readOnly === true) throw err
+      const resent = await resend(store, log, settings)
+      if (resent === undefined) throw err
+      // Sent back where the store has them, the log is whole again and the store can follow it.
+      await checkCanFollow(store, log).catch((again: unknown) => {
+        throw isPriceStoreError(again) ? new PriceStoreError(again.code, `${again.message}. ${describeResent(resent)}`, { details: again.details, cause: again }) : again
+      })
+    }
+    const node = new ClusterNode(store, log, settings)
+    node.#stopListening = log.onAppliedReport?.((report) => node.#applied.record(report))
+    node.#report(store.position)
     node.#applier.start()
     node.#probe = setInterval(() => void node.#probeStream(), PROBE_EVERY_MS)
     node.#probe.unref()
@@ -111,7 +181,8 @@ export class ClusterNode {
    *   `PRICE_LOG_UNAVAILABLE` (not acknowledged in time: the batch may or may not be in the stream; retrying
    *   the same batch is safe)
    */
-  async putBatch(records: Iterable<NewPriceRecord>): Promise<BatchCommit> {
+  async putBatch(records: Iterable<NewPriceRecord>, options: WriteOptions = {}): Promise<BatchCommit> {
+    if (options.writeConcern !== undefined) checkIntegerOption('writeConcern', options.writeConcern, 1, 0, MAX_WRITE_CONCERN)
     if (this.#stopped || this.#store.status !== 'open') throw new PriceStoreError('PRICE_NOT_OPEN', 'the cluster node is stopped or its store is not open')
     // An array, so that a store that verifies signatures can read the batch a second time.
     const given = Symbol.iterator in Object(records) && !Array.isArray(records) ? [...records] : records
@@ -120,41 +191,91 @@ export class ClusterNode {
     // Nothing the store would refuse on apply reaches the stream.
     await this.#store.checkSignatures(given)
     const failure = this.#applier.failure
-    if (failure !== undefined) throw unavailable(`this node stopped applying the stream (${failure.code}); writes go to another node`, failure)
+    if (failure !== undefined) {
+      throw new PriceStoreError('PRICE_REPLICA_FAILED', `this node stopped applying the stream ${this.#log.name} (${failure.code}: ${failure.message}); send writes to another node`, { cause: failure })
+    }
     // Refused at once rather than buffered by the client until it reconnects (and then perhaps sent after a timeout).
     if (!this.#log.connected) throw unavailable(`this node has no connection to the stream ${this.#log.name} now; retry, here or on another node`, undefined)
-    const batch = encodeBatch(stored, this.#store.provider, this.#log.maxMessageBytes)
+    const fenced = await logCall(this.#log, () => this.#fence.check(this.#log.reconnects ?? 0, this.#store.position, () => this.#log.lastCommit()))
+    if (fenced !== undefined) throw unavailable(`${fenced.reason}; retry, here or on another node`, undefined)
     let position: number
     try {
-      if (batch.inline !== undefined) {
-        position = (await this.#log.appendCommit(batch.inline, batch.id, this.#store.provider.id)).position
-      } else {
-        // Parts in flight together (their order in the stream does not matter: the commit lists their positions).
-        const parts = await Promise.all(batch.parts.map(async (part, index) => (await this.#log.appendPart(part, `${batch.id}.${index}`)).position))
-        position = (await this.#log.appendCommit(encodePartsCommit(parts), batch.id, this.#store.provider.id)).position
-      }
+      position = await appendBatch(this.#log, stored, this.#store.provider)
     } catch (err) {
+      if (isPriceStoreError(err)) throw err
       throw unavailable(`the stream ${this.#log.name} did not acknowledge the batch`, err)
     }
     this.#streamPosition = Math.max(this.#streamPosition ?? 0, position)
-    if (this.#applyWaitMs > 0) await this.waitForPosition(position, this.#applyWaitMs)
+    const needed = this.#applyWaitMs === 0 ? 0 : options.writeConcern ?? this.#writeConcern
+    if (needed > 0) {
+      this.#applied.record({ node: this.#nodeId, position: this.#store.position })
+      const count = await this.#applied.wait(position, needed, this.#applyWaitMs)
+      if (count < needed) {
+        throw new PriceStoreError('PRICE_WRITE_CONCERN_TIMEOUT',
+          `the stream ${this.#log.name} acknowledged the batch at position ${position}, and ${count} of the ${needed} nodes the write concern asks for applied it within ${this.#applyWaitMs} ms. It is in the stream and nodes apply it as they reach it; send the same batch again to wait once more (it is applied once)`,
+          { details: { position } })
+      }
+    }
     return { stored: stored.length, position }
+  }
+
+  /**
+   * Sends to the stream again the commits this node holds that the stream lost, once this node stopped on finding
+   * the loss; tries again (every few seconds) until the stream took them all or the node is stopped. When they
+   * landed where this node has them (nothing else was written meanwhile), the stream names this node's commit at its
+   * position again, and the node goes on applying: repaired.
+   */
+  async #resendLost(): Promise<void> {
+    for (let wait = 1_000; !this.#stopped; wait = Math.min(wait * 2, 10_000)) {
+      try {
+        const resent = await resendLostCommits(this.#store, this.#log)
+        if (resent === undefined) return
+        if (resent.commits > 0) {
+          this.#resent = resent
+          this.#settings.onResent(resent)
+        }
+        if (await historyHolds(this.#store, this.#log) && !this.#stopped) await this.#applier.resume()
+        return
+      } catch (err) {
+        if (this.#stopped || this.#store.status !== 'open') return
+        this.#settings.onError(err)
+        await new Promise((resolve) => setTimeout(resolve, wait).unref())
+      }
+    }
+  }
+
+  /** Records and tells the other nodes that this node applied up to `position`. */
+  #report(position: number): void {
+    const report = { node: this.#nodeId, position, ...(this.#applier.failure === undefined ? {} : { failed: true }) }
+    this.#applied.record(report)
+    this.#log.reportApplied?.(report)
   }
 
   /** Where this node stands: its state, the positions applied and known, the lag, the counters. Reads no I/O. */
   replication(): ReplicationStatus {
     const position = this.#store.position
+    const passed = this.#applier.passed
     const failure = this.#applier.failure
-    const streamPosition = Math.max(this.#streamPosition ?? 0, this.#applier.counters.delivered, position)
-    const known = this.#streamPosition !== undefined || this.#applier.counters.delivered > 0
-    const state = failure !== undefined ? 'failed' : this.#stopped || this.#applier.stopped ? 'stopped' : this.#log.connected ? 'applying' : 'connecting'
+    const { counters, lastRefused } = this.#applier
+    const streamPosition = Math.max(this.#streamPosition ?? 0, counters.delivered, passed)
+    const known = this.#streamPosition !== undefined || counters.delivered > 0
+    const heardAt = Math.max(this.#probedAt, this.#applier.deliveredAt)
+    const now = Date.now()
+    const peers = this.#log.onAppliedReport === undefined ? undefined : this.#applied.peers(now).filter((peer) => peer.node !== this.#nodeId)
     return {
-      state,
+      node: this.#nodeId,
+      ...(peers === undefined ? {} : { peers }),
+      state: failure !== undefined ? 'failed' : this.#stopped || this.#applier.stopped ? 'stopped' : !this.#log.connected ? 'connecting'
+        : now - (heardAt || this.#startedAt) >= ISOLATED_AFTER_MS ? 'isolated' : 'applying',
       stream: this.#log.name,
       position,
-      ...(known ? { streamPosition, lag: streamPosition - position } : {}),
-      appliedBatches: this.#applier.counters.batches,
-      appliedRecords: this.#applier.counters.records,
+      ...(known ? { streamPosition, lag: streamPosition - passed } : {}),
+      ...(heardAt === 0 ? {} : { heardAgoMs: Math.max(0, now - heardAt) }),
+      appliedBatches: counters.batches,
+      appliedRecords: counters.records,
+      refusedCommits: counters.refused,
+      ...(lastRefused === undefined ? {} : { lastRefused }),
+      ...(this.#resent === undefined ? {} : { resent: this.#resent }),
       ...(failure === undefined ? {} : { error: { code: failure.code, message: failure.message } }),
     }
   }
@@ -174,8 +295,10 @@ export class ClusterNode {
     if (this.#stopped) return
     this.#stopped = true
     clearInterval(this.#probe)
+    this.#stopListening?.()
     await this.#applier.stop()
     this.#waiters.cancelAll()
+    this.#applied.cancelAll()
     await this.#log.close()
   }
 
@@ -198,11 +321,16 @@ export class ClusterNode {
    * lost it, rather than at the next commit.
    */
   async #probeStream(): Promise<void> {
-    if (!this.#log.connected || this.#applier.stopped) return
+    if (this.#stopped || !this.#log.connected) return
+    // Once a second, so that a node that started or reconnected is counted by writers without waiting for a commit
+    // (a node that stopped applying too: writers then know not to wait for it).
+    this.#report(this.#store.position)
+    if (this.#applier.stopped) return
     try {
       const last = await this.#log.lastCommit()
+      this.#probedAt = Date.now()
       this.#streamPosition = Math.max(this.#streamPosition ?? 0, last)
-      this.#checkProgress(Date.now())
+      this.#checkProgress(this.#probedAt)
       await checkHistory(this.#store, this.#log)
     } catch (err) {
       if (isPriceStoreError(err, 'PRICE_REPLICA_DIVERGED')) this.#applier.fail(err)
@@ -229,6 +357,37 @@ async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<v
   }
   if (position + 1 < bounds.first) throw trimmedPast(log.name, position, bounds.first)
   await logCall(log, () => checkHistory(store, log))
+}
+
+/**
+ * Sends the store's commits the log lost to it again, at a start; `undefined` when there were none to send, the log
+ * is not the store's, or sending failed (reported: the next start tries again).
+ */
+async function resend(store: PriceStore, log: ReplicationLog, settings: NodeSettings): Promise<ResentCommits | undefined> {
+  try {
+    const resent = await resendLostCommits(store, log)
+    if (resent !== undefined && resent.commits > 0) settings.onResent(resent)
+    return resent !== undefined && resent.commits > 0 ? resent : undefined
+  } catch (failure) {
+    settings.onError(failure)
+    return undefined
+  }
+}
+
+/** Whether the log holds the store's commit at its position (and so the store can go on following it). */
+async function historyHolds(store: PriceStore, log: ReplicationLog): Promise<boolean> {
+  try {
+    await checkHistory(store, log)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** What a node sent again, in a sentence. */
+export function describeResent({ commits, records, positions }: ResentCommits): string {
+  if (commits === 0) return 'None of the commits this node holds was missing from the stream'
+  return `The ${commits} commits (${records} records) this node holds that the stream lost were sent to it again, now at positions ${positions.join(', ')}: every node applies them`
 }
 
 async function openLog(options: ResolvedClusterOptions): Promise<ReplicationLog> {

@@ -1,6 +1,11 @@
 /** The options of a cluster node, and their defaults. */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import { PriceStoreError } from '../errors.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../rules/options.js'
+import { isNodeId } from './applied-positions.js'
+import type { ResentCommits } from './lost-commits.js'
+import type { RefusedCommit } from './replication-status.js'
 import type { JetStreamLogOptions } from './jetstream-log.js'
 import { resolveNatsSecurity, type NatsAuth, type NatsTls } from './nats-connection.js'
 
@@ -31,11 +36,26 @@ export interface ClusterOptions {
   /** Time a write waits for JetStream's acknowledgement before failing with `PRICE_LOG_UNAVAILABLE` (ms, default 5,000). */
   readonly publishTimeoutMs?: number
   /**
-   * Time {@link ClusterNode.putBatch} then waits for this node to apply the batch, so a read sent to this node
-   * after the write sees it (ms, default 5,000; 0: answer as soon as the log acknowledged it). The write is
-   * durable either way once acknowledged.
+   * Time {@link ClusterNode.putBatch} then waits for the write concern (`writeConcern` nodes applied the batch)
+   * before it fails with `PRICE_WRITE_CONCERN_TIMEOUT` (ms, default 5,000; 0: answer as soon as the log
+   * acknowledged it, whatever the write concern).
    */
   readonly applyWaitMs?: number
+  /**
+   * How many nodes must have applied a write before {@link ClusterNode.putBatch} answers (default 1: this node).
+   * 0: as soon as JetStream acknowledged it. 1: this node applied it too, so a read sent here sees it, and the
+   * write is on this node's disk as well as in the stream. N ≥ 2: N nodes applied it (they say so on the
+   * `price-store.<stream>.applied` subject), so it survives the stream losing it and N − 1 of those nodes losing
+   * their disks. A write that does not reach it within `applyWaitMs` fails with `PRICE_WRITE_CONCERN_TIMEOUT`
+   * (it is in the stream all the same). Per write: `putBatch(records, { writeConcern })`. See docs/cluster.md.
+   */
+  readonly writeConcern?: number
+  /**
+   * This node's id in the cluster, as the other nodes count it for the write concern and `/health` lists it: 1 to
+   * 128 printable ASCII characters, the same across restarts of the node (default: the host name and a random
+   * suffix, new at each start; `serve --nats` uses the host name and the database's path).
+   */
+  readonly nodeId?: string
   /** The connection's name in NATS monitoring (default `price-store`). */
   readonly name?: string
   /**
@@ -43,12 +63,70 @@ export interface ClusterOptions {
    * moving), for the operator's log; the node follows the stream again by itself.
    */
   readonly onError?: (err: unknown) => void
+  /**
+   * Called once when this node stops applying the stream on an error an operator must handle (the node's status says
+   * `failed` from then on), for the operator's log.
+   */
+  readonly onFailure?: (err: PriceStoreError) => void
+  /** Called with each commit this node refused to apply (see {@link RefusedCommit}), for the operator's log. */
+  readonly onRefused?: (refused: RefusedCommit) => void
+  /**
+   * Called once this node, having found that the stream lost commits it holds, sent them to the stream again (see
+   * docs/cluster.md, "When the stream loses acknowledged writes"), for the operator's log.
+   */
+  readonly onResent?: (resent: ResentCommits) => void
+  /**
+   * How long {@link ClusterNode.start} keeps trying to reach the stream when NATS does not answer yet (a NATS
+   * cluster restarting), reporting each failure to `onError` (ms, default 0: fail at once with
+   * `PRICE_LOG_UNAVAILABLE`; `Number.MAX_SAFE_INTEGER`: without end, as `serve --nats` does).
+   */
+  readonly startTimeoutMs?: number
+}
+
+/** The options of {@link ClusterNode.follow}: those of a node on a log already open. */
+export type FollowOptions = Pick<ClusterOptions, 'applyWaitMs' | 'writeConcern' | 'nodeId' | 'onError' | 'onFailure' | 'onRefused' | 'onResent'>
+
+/** Options of one write through a node. */
+export interface WriteOptions {
+  /** This write's write concern, instead of the node's `writeConcern` (0 to 16). */
+  readonly writeConcern?: number
+}
+
+/** The largest write concern: more nodes than a cluster has would never be reached. */
+export const MAX_WRITE_CONCERN = 16
+
+/** {@link FollowOptions} with defaults applied and checked. */
+export interface NodeSettings {
+  readonly applyWaitMs: number
+  readonly writeConcern: number
+  readonly nodeId: string
+  readonly onError: (err: unknown) => void
+  readonly onFailure: (err: PriceStoreError) => void
+  readonly onRefused: (refused: RefusedCommit) => void
+  readonly onResent: (resent: ResentCommits) => void
 }
 
 /** Options with defaults applied and checked. */
-export interface ResolvedClusterOptions extends JetStreamLogOptions {
-  readonly applyWaitMs: number
-  readonly onError: (err: unknown) => void
+export interface ResolvedClusterOptions extends JetStreamLogOptions, NodeSettings {
+  readonly startTimeoutMs: number
+}
+
+/**
+ * Checks the options of a node on an open log.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` naming the option
+ */
+export function resolveNodeSettings(options: FollowOptions): NodeSettings {
+  const nodeId = options.nodeId ?? `${hostname().replace(/[^\x21-\x7e]/g, '_').slice(0, 100) || 'node'}-${randomBytes(4).toString('hex')}`
+  if (!isNodeId(nodeId)) invalid('nodeId', 'a node id is 1 to 128 printable ASCII characters, without spaces')
+  return {
+    applyWaitMs: checkIntegerOption('applyWaitMs', options.applyWaitMs, 5_000, 0, MAX_TIMER_MS),
+    writeConcern: checkIntegerOption('writeConcern', options.writeConcern, 1, 0, MAX_WRITE_CONCERN),
+    nodeId,
+    onError: options.onError ?? (() => {}),
+    onFailure: options.onFailure ?? (() => {}),
+    onRefused: options.onRefused ?? (() => {}),
+    onResent: options.onResent ?? (() => {}),
+  }
 }
 
 const STREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -70,9 +148,9 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     maxBytes: checkIntegerOption('maxBytes', options.maxBytes, 0, 0, Number.MAX_SAFE_INTEGER),
     duplicateWindowMs: checkIntegerOption('duplicateWindowMs', options.duplicateWindowMs, 120_000, 1_000, MAX_TIMER_MS),
     publishTimeoutMs: checkIntegerOption('publishTimeoutMs', options.publishTimeoutMs, 5_000, 1, MAX_TIMER_MS),
-    applyWaitMs: checkIntegerOption('applyWaitMs', options.applyWaitMs, 5_000, 0, MAX_TIMER_MS),
     name: options.name ?? 'price-store',
-    onError: options.onError ?? (() => {}),
+    ...resolveNodeSettings(options),
+    startTimeoutMs: checkIntegerOption('startTimeoutMs', options.startTimeoutMs, 0, 0, Number.MAX_SAFE_INTEGER),
   }
 }
 

@@ -45,7 +45,17 @@ export async function checkHistory(store: PriceStore, log: ReplicationLog): Prom
 }
 
 function rewritten(log: ReplicationLog, position: number, what: string): PriceStoreError {
-  return new PriceStoreError('PRICE_REPLICA_DIVERGED',
+  const error = new PriceStoreError('PRICE_REPLICA_DIVERGED',
     `${what}. This node stopped applying so that it does not answer differently from the other nodes. Re-seed it from a backup of a node that follows ${log.name} without this error (price-store backup), then start it again`,
     { details: { position } })
+  rewrites.add(error)
+  return error
+}
+
+/** The errors that say the log lost commits the store holds (rather than trimmed them away). */
+const rewrites = new WeakSet<Error>()
+
+/** Whether `err` says the log lost commits this store holds: the store can send them again (lost-commits.ts). */
+export function isRewrite(err: unknown): boolean {
+  return err instanceof Error && rewrites.has(err)
 }

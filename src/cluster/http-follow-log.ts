@@ -23,7 +23,7 @@ import { PriceStoreError } from '../errors.js'
 import { validateBatch } from '../records/validate-batch.js'
 import type { Provider } from '../types.js'
 import { encodeInlineCommit } from './batch-codec.js'
-import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from './replication-log.js'
+import type { Appended, CommitMessage, LogBounds, LogMessageAt, LogPart, ReplicationLog } from './replication-log.js'
 import { readSse } from './sse-reader.js'
 
 /** Positions whose commit on the primary this log remembers (those it delivered last): the history check asks for one of them. */
@@ -46,6 +46,7 @@ interface PricesEvent {
 export class HttpFollowLog implements ReplicationLog {
   readonly name: string
   readonly maxMessageBytes = Number.MAX_SAFE_INTEGER
+  readonly readOnly = true
   readonly #base: string
   readonly #provider: Provider
   #connected = false
@@ -76,7 +77,7 @@ export class HttpFollowLog implements ReplicationLog {
     return Promise.reject(readOnly())
   }
 
-  async readPart(): Promise<Uint8Array | undefined> {
+  async readPart(): Promise<LogPart | undefined> {
     return undefined
   }
 

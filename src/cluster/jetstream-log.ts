@@ -19,7 +19,8 @@ import { headers, nanos } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { PriceStoreError } from '../errors.js'
 import { connectNats, isPermissionRefusal, type NatsConnectOptions } from './nats-connection.js'
-import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from './replication-log.js'
+import { encodeAppliedReport, parseAppliedReport, type AppliedReport } from './applied-positions.js'
+import type { Appended, CommitMessage, LogBounds, LogMessageAt, LogPart, ReplicationLog } from './replication-log.js'
 
 /** The header naming the provider whose records a commit carries. */
 export const PROVIDER_HEADER = 'Price-Store-Provider'
@@ -52,7 +53,10 @@ export class JetStreamLog implements ReplicationLog {
   readonly #options: JetStreamLogOptions
   readonly #commitSubject: string
   readonly #partSubject: string
+  /** Where nodes report what they applied (core NATS, outside the stream): see applied-positions.ts. */
+  readonly #reportSubject: string
   #connected = true
+  #reconnects = 0
   /** The config this node created the stream with, until {@link startAt} may have made it again. */
   #created: (Partial<StreamConfig> & { name: string }) | undefined
 
@@ -64,6 +68,7 @@ export class JetStreamLog implements ReplicationLog {
     this.#options = options
     this.#commitSubject = `price-store.${options.stream}.commit`
     this.#partSubject = `price-store.${options.stream}.part`
+    this.#reportSubject = `price-store.${options.stream}.applied`
     void this.#watchStatus()
   }
 
@@ -93,6 +98,10 @@ export class JetStreamLog implements ReplicationLog {
     return this.#nc.info?.max_payload ?? 1024 * 1024
   }
 
+  get reconnects(): number {
+    return this.#reconnects
+  }
+
   get connected(): boolean {
     return this.#connected && !this.#nc.isClosed()
   }
@@ -109,9 +118,10 @@ export class JetStreamLog implements ReplicationLog {
     return { position: ack.seq, duplicate: ack.duplicate }
   }
 
-  async readPart(position: number): Promise<Uint8Array | undefined> {
+  async readPart(position: number): Promise<LogPart | undefined> {
     const message = await this.#message({ seq: position })
-    return message === null || message.subject !== this.#partSubject ? undefined : message.data
+    if (message === null || message.subject !== this.#partSubject) return undefined
+    return { data: message.data, id: message.header?.get(MSG_ID_HEADER) || undefined }
   }
 
   async messageAt(position: number): Promise<LogMessageAt | undefined> {
@@ -189,6 +199,26 @@ export class JetStreamLog implements ReplicationLog {
     }
   }
 
+  reportApplied(report: AppliedReport): void {
+    // Core NATS, not the stream: a report matters only to the nodes listening now, and one lost is made again.
+    if (this.#nc.isClosed()) return
+    try {
+      this.#nc.publish(this.#reportSubject, encodeAppliedReport(report))
+    } catch {
+      // Disconnected: the next report (within a second) goes once the connection is back.
+    }
+  }
+
+  onAppliedReport(listener: (report: AppliedReport) => void): () => void {
+    const subscription = this.#nc.subscribe(this.#reportSubject, {
+      callback: (err, message) => {
+        const report = err === null ? parseAppliedReport(message.data) : undefined
+        if (report !== undefined) listener(report)
+      },
+    })
+    return () => subscription.unsubscribe()
+  }
+
   async close(): Promise<void> {
     if (!this.#nc.isClosed()) await this.#nc.close()
   }
@@ -252,7 +282,10 @@ export class JetStreamLog implements ReplicationLog {
   async #watchStatus(): Promise<void> {
     for await (const status of this.#nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnecting') this.#connected = false
-      else if (status.type === 'reconnect') this.#connected = true
+      else if (status.type === 'reconnect') {
+        this.#connected = true
+        this.#reconnects++
+      }
     }
   }
 }

@@ -6,6 +6,7 @@
  * applies commits in order; parts are read by position when their commit
  * comes. `JetStreamLog` is the real one; tests use an in-memory one.
  */
+import type { AppliedReport } from './applied-positions.js'
 
 /** A commit message as the log delivers it. */
 export interface CommitMessage {
@@ -16,6 +17,13 @@ export interface CommitMessage {
   /** The commit's bytes (see batch-codec.ts). */
   readonly data: Uint8Array
   /** The id it was appended with (JetStream's `Nats-Msg-Id`), when the log keeps ids. */
+  readonly id?: string | undefined
+}
+
+/** A part of a batch as the log holds it. */
+export interface LogPart {
+  readonly data: Uint8Array
+  /** The id it was appended with, when the log keeps ids. */
   readonly id?: string | undefined
 }
 
@@ -47,6 +55,14 @@ export interface ReplicationLog {
   readonly maxMessageBytes: number
   /** Whether the connection to the log is up now. */
   readonly connected: boolean
+  /**
+   * How many times the connection came back after it was lost (a log that cannot tell leaves it out): what the
+   * log held may have changed meanwhile (a stream that lost its newest messages), so a node checks it again
+   * before it writes.
+   */
+  readonly reconnects?: number
+  /** True for a log this node may not append to (a follower's copy of one primary): its appends always fail. */
+  readonly readOnly?: boolean
 
   /**
    * Appends a part of a batch.
@@ -58,13 +74,20 @@ export interface ReplicationLog {
    * @param id a deterministic id of the batch: a retried append of the same id is not written twice
    */
   appendCommit(data: Uint8Array, id: string, provider: string): Promise<Appended>
-  /** A part's bytes, or `undefined` when the log no longer holds it. */
-  readPart(position: number): Promise<Uint8Array | undefined>
+  /** A part's bytes and the id it was appended with, or `undefined` when the log holds no part there. */
+  readPart(position: number): Promise<LogPart | undefined>
   /**
    * The message the log holds at `position`, or `undefined` when it holds none there; for a log that keeps the ids
    * messages were appended with (a log without this method is not checked: see history-check.ts).
    */
   messageAt?(position: number): Promise<LogMessageAt | undefined>
+  /**
+   * Tells the other nodes that this node applied up to `report.position` (best effort, never throws: a report lost
+   * is made again within a second). For a log whose nodes take writes with a write concern.
+   */
+  reportApplied?(report: AppliedReport): void
+  /** Calls `listener` with every node's reports, this node's own included, until the returned function is called. */
+  onAppliedReport?(listener: (report: AppliedReport) => void): () => void
   /** The positions the log holds now. */
   bounds(): Promise<LogBounds>
   /** The position of the newest commit message, or 0 when the log holds none. */

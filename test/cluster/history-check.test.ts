@@ -4,8 +4,10 @@
  * another message at that position, or ends before it: the log rewrote its
  * history (a JetStream cluster that came back without what it had
  * acknowledged). Without the check such a node would go on applying the
- * log's new commits after records the other nodes never saw. The log is the
- * in-memory one, with the loss injected; every wait is for an observable state.
+ * log's new commits after records the other nodes never saw. It then sends
+ * the commits the log lost again (lost-commits.test.ts) and goes on only if
+ * they land where it has them. The log is the in-memory one, with the loss
+ * injected; every wait is for an observable state.
  */
 import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -116,21 +118,27 @@ describe('a node whose log rewrote its history', () => {
     expect(store.position).toBe(acknowledged[3])
   })
 
-  it('stops, with nothing new to apply, once a probe finds the log lost its newest commit', async () => {
+  it('finds, with nothing new to apply, by its probe, that the log lost its newest commit: it stops, sends it again, and goes on once the log holds it there', async () => {
     const log = new MemoryLog({ maxMessageBytes: 64 * 1024 })
     const writer = await follow(await openStore(), log.connect())
     const store = await openStore()
-    const node = await follow(store, log.connect())
+    const failures: unknown[] = []
+    const node = await ClusterNode.follow(store, log.connect(), { applyWaitMs: 0, onFailure: (err) => failures.push(err) })
+    cleanup.push(() => node.stop())
     const acknowledged = await write(writer, 0, 3)
     expect(await node.waitForPosition(acknowledged[2]!, 10_000)).toBe(true)
+    // Only this node holds commit 3 now: the writer's node is gone.
+    await writer.stop()
     log.loseAfter(acknowledged[1]!)
     // Nothing else is written: only the node's probe of the stream (every second) can find it.
-    await until(() => node.replication().state === 'failed', 'a probe noticing the log lost position 3')
-    expect(node.replication().error).toMatchObject({ code: 'PRICE_REPLICA_DIVERGED' })
-    expect(node.replication().error?.message).toContain(`now ends at ${acknowledged[1]}`)
+    await until(() => failures.length === 1, 'a probe noticing the log lost position 3')
+    expect(failures[0]).toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', message: expect.stringContaining(`now ends at ${acknowledged[1]}`) })
+    await until(() => node.replication().state === 'applying', 'the node sent its commit again and goes on')
+    expect(node.replication().resent).toEqual({ commits: 1, records: 2, positions: [acknowledged[2]] })
+    expect(log.lastCommit()).toBe(acknowledged[2])
   })
 
-  it('refuses to start on a log that ends before its position, or holds a part there', async () => {
+  it('refuses to start on a log that holds a part at its position, after sending the commits the log lost again', async () => {
     const log = new MemoryLog({ maxMessageBytes: 64 * 1024 })
     const writer = await follow(await openStore(), log.connect())
     const db = new MemoryLevel<any, any>()
@@ -140,14 +148,18 @@ describe('a node whose log rewrote its history', () => {
     expect(await first.waitForPosition(acknowledged[2]!, 10_000)).toBe(true)
     cleanup.pop()
     await first.stop()
+    await writer.stop()
     log.loseAfter(acknowledged[0]!)
-    // The stream ends before the store's position.
-    await expect(ClusterNode.follow(store, log.connect())).rejects.toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { position: acknowledged[2] } })
     // New messages take the lost positions: a part where the store applied a commit.
     log.append('part', new Uint8Array([1]), 'a part')
     log.append('part', new Uint8Array([2]), 'another part')
-    await expect(ClusterNode.follow(store, log.connect())).rejects.toThrow(/now holds a part of a batch there/)
+    await expect(ClusterNode.follow(store, log.connect())).rejects.toThrow(/now holds a part of a batch there.*The 2 commits \(4 records\) this node holds that the stream lost were sent to it again/)
     expect(store.position).toBe(acknowledged[2])
+    // A log that ends before the store's position, and holds none of its commits: another log; nothing is sent to it.
+    const other = new MemoryLog({ maxMessageBytes: 64 * 1024 })
+    await follow(await openStore(), other.connect()).then((node) => node.putBatch(batch(500, 1, 'SOL')))
+    await expect(ClusterNode.follow(store, other.connect())).rejects.toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { position: acknowledged[2] } })
+    expect(other.commitEntries()).toHaveLength(1)
     await store.close()
   })
 

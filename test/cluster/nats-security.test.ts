@@ -105,10 +105,19 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     expect(created.config).toMatchObject({ deny_delete: true, deny_purge: major > 2 || (major === 2 && minor >= 10), subjects: [COMMIT, PART] })
     expect(created.state).toMatchObject({ messages: 0, first_seq: 3 })
 
-    const node = await startNode(nats, store, { auth: nodeA() })
+    const node = await startNode(nats, store, { auth: nodeA(), nodeId: 'a' })
     expect(await node.putBatch(timedBatch(4, 2))).toEqual({ stored: 2, position: 3 })
     expect(store.position).toBe(3)
     expect((await jsm.streams.info(STREAM)).state).toMatchObject({ messages: 1, first_seq: 3, last_seq: 3 })
+    // Two nodes' users report what they applied to each other: a write concern of 2 is met.
+    // (A second store with the same two commits before the stream's start, as a backup of the first would be.)
+    const other = await openStore()
+    await other.putMany(timedBatch(0, 2))
+    await other.putMany(timedBatch(2, 2))
+    const second = await startNode(nats, other, { auth: { user: 'node-b', password: PASSWORDS.NODE_B_PASSWORD }, nodeId: 'b' })
+    const both = await node.putBatch(timedBatch(6, 2), { writeConcern: 2 })
+    expect(other.position).toBeGreaterThanOrEqual(both.position)
+    expect(second.replication().peers?.map((peer) => peer.node)).toContain('a')
   })
 
   it('a client without credentials cannot connect, nor a node without them start: nothing reaches the stream', async () => {
@@ -149,8 +158,10 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     await seededStream(nats)
     const secret = `wrong-${randomBytes(8).toString('hex')}`
     const port = new URL(nats.urls[0]!.replace('nats:', 'http:')).port
+    // A node waiting for NATS (as `serve` does, without end) does not wait for credentials NATS refused: the same at every try.
+    const tries: unknown[] = []
     for (const options of [
-      { servers: nats.urls, auth: { user: 'node-a', password: secret } },
+      { servers: nats.urls, auth: { user: 'node-a', password: secret }, startTimeoutMs: Number.MAX_SAFE_INTEGER, onError: (err: unknown) => tries.push(err) },
       { servers: nats.urls, auth: { token: secret } },
       { servers: `nats://node-a:${secret}@127.0.0.1:${port}` },
     ]) {
@@ -159,6 +170,7 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
       expect(err.message).toMatch(/NATS refused the credentials/)
       expect(`${err.message} ${String(err.cause)} ${err.stack}`).not.toContain(secret)
     }
+    expect(tries).toEqual([])
     const bad = await failure(ClusterNode.start(await openStore(), { servers: `nats://node-a:${secret}@127.0.0.1:${port}/x` }))
     expect(bad).toMatchObject({ code: 'PRICE_INVALID_OPTIONS', details: { parameter: 'servers' } })
     expect(bad.message).not.toContain(secret)

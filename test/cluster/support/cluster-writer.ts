@@ -42,6 +42,12 @@ export interface ClusterWriterOptions {
 }
 
 /** Writes batches through the nodes whose URLs `targets()` gives (in the order tried; read at each attempt). */
+/**
+ * The 503 codes a client is told to retry: the log unavailable, a write concern not met in time (the batch is in
+ * the log: the same batch again waits once more), a node that stopped applying (another node takes it), busy, not open.
+ */
+const RETRIED: ReadonlySet<string> = new Set(['PRICE_LOG_UNAVAILABLE', 'PRICE_WRITE_CONCERN_TIMEOUT', 'PRICE_REPLICA_FAILED', 'HTTP_BUSY', 'PRICE_NOT_OPEN'])
+
 export class ClusterWriter {
   readonly batchSize: number
   /** The nodes' URLs, in the order tried (read at each attempt); may be replaced between batches. */
@@ -161,7 +167,7 @@ export class ClusterWriter {
     if (res.status === 503) {
       const code = (JSON.parse(text) as { error?: { code?: string } }).error?.code
       // Only the answers a client is told to retry; anything else must fail the test.
-      if (code === 'PRICE_LOG_UNAVAILABLE' || code === 'HTTP_BUSY' || code === 'PRICE_NOT_OPEN') return { ok: false, error: `503 ${code}` }
+      if (code !== undefined && RETRIED.has(code)) return { ok: false, error: `503 ${code}` }
     }
     throw new Error(`POST ${url}/prices answered ${res.status}: ${text.slice(0, 500)}`)
   }

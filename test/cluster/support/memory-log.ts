@@ -17,7 +17,8 @@
  * had acknowledged). Nothing waits on a timer: an iteration waiting
  * for commits is woken by an append, a fault, a state change or its abort.
  */
-import type { Appended, CommitMessage, LogBounds, LogMessageAt, ReplicationLog } from '../../../src/cluster/replication-log.js'
+import type { AppliedReport } from '../../../src/cluster/applied-positions.js'
+import type { Appended, CommitMessage, LogBounds, LogMessageAt, LogPart, ReplicationLog } from '../../../src/cluster/replication-log.js'
 
 /** One message of the log. */
 interface Message {
@@ -190,12 +191,33 @@ export class MemoryLog {
     this.#wake = []
     for (const wake of waiting) wake()
   }
+
+  /** The connections listening to applied reports, and their listeners (as core NATS subscribers of the report subject). */
+  readonly #reportListeners = new Set<{ readonly conn: MemoryLogConnection; readonly listener: (report: AppliedReport) => void }>()
+
+  /** Sends a report to every listener whose connection is up, each in a later task (as over a network). */
+  broadcast(report: AppliedReport): void {
+    for (const { conn, listener } of this.#reportListeners) {
+      setImmediate(() => {
+        if (conn.connected) listener(report)
+      })
+    }
+  }
+
+  /** Registers a listener of applied reports; the function returned removes it. */
+  listen(conn: MemoryLogConnection, listener: (report: AppliedReport) => void): () => void {
+    const entry = { conn, listener }
+    this.#reportListeners.add(entry)
+    return () => this.#reportListeners.delete(entry)
+  }
 }
 
 /** One connection to a {@link MemoryLog}: a `ReplicationLog`, with the faults a test injects. */
 export class MemoryLogConnection implements ReplicationLog {
   readonly log: MemoryLog
   #up = true
+  /** False: connected, but the stream answers nothing (the minority side of a partition). */
+  #reachable = true
   #closed = false
   /** Deliveries left before the running (or next) commits iteration throws; undefined: no loss planned. */
   #lossAfter: number | undefined
@@ -230,9 +252,22 @@ export class MemoryLogConnection implements ReplicationLog {
     return this.#up && !this.#closed
   }
 
+  /** Times the connection came back (see {@link setConnected}). */
+  reconnects = 0
+
   /** Switches the connection off (reads and appends fail, a running iteration throws) or on again. */
   setConnected(up: boolean): void {
+    if (up && !this.#up) this.reconnects++
     this.#up = up
+    this.log.notify()
+  }
+
+  /**
+   * Keeps the connection up but makes the stream unreachable through it (every call fails, nothing is delivered), as
+   * a NATS server on the minority side of a partition does; or reachable again.
+   */
+  setStreamReachable(reachable: boolean): void {
+    this.#reachable = reachable
     this.log.notify()
   }
 
@@ -265,10 +300,10 @@ export class MemoryLogConnection implements ReplicationLog {
     return this.#append('commit', data, id, provider)
   }
 
-  async readPart(position: number): Promise<Uint8Array | undefined> {
+  async readPart(position: number): Promise<LogPart | undefined> {
     this.#assertUp()
     const message = this.log.message(position)
-    return message?.kind === 'part' ? message.data : undefined
+    return message?.kind === 'part' ? { data: message.data, id: message.id } : undefined
   }
 
   async messageAt(position: number): Promise<LogMessageAt | undefined> {
@@ -290,7 +325,7 @@ export class MemoryLogConnection implements ReplicationLog {
   async *commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
     this.iterations++
     // A connection that is down is waited for, as a client reconnecting would; a closed one fails.
-    while (!signal.aborted && !this.#closed && !this.#up) await this.log.changed(signal)
+    while (!signal.aborted && !this.#closed && !(this.#up && this.#reachable)) await this.log.changed(signal)
     let cursor = this.log.commitsBefore(after, this.#overlap)
     this.#overlap = 0
     while (!signal.aborted) {
@@ -318,6 +353,14 @@ export class MemoryLogConnection implements ReplicationLog {
   async startAt(next: number): Promise<void> {
     this.#assertUp()
     this.log.startAt(next)
+  }
+
+  reportApplied(report: AppliedReport): void {
+    if (this.connected && this.#reachable) this.log.broadcast(report)
+  }
+
+  onAppliedReport(listener: (report: AppliedReport) => void): () => void {
+    return this.log.listen(this, listener)
   }
 
   async close(): Promise<void> {
@@ -348,5 +391,6 @@ export class MemoryLogConnection implements ReplicationLog {
   #assertUp(): void {
     if (this.#closed) throw new ConnectionLost('the connection is closed')
     if (!this.#up) throw new ConnectionLost('the connection is down')
+    if (!this.#reachable) throw new ConnectionLost('the stream did not answer (no leader reachable)')
   }
 }

@@ -26,13 +26,16 @@ const BANNER_URL = /^ {2}(http:\/\/127\.0\.0\.1:\d+)\/prices$/
 
 /** The replication part of a node's `/health` (see docs/http.md, Replicated nodes). */
 export interface NodeReplication {
-  readonly state: 'applying' | 'connecting' | 'failed' | 'stopped'
+  readonly state: 'applying' | 'connecting' | 'isolated' | 'failed' | 'stopped'
   readonly stream: string
   readonly position: number
   readonly streamPosition?: number
   readonly lag?: number
   readonly appliedBatches: number
   readonly appliedRecords: number
+  readonly refusedCommits: number
+  /** What the node sent to the stream again after the stream lost commits it holds. */
+  readonly resent?: { readonly commits: number; readonly records: number; readonly positions: readonly number[] }
   readonly error?: { readonly code: string; readonly message: string }
 }
 

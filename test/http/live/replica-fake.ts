@@ -19,16 +19,23 @@ interface Waiter {
 export class FakeReplica implements ReplicaSource {
   state: ReplicationStatus['state'] = 'applying'
   stream = 'PRICES'
+  node = 'node-a'
   /** The position this node has applied. */
   position = 0
   streamPosition: number | undefined = undefined
   appliedBatches = 0
   appliedRecords = 0
+  refusedCommits = 0
+  heardAgoMs: number | undefined = undefined
+  lastRefused: ReplicationStatus['lastRefused'] = undefined
+  peers: ReplicationStatus['peers'] = undefined
   error: { code: string; message: string } | undefined = undefined
   /** When set, `putBatch` rejects with it (after reading the records). */
   failWrites: unknown = undefined
   /** The batches `putBatch` took, as handed over. */
   readonly batches: NewPriceRecord[][] = []
+  /** The write concern each `putBatch` was given (undefined: none named). */
+  readonly writeConcerns: (number | undefined)[] = []
   /** The waits asked for, with their timeouts. */
   readonly waits: { position: number; timeoutMs: number }[] = []
   /** Waits ended by their signal (the client left). */
@@ -38,9 +45,10 @@ export class FakeReplica implements ReplicaSource {
   /** `store`: where writes are applied (validated by its `putBatch`, exactly as a cluster node validates). */
   constructor(private readonly store?: PriceStore) {}
 
-  async putBatch(records: Iterable<NewPriceRecord>): Promise<BatchCommit> {
+  async putBatch(records: Iterable<NewPriceRecord>, options: { readonly writeConcern?: number } = {}): Promise<BatchCommit> {
     const batch = [...records]
     this.batches.push(batch)
+    this.writeConcerns.push(options.writeConcern)
     if (this.failWrites !== undefined) throw this.failWrites
     if (this.store === undefined) throw new Error('this fake replica has no store to write to')
     const commit = await this.store.putBatch(batch)
@@ -52,12 +60,17 @@ export class FakeReplica implements ReplicaSource {
 
   replication(): ReplicationStatus {
     return {
+      node: this.node,
       state: this.state,
       stream: this.stream,
       position: this.position,
       ...(this.streamPosition === undefined ? {} : { streamPosition: this.streamPosition, lag: this.streamPosition - this.position }),
       appliedBatches: this.appliedBatches,
+      ...(this.heardAgoMs === undefined ? {} : { heardAgoMs: this.heardAgoMs }),
       appliedRecords: this.appliedRecords,
+      refusedCommits: this.refusedCommits,
+      ...(this.lastRefused === undefined ? {} : { lastRefused: this.lastRefused }),
+      ...(this.peers === undefined ? {} : { peers: this.peers }),
       ...(this.error === undefined ? {} : { error: this.error }),
     }
   }

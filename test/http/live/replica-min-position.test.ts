@@ -224,7 +224,7 @@ describe('replica options', () => {
   it('refuses bad maxLag, minPositionWaitMs and replica values with PRICE_INVALID_OPTIONS', () => {
     const stub = { query: async () => [] }
     const bad = [
-      { maxLag: -1 }, { maxLag: 1.5 }, { minPositionWaitMs: -1 }, { minPositionWaitMs: 2 ** 31 }, { minPositionWaitMs: Number.NaN },
+      { maxLag: -1 }, { maxLag: 1.5 }, { maxStalenessMs: -1 }, { maxStalenessMs: 0.5 }, { minPositionWaitMs: -1 }, { minPositionWaitMs: 2 ** 31 }, { minPositionWaitMs: Number.NaN },
       { replica: {} }, { replica: { putBatch: () => {}, replication: () => {} } },
     ]
     for (const options of bad) {

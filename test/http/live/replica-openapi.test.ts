@@ -63,12 +63,24 @@ describe('a replicated node\'s answers conform to docs/openapi.yaml', () => {
     replica.state = 'failed'
     replica.error = { code: 'PRICE_REPLICA_DIVERGED', message: 'the stream no longer holds position 2' }
     expect((await conforms('/health', 503)).replication.error.code).toBe('PRICE_REPLICA_DIVERGED')
-    replica.state = 'applying'
+    replica.state = 'isolated'
     replica.error = undefined
+    replica.heardAgoMs = 4_000
+    replica.lastRefused = { position: 3, code: 'PRICE_CORRUPT_VALUE', message: 'the commit at position 3 of PRICES does not decode as a commit' }
+    replica.peers = [{ node: 'node-b', position: 4, heardAgoMs: 300 }]
+    expect((await conforms('/health', 503)).replication).toMatchObject({ state: 'isolated', heardAgoMs: 4_000, lastRefused: { position: 3 }, peers: [{ node: 'node-b' }] })
+    replica.state = 'applying'
+    replica.heardAgoMs = undefined
+    replica.lastRefused = undefined
+    replica.peers = undefined
   })
 
   it('/stats: 200 with cluster', async () => {
-    expect((await conforms('/stats', 200)).cluster).toEqual({ stream: 'PRICES', state: 'applying', position: 1, streamPosition: 4, lag: 3 })
+    replica.heardAgoMs = 250
+    replica.refusedCommits = 1
+    expect((await conforms('/stats', 200)).cluster).toEqual({ stream: 'PRICES', state: 'applying', position: 1, streamPosition: 4, lag: 3, heardAgoMs: 250, refusedCommits: 1 })
+    replica.heardAgoMs = undefined
+    replica.refusedCommits = 0
   })
 
   it('reads: 503 HTTP_POSITION_NOT_REACHED with both positions; 400 for a bad minPosition', async () => {

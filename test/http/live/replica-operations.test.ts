@@ -34,7 +34,7 @@ afterAll(async () => {
 })
 
 beforeEach(() => {
-  Object.assign(replica, { state: 'applying', position: 1, streamPosition: 1, appliedBatches: 1, appliedRecords: 7, error: undefined })
+  Object.assign(replica, { state: 'applying', position: 1, streamPosition: 1, appliedBatches: 1, appliedRecords: 7, refusedCommits: 0, heardAgoMs: undefined, error: undefined })
 })
 
 async function getJson(url: string): Promise<{ status: number; headers: Headers; json: any }> {
@@ -48,7 +48,7 @@ describe('GET /health on a replicated node', () => {
     expect(status).toBe(200)
     expect(headers.get('cache-control')).toBe('no-store')
     expect(json).toEqual({ status: 'ok', store: 'open', position: 1, replication: replica.replication() })
-    expect(json.replication).toEqual({ state: 'applying', stream: 'PRICES', position: 1, streamPosition: 1, lag: 0, appliedBatches: 1, appliedRecords: 7 })
+    expect(json.replication).toEqual({ node: 'node-a', state: 'applying', stream: 'PRICES', position: 1, streamPosition: 1, lag: 0, appliedBatches: 1, appliedRecords: 7, refusedCommits: 0 })
   })
 
   it('stays 200 while connecting (reads are still served) and says so', async () => {
@@ -101,6 +101,28 @@ describe('GET /health on a replicated node', () => {
     expect(json.replication).not.toHaveProperty('lag')
   })
 
+  it('answers 503 past maxStalenessMs, and while the node has not heard from the log at all; 200 at the bound', async () => {
+    const bounded = await startServer({ store, replica, maxStalenessMs: 3_000 })
+    try {
+      replica.heardAgoMs = 3_000
+      expect((await getJson(`${bounded.url}/health`)).status).toBe(200)
+      replica.state = 'isolated'
+      replica.heardAgoMs = 3_001
+      const { status, json } = await getJson(`${bounded.url}/health`)
+      expect(status).toBe(503)
+      expect(json.reason).toMatch(/last heard from the stream 3001 ms ago \(state isolated\), more than maxStalenessMs 3000/)
+      replica.heardAgoMs = undefined
+      const never = await getJson(`${bounded.url}/health`)
+      expect(never.status).toBe(503)
+      expect(never.json.reason).toMatch(/has not heard from the stream yet/)
+    } finally {
+      await bounded.close()
+    }
+    // Without the option, staleness never fails the check.
+    replica.heardAgoMs = 10 ** 9
+    expect((await getJson(`${node.url}/health`)).status).toBe(200)
+  })
+
   it('without a replica, answers as before: no replication member', async () => {
     const { status, json } = await getJson(`${single.url}/health`)
     expect(status).toBe(200)
@@ -121,11 +143,17 @@ describe('GET /metrics on a replicated node', () => {
     expect(metrics.types.get('price_store_replication_applied_records_total')).toBe('counter')
     expect(metrics.types.get('price_store_replication_lag')).toBe('gauge')
     const states = metrics.samples.filter((sample) => sample.name === 'price_store_replication_state')
-    expect(states.map((sample) => [sample.labels.state, sample.value])).toEqual([['applying', 1], ['connecting', 0], ['failed', 0], ['stopped', 0]])
+    expect(states.map((sample) => [sample.labels.state, sample.value])).toEqual([['applying', 1], ['connecting', 0], ['isolated', 0], ['failed', 0], ['stopped', 0]])
+    expect(metrics.value('price_store_replication_refused_commits_total')).toBe(0)
+    expect(metrics.has('price_store_replication_heard_ago_seconds')).toBe(false)
 
     replica.state = 'connecting'
     replica.position = 41
+    replica.heardAgoMs = 2_500
+    replica.refusedCommits = 2
     const later = await scrape(node.url)
+    expect(later.value('price_store_replication_heard_ago_seconds')).toBe(2.5)
+    expect(later.value('price_store_replication_refused_commits_total')).toBe(2)
     expect(later.value('price_store_replication_connected')).toBe(0)
     expect(later.value('price_store_replication_position')).toBe(41)
     expect(later.value('price_store_replication_state', { state: 'connecting' })).toBe(1)
@@ -149,20 +177,20 @@ describe('GET /metrics on a replicated node', () => {
 
 describe('GET /stats on a replicated node', () => {
   it('adds the cluster\'s stream, state and positions to the store\'s statistics', async () => {
-    Object.assign(replica, { position: 40, streamPosition: 45 })
+    Object.assign(replica, { position: 40, streamPosition: 45, heardAgoMs: 120, refusedCommits: 1 })
     const plain = await getJson(`${single.url}/stats`)
     const { status, json } = await getJson(`${node.url}/stats`)
     expect(status).toBe(200)
     const { cluster, ...rest } = json
     expect(rest).toEqual(plain.json)
-    expect(cluster).toEqual({ stream: 'PRICES', state: 'applying', position: 40, streamPosition: 45, lag: 5 })
+    expect(cluster).toEqual({ stream: 'PRICES', state: 'applying', position: 40, streamPosition: 45, lag: 5, heardAgoMs: 120, refusedCommits: 1 })
     expect(plain.json).not.toHaveProperty('cluster')
   })
 
-  it('leaves out the stream position and the lag until known', async () => {
+  it('leaves out the stream position, the lag and the staleness until known', async () => {
     replica.streamPosition = undefined
     const { json } = await getJson(`${node.url}/stats`)
-    expect(json.cluster).toEqual({ stream: 'PRICES', state: 'applying', position: 1 })
+    expect(json.cluster).toEqual({ stream: 'PRICES', state: 'applying', position: 1, refusedCommits: 0 })
   })
 
   it('reported no error to the host', () => {

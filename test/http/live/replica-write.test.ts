@@ -100,6 +100,32 @@ describe('POST /prices with a replica', () => {
     expect(node.store.position).toBe(0)
   })
 
+  it('hands the x-write-concern header to the replica, refuses a bad one with 400 before writing, and answers its timeout with 503', async () => {
+    const node = await startNode()
+    expect((await node.post(JSON.stringify(RECORDS.slice(0, 1)))).status).toBe(200)
+    expect((await node.post(JSON.stringify(RECORDS.slice(1, 2)), { 'x-write-concern': '2' })).status).toBe(200)
+    expect((await node.post(JSON.stringify(RECORDS.slice(2, 3)), { 'x-write-concern': ' 0 ' })).status).toBe(200)
+    expect(node.replica.writeConcerns).toEqual([undefined, 2, 0])
+    for (const bad of ['-1', '17', '1.5', 'all', '']) {
+      const res = await node.post(JSON.stringify(RECORDS.slice(3, 4)), { 'x-write-concern': bad })
+      expect(res.status, bad).toBe(400)
+      expect(res.json.error.code).toBe('HTTP_INVALID_WRITE_CONCERN')
+      expect(res.json.error.message).toMatch(/x-write-concern must be a whole number of nodes from 0 to 16/)
+    }
+    expect(node.replica.batches).toHaveLength(3)
+    node.replica.failWrites = new PriceStoreError('PRICE_WRITE_CONCERN_TIMEOUT', 'the stream acknowledged the batch at position 9, and 1 of the 2 nodes applied it')
+    const late = await node.post(JSON.stringify(RECORDS.slice(3, 4)), { 'x-write-concern': '2' })
+    expect(late.status).toBe(503)
+    expect(late.headers.get('retry-after')).toBe('1')
+    expect(late.json.error.code).toBe('PRICE_WRITE_CONCERN_TIMEOUT')
+    expect(late.json.error.message).toMatch(/it is in the log.*same batch again/)
+    node.replica.failWrites = new PriceStoreError('PRICE_REPLICA_FAILED', 'this node stopped applying the stream PRICES (PRICE_REPLICA_DIVERGED: secret internals)')
+    const failed = await node.post(JSON.stringify(RECORDS.slice(3, 4)))
+    expect(failed.status).toBe(503)
+    expect(failed.json.error).toEqual({ code: 'PRICE_REPLICA_FAILED', message: expect.stringMatching(/send it to another node/) })
+    expect(failed.json.error.message).not.toMatch(/secret/)
+  })
+
   it('answers PRICE_NOT_OPEN as a single node does', async () => {
     const node = await startNode()
     node.replica.failWrites = new PriceStoreError('PRICE_NOT_OPEN', 'the store is closing')

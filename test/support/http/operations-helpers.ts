@@ -1,9 +1,9 @@
 import { get, type IncomingMessage } from 'node:http'
 import { expect } from 'vitest'
 
-/** Waits (in 5 ms steps, up to about 10 s) until `check` holds, then asserts it. */
-export async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2_000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+/** Waits (in 5 ms steps, up to `boundMs`: 10 s unless given) until `check` holds, then asserts it. */
+export async function until(check: () => boolean, what: string, boundMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + boundMs; Date.now() < deadline && !check();) await new Promise((resolve) => setTimeout(resolve, 5))
   expect(check(), what).toBe(true)
 }
 

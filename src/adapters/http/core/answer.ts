@@ -50,6 +50,8 @@ export type HttpErrorCode =
   | 'HTTP_UNSUPPORTED_MEDIA_TYPE'
   /** 400: a write's body is not a JSON array or NDJSON, or holds no records. */
   | 'HTTP_INVALID_BODY'
+  /** 400: a write's `x-write-concern` header is not a whole number from 0 to 16. */
+  | 'HTTP_INVALID_WRITE_CONCERN'
   /**
    * 503: a read asked for `minPosition` (or `x-min-position`) and this node
    * had not applied that position within `minPositionWaitMs`; the body's
@@ -67,6 +69,10 @@ const NOT_OPEN_MESSAGE = 'the price store is not open (starting or shutting down
 const ABORTED_MESSAGE = 'the query was stopped before it finished; try again later'
 const LOG_UNAVAILABLE_MESSAGE =
   'the replication log could not be reached or did not acknowledge the write: none or all of the batch may have been written; send the same batch again, it is applied once'
+const WRITE_CONCERN_MESSAGE =
+  'the replication log acknowledged the batch, but fewer nodes than the write concern asks for applied it in time: it is in the log and nodes apply it as they reach it; send the same batch again to wait once more (it is applied once)'
+const REPLICA_FAILED_MESSAGE =
+  'this node stopped applying the cluster\'s stream (GET /health says why) and takes no writes: nothing of the batch was written; send it to another node'
 
 
 /** Where a host hears of the errors clients are not shown. */
@@ -127,6 +133,8 @@ export function errorParts(err: unknown): ErrorParts {
 /** The fixed message of a 503 for a library error: what to do about it, without internals. */
 function unavailableMessage(code: string): string {
   if (code === 'PRICE_ABORTED') return ABORTED_MESSAGE
+  if (code === 'PRICE_REPLICA_FAILED') return REPLICA_FAILED_MESSAGE
+  if (code === 'PRICE_WRITE_CONCERN_TIMEOUT') return WRITE_CONCERN_MESSAGE
   return code === 'PRICE_LOG_UNAVAILABLE' ? LOG_UNAVAILABLE_MESSAGE : NOT_OPEN_MESSAGE
 }
 

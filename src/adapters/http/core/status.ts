@@ -27,6 +27,8 @@ export function statusForError(code: PriceStoreErrorCode): 400 | 500 | 503 {
     case 'PRICE_NOT_OPEN':
     case 'PRICE_ABORTED':
     case 'PRICE_LOG_UNAVAILABLE':
+    case 'PRICE_REPLICA_FAILED':
+    case 'PRICE_WRITE_CONCERN_TIMEOUT':
       return 503
     case 'PRICE_INVALID_OPTIONS':
     case 'PRICE_LOCKED':

@@ -4,7 +4,7 @@ import { reportError, type ErrorReportOptions } from '../core/answer.js'
 import { noStoreAnswer } from '../core/no-store-answer.js'
 import { sendAnswer } from '../core/send.js'
 import type { LiveEndpointHandler, LiveRequest } from './endpoint.js'
-import { replicationProblem, type ReplicaSource, type ReplicationStatus } from './replica.js'
+import { replicationProblem, type ReplicaSource, type ReplicationBounds, type ReplicationStatus } from './replica.js'
 
 /** Time the read of a health check may take before the store counts as not answering (ms). */
 export const HEALTH_READ_TIMEOUT_MS = 1_000
@@ -31,10 +31,9 @@ export interface HealthReport {
   readonly replication?: ReplicationStatus
 }
 
-/** What a health check reads of a replicated node: the node, and the largest lag it accepts (`Infinity` for none). */
-export interface HealthReplication {
+/** What a health check reads of a replicated node: the node, and the largest lag and staleness it accepts (`Infinity` for none). */
+export interface HealthReplication extends ReplicationBounds {
   readonly replica: ReplicaSource
-  readonly maxLag: number
 }
 
 /**
@@ -45,7 +44,8 @@ export interface HealthReplication {
  * A store with no `status` or no `latest` (a stub, a proxy) is checked on
  * what it has. On a replicated node, the report holds its `replication`
  * status too, and is 503 as well when replication failed or stopped, or the
- * node lags the log by more than `maxLag` (see {@link replicationProblem}).
+ * node lags the log by more than `maxLag` or has not heard from it for more
+ * than `maxStalenessMs` (see {@link replicationProblem}).
  * Never goes through the query gate: a busy server is still a live one.
  * `cache-control: no-store`.
  */
@@ -73,9 +73,9 @@ async function serveHealth(
 }
 
 /** The report with the node's replication status in it; unavailable when the node is unfit to serve reads (and the store was fine). */
-function withReplication(report: HealthReport, { replica, maxLag }: HealthReplication): HealthReport {
+function withReplication(report: HealthReport, { replica, ...bounds }: HealthReplication): HealthReport {
   const status = replica.replication()
-  const problem = report.status === 'ok' ? replicationProblem(status, maxLag) : undefined
+  const problem = report.status === 'ok' ? replicationProblem(status, bounds) : undefined
   if (problem === undefined) return { ...report, replication: status }
   // `position` goes, as in every unavailable report; the replication status still holds it.
   return { status: 'unavailable', ...(report.store === undefined ? {} : { store: report.store }), reason: problem, replication: status }

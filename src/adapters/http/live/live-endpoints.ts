@@ -64,7 +64,9 @@ export function createLiveEndpoints(store: object, supports: StoreSupports, opti
   if (supports.stats) handlers.stats = createStatsEndpoint(store as StatsSource, onError, replica)
   if (supports.quality) handlers.quality = createQualityEndpoint(store as QualitySource, onError)
   if (supports.verify) handlers.verify = createVerifyEndpoint(store as VerifySource, onError)
-  handlers.health = createHealthEndpoint(store, supports, onError, replica === undefined ? undefined : { replica, maxLag: shared.replication?.maxLag ?? Number.POSITIVE_INFINITY })
+  handlers.health = createHealthEndpoint(store, supports, onError, replica === undefined ? undefined : {
+    replica, maxLag: shared.replication?.maxLag ?? Number.POSITIVE_INFINITY, maxStalenessMs: shared.replication?.maxStalenessMs ?? Number.POSITIVE_INFINITY,
+  })
   if (metrics !== undefined) handlers.metrics = createMetricsEndpoint(metrics, onError)
   const backup = createBackupEndpoint(store, { ...pick(options, BACKUP_OPTIONS, onError), writeToken: options.writeToken })
   if (backup !== undefined) {

@@ -21,9 +21,11 @@ export interface ReplicaSource {
    * otherwise). Rejects with PriceStoreError `PRICE_INVALID_RECORD` (same
    * details as `putBatch`), `PRICE_LOG_UNAVAILABLE` (the log cannot be
    * reached or did not acknowledge: nothing or all of the batch may have
-   * been written; retry the same batch: it is applied once), `PRICE_NOT_OPEN`.
+   * been written; retry the same batch: it is applied once),
+   * `PRICE_WRITE_CONCERN_TIMEOUT` (in the log, but fewer nodes than
+   * `writeConcern` applied it in time), `PRICE_REPLICA_FAILED`, `PRICE_NOT_OPEN`.
    */
-  putBatch(records: Iterable<NewPriceRecord>): Promise<BatchCommit>
+  putBatch(records: Iterable<NewPriceRecord>, options?: { readonly writeConcern?: number }): Promise<BatchCommit>
   /** The replication state, read without I/O. */
   replication(): ReplicationStatus
   /** Resolves `true` once this node has applied `position`, `false` after `timeoutMs` (or when `signal` aborts). */
@@ -46,6 +48,14 @@ export interface ReplicaOptions {
    */
   readonly maxLag?: number
   /**
+   * Longest time since a replicated node last heard from its log
+   * (`ReplicationStatus.heardAgoMs`, in ms) with which `/health` still
+   * answers 200; past it, 503: the node's answers may be that stale (NATS
+   * unreachable, or the node on the minority side of a partition). Default
+   * none.
+   */
+  readonly maxStalenessMs?: number
+  /**
    * Longest time a read asking for `minPosition` (or `x-min-position`) waits
    * for a replicated node to apply that position before it is answered 503
    * `HTTP_POSITION_NOT_REACHED` (ms, default {@link DEFAULT_MIN_POSITION_WAIT_MS}).
@@ -62,7 +72,15 @@ export interface CheckedReplicaOptions {
   readonly replica?: ReplicaSource | undefined
   /** `Infinity` when none is set. */
   readonly maxLag: number
+  /** `Infinity` when none is set. */
+  readonly maxStalenessMs: number
   readonly minPositionWaitMs: number
+}
+
+/** How far behind its log a node may be and still be fit to serve reads (`Infinity`: no bound). */
+export interface ReplicationBounds {
+  readonly maxLag: number
+  readonly maxStalenessMs: number
 }
 
 /**
@@ -72,6 +90,7 @@ export interface CheckedReplicaOptions {
  */
 export function checkReplicaOptions(options: ReplicaOptions): CheckedReplicaOptions {
   const maxLag = checkIntegerOption('maxLag', options.maxLag, Number.POSITIVE_INFINITY, 0, Number.MAX_SAFE_INTEGER)
+  const maxStalenessMs = checkIntegerOption('maxStalenessMs', options.maxStalenessMs, Number.POSITIVE_INFINITY, 0, Number.MAX_SAFE_INTEGER)
   const minPositionWaitMs = checkIntegerOption('minPositionWaitMs', options.minPositionWaitMs, DEFAULT_MIN_POSITION_WAIT_MS, 0, MAX_TIMER_MS)
   const { replica } = options
   if (replica !== undefined) {
@@ -84,16 +103,17 @@ export function checkReplicaOptions(options: ReplicaOptions): CheckedReplicaOpti
       )
     }
   }
-  return { replica, maxLag, minPositionWaitMs }
+  return { replica, maxLag, maxStalenessMs, minPositionWaitMs }
 }
 
 /**
  * Why a node is not fit to serve reads, from its replication status, or
- * `undefined` when it is: replication failed or stopped, or the node is more
- * than `maxLag` positions behind the log. A node that lost its connection
- * (`connecting`) still serves what it applied, so it stays fit.
+ * `undefined` when it is: replication failed or stopped, the node is more
+ * than `maxLag` positions behind the log, or has not heard from it for more
+ * than `maxStalenessMs`. A node that lost its connection (`connecting`,
+ * `isolated`) still serves what it applied, so it stays fit within those bounds.
  */
-export function replicationProblem(status: ReplicationStatus, maxLag: number): string | undefined {
+export function replicationProblem(status: ReplicationStatus, { maxLag, maxStalenessMs }: ReplicationBounds): string | undefined {
   if (status.state === 'failed') {
     const code = status.error?.code
     return `replication of the stream ${status.stream} failed${code === undefined ? '' : ` (${code})`}`
@@ -101,6 +121,10 @@ export function replicationProblem(status: ReplicationStatus, maxLag: number): s
   if (status.state === 'stopped') return `replication of the stream ${status.stream} is stopped`
   if (status.lag !== undefined && status.lag > maxLag) {
     return `this node is ${status.lag} positions behind the stream ${status.stream}, more than maxLag ${maxLag}`
+  }
+  if (Number.isFinite(maxStalenessMs) && (status.heardAgoMs ?? Number.POSITIVE_INFINITY) > maxStalenessMs) {
+    const heard = status.heardAgoMs === undefined ? 'has not heard from the stream yet' : `last heard from the stream ${status.heardAgoMs} ms ago`
+    return `this node ${heard} (state ${status.state}), more than maxStalenessMs ${maxStalenessMs}`
   }
   return undefined
 }
@@ -112,16 +136,20 @@ export interface ClusterStats {
   readonly position: number
   readonly streamPosition?: number
   readonly lag?: number
+  readonly heardAgoMs?: number
+  readonly refusedCommits: number
 }
 
-/** The `cluster` member of `/stats`, from the node's status (the log's position and the lag only when known). */
+/** The `cluster` member of `/stats`, from the node's status (the log's position, the lag and staleness only when known). */
 export function clusterStatsOf(status: ReplicationStatus): ClusterStats {
-  const { stream, state, position, streamPosition, lag } = status
+  const { stream, state, position, streamPosition, lag, heardAgoMs, refusedCommits } = status
   return {
     stream,
     state,
     position,
     ...(streamPosition === undefined ? {} : { streamPosition }),
     ...(lag === undefined ? {} : { lag }),
+    ...(heardAgoMs === undefined ? {} : { heardAgoMs }),
+    refusedCommits,
   }
 }

@@ -77,11 +77,15 @@ export function createWriteEndpoint(
   const limits = checkWriteOptions(options)
   if (limits === undefined || (!supports.putMany && replica === undefined)) return undefined
   const { token, maxBytes, timeoutMs, maxQueued } = limits
-  const commit = replica !== undefined ? (records: unknown[]): Promise<Partial<BatchCommit>> => replica.putBatch(records as NewPriceRecord[]) : storeCommit(store, supports)
+  const commit = replica !== undefined
+    ? (records: unknown[], writeConcern: number | undefined): Promise<Partial<BatchCommit>> =>
+      replica.putBatch(records as NewPriceRecord[], writeConcern === undefined ? {} : { writeConcern })
+    : storeCommit(store, supports)
   let admitted = 0
 
   const write = async ({ req, res }: LiveRequest): Promise<void> => {
-    const refusal = refusalBeforeBody(req, token, maxBytes, admitted >= maxQueued)
+    const writeConcern = replica === undefined ? undefined : askedWriteConcern(req.headers[WRITE_CONCERN_HEADER])
+    const refusal = refusalBeforeBody(req, token, maxBytes, admitted >= maxQueued) ?? (writeConcern instanceof Error ? badWriteConcern(writeConcern) : undefined)
     if (refusal !== undefined) {
       sendAnswer(res, refusal)
       drainRequest(req)
@@ -113,7 +117,7 @@ export function createWriteEndpoint(
         return
       }
       // Called as soon as the body is complete: the store commits batches in the order they are handed over.
-      const committed = await commit(batch.records).then(
+      const committed = await commit(batch.records, writeConcern as number | undefined).then(
         (done) => done,
         (err: unknown) => err as Error,
       )
@@ -179,6 +183,20 @@ function refusalBeforeBody(req: IncomingMessage, token: WriteToken, maxBytes: nu
   if (declared > maxBytes) return tooLarge(maxBytes, `the body's content-length (${declared} bytes)`)
   if (full) return httpErrorAnswer(503, 'HTTP_BUSY', 'too many writes are being received or waiting to commit; try again later', { 'retry-after': '1' })
   return undefined
+}
+
+/** The header a write through a replicated node names its own write concern with (`ReplicaSource.putBatch`). */
+export const WRITE_CONCERN_HEADER = 'x-write-concern'
+
+/** The write concern a request asks for: `undefined` when it names none, an Error when the header is not one. */
+function askedWriteConcern(header: string | string[] | undefined): number | undefined | Error {
+  if (header === undefined) return undefined
+  const text = (typeof header === 'string' ? header : header.join(',')).trim()
+  return /^[0-9]{1,2}$/.test(text) && Number(text) <= 16 ? Number(text) : new Error(`header ${WRITE_CONCERN_HEADER} must be a whole number of nodes from 0 to 16 (got ${JSON.stringify(text.slice(0, 40))}); nothing was written`)
+}
+
+function badWriteConcern(err: Error): HttpAnswer {
+  return httpErrorAnswer(400, 'HTTP_INVALID_WRITE_CONCERN', err.message)
 }
 
 function tooLarge(maxBytes: number, what: string): HttpAnswer {

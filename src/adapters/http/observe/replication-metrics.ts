@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client'
 import type { ReplicaSource, ReplicationStatus } from '../live/replica.js'
 
 /** The states of {@link ReplicationStatus.state}, in the order metrics list them. */
-export const REPLICATION_STATES = ['applying', 'connecting', 'failed', 'stopped'] as const satisfies readonly ReplicationStatus['state'][]
+export const REPLICATION_STATES = ['applying', 'connecting', 'isolated', 'failed', 'stopped'] as const satisfies readonly ReplicationStatus['state'][]
 
 /** One sample of a metric read at scrape time. */
 interface Sample {
@@ -55,12 +55,16 @@ export function registerReplicationMetrics(registry: Registry, replica: ReplicaS
     one(status.state === 'applying' ? 1 : 0))
   metric(
     'price_store_replication_state',
-    'The replication state of this node: 1 for the current one (applying, connecting, failed, stopped), 0 for the others.',
+    'The replication state of this node: 1 for the current one (applying, connecting, isolated, failed, stopped), 0 for the others.',
     'gauge',
     (status) => REPLICATION_STATES.map((state) => ({ labels: { state }, value: status.state === state ? 1 : 0 })),
   )
   metric('price_store_replication_applied_batches_total', 'Batches (commits) applied from the stream to this node\'s store since the node started.', 'counter', (status) =>
     one(status.appliedBatches))
+  metric('price_store_replication_heard_ago_seconds', 'Seconds since this node last heard from the stream (a commit delivered or a probe answered); no sample until it first did.', 'gauge', (status) =>
+    one(status.heardAgoMs === undefined ? undefined : status.heardAgoMs / 1000))
+  metric('price_store_replication_refused_commits_total', 'Commits of the stream this node refused to apply (undecodable, another provider, bytes not matching their id, a record refused) since it started.', 'counter', (status) =>
+    one(status.refusedCommits))
   metric('price_store_replication_applied_records_total', 'Records applied from the stream to this node\'s store since the node started.', 'counter', (status) =>
     one(status.appliedRecords))
 }
