@@ -9,20 +9,19 @@
  */
 import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import { validateBatch } from '../records/validate-batch.js'
+import { checkIntegerOption } from '../rules/options.js'
 import type { BatchCommit, PriceStore } from '../store/price-store.js'
 import type { NewPriceRecord } from '../types.js'
-import { AppliedPositions } from './applied-positions.js'
-import { WriteFence } from './write-fence.js'
-import { Applier, trimmedPast } from './applier.js'
 import { appendBatch } from './append-batch.js'
+import { AppliedPositions } from './applied-positions.js'
+import { Applier } from './applier.js'
+import { MAX_WRITE_CONCERN, resolveClusterOptions, resolveNodeSettings, type ClusterOptions, type FollowOptions, type NodeSettings, type ResolvedClusterOptions, type WriteOptions } from './cluster-options.js'
+import { historyHolds, logCall, openLog, prepareToFollow, unavailable } from './follow-checks.js'
 import { checkHistory, isRewrite } from './history-check.js'
 import { resendLostCommits, type ResentCommits } from './lost-commits.js'
-import { MAX_WRITE_CONCERN, resolveClusterOptions, resolveNodeSettings, type ClusterOptions, type FollowOptions, type NodeSettings, type ResolvedClusterOptions, type WriteOptions } from './cluster-options.js'
-import { checkIntegerOption } from '../rules/options.js'
-import { JetStreamLog } from './jetstream-log.js'
-import { redactNatsUrl } from './nats-connection.js'
 import { PositionWaiters } from './position-waiters.js'
 import type { ReplicationLog } from './replication-log.js'
+import { WriteFence } from './write-fence.js'
 import type { ReplicationStatus } from './replication-status.js'
 
 /** How often a node asks the stream for its newest commit, to know its lag while nothing is delivered (ms). */
@@ -135,19 +134,7 @@ export class ClusterNode {
    */
   static async follow(store: PriceStore, log: ReplicationLog, options: FollowOptions = {}): Promise<ClusterNode> {
     const settings = resolveNodeSettings(options)
-    try {
-      await checkCanFollow(store, log)
-    } catch (err) {
-      // A store ahead of the log, or holding another commit at its position: perhaps the log lost what it holds (a
-      // log that trimmed the store's position away, or another log, ties nothing to the store: nothing is sent).
-      if (!isPriceStoreError(err, 'PRICE_REPLICA_DIVERGED') || log.readOnly === true) throw err
-      const resent = await resend(store, log, settings)
-      if (resent === undefined) throw err
-      // Sent back where the store has them, the log is whole again and the store can follow it.
-      await checkCanFollow(store, log).catch((again: unknown) => {
-        throw isPriceStoreError(again) ? new PriceStoreError(again.code, `${again.message}. ${describeResent(resent)}`, { details: again.details, cause: again }) : again
-      })
-    }
+    await prepareToFollow(store, log, settings)
     const node = new ClusterNode(store, log, settings)
     node.#stopListening = log.onAppliedReport?.((report) => node.#applied.record(report))
     node.#report(store.position)
@@ -337,80 +324,4 @@ export class ClusterNode {
       // Otherwise the connection is down or the leader is moving: the status says `connecting`, and the next probe retries.
     }
   }
-}
-
-/**
- * Whether the store can follow the log from its position: the log must still hold every message after it, and
- * must not be behind it. A new, empty log with a store that has commits starts after the store's position.
- */
-async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<void> {
-  const position = store.position
-  let bounds = await logCall(log, () => log.bounds())
-  if (bounds.last === 0 && position > 0) {
-    await logCall(log, () => log.startAt(position + 1))
-    bounds = await logCall(log, () => log.bounds())
-  }
-  if (position > bounds.last) {
-    throw new PriceStoreError('PRICE_REPLICA_DIVERGED',
-      `this store is at position ${position} and the stream ${log.name} ends at ${bounds.last}: the store holds commits the stream does not (another stream, or writes made without it). Start it on its own stream, or re-seed it from a backup of a node of this cluster`,
-      { details: { position } })
-  }
-  if (position + 1 < bounds.first) throw trimmedPast(log.name, position, bounds.first)
-  await logCall(log, () => checkHistory(store, log))
-}
-
-/**
- * Sends the store's commits the log lost to it again, at a start; `undefined` when there were none to send, the log
- * is not the store's, or sending failed (reported: the next start tries again).
- */
-async function resend(store: PriceStore, log: ReplicationLog, settings: NodeSettings): Promise<ResentCommits | undefined> {
-  try {
-    const resent = await resendLostCommits(store, log)
-    if (resent !== undefined && resent.commits > 0) settings.onResent(resent)
-    return resent !== undefined && resent.commits > 0 ? resent : undefined
-  } catch (failure) {
-    settings.onError(failure)
-    return undefined
-  }
-}
-
-/** Whether the log holds the store's commit at its position (and so the store can go on following it). */
-async function historyHolds(store: PriceStore, log: ReplicationLog): Promise<boolean> {
-  try {
-    await checkHistory(store, log)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** What a node sent again, in a sentence. */
-export function describeResent({ commits, records, positions }: ResentCommits): string {
-  if (commits === 0) return 'None of the commits this node holds was missing from the stream'
-  return `The ${commits} commits (${records} records) this node holds that the stream lost were sent to it again, now at positions ${positions.join(', ')}: every node applies them`
-}
-
-async function openLog(options: ResolvedClusterOptions): Promise<ReplicationLog> {
-  try {
-    return await JetStreamLog.open(options)
-  } catch (err) {
-    // Refusals say what and why already (credentials, permissions, the stream's settings), without a secret.
-    if (isPriceStoreError(err)) throw err
-    // The resolved URLs carry no credentials (moved to `auth`); redacted all the same, as any URL a node prints.
-    const servers = options.servers.map(redactNatsUrl).join(', ')
-    throw unavailable(`cannot open the stream ${options.stream} on ${servers}: ${err instanceof Error ? err.message : String(err)}`, err)
-  }
-}
-
-async function logCall<T>(log: ReplicationLog, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (err) {
-    if (isPriceStoreError(err)) throw err
-    throw unavailable(`the stream ${log.name} did not answer`, err)
-  }
-}
-
-function unavailable(message: string, cause: unknown): PriceStoreError {
-  return new PriceStoreError('PRICE_LOG_UNAVAILABLE', message, { cause })
 }
