@@ -53,8 +53,11 @@ class Refusal extends Error {
   }
 }
 
-/** Store errors that say a record of the commit is refused (the same on every node with the same options). */
-const RECORD_REFUSALS: ReadonlySet<string> = new Set(['PRICE_INVALID_RECORD', 'PRICE_INVALID_SIGNATURE', 'PRICE_CORRUPT_VALUE'])
+/**
+ * Store errors that say a record of the commit is refused (the same on every node with the same options). Any other
+ * error of the write (the disk, this store's own data) is this node's, and stops it.
+ */
+const RECORD_REFUSALS: ReadonlySet<string> = new Set(['PRICE_INVALID_RECORD', 'PRICE_INVALID_SIGNATURE'])
 
 /** Where the loop reports what an operator should hear of (see `ClusterOptions`). */
 export interface ApplierReports {

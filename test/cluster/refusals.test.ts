@@ -169,6 +169,21 @@ describe('a commit a node cannot apply', () => {
     expect(await exportJson(late.store)).toEqual(await exportJson(first.store))
   })
 
+  it('is refused when the store refuses a record of it (a bad signature under the reject policy), and the node goes on', async () => {
+    const log = new MemoryLog({ maxMessageBytes: MAX_MESSAGE_BYTES })
+    const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER, signatures: { policy: 'reject', threads: 1 } })
+    cleanup.push(() => store.close())
+    const refused: RefusedCommit[] = []
+    const node = await ClusterNode.follow(store, log.connect(), { applyWaitMs: 0, onRefused: (r) => refused.push(r) })
+    cleanup.push(() => node.stop())
+    // The test records' signatures are made-up bytes: a writer that does not check them appended them.
+    const unsigned = await appendBatch(writerOf(log), records(0, 2))
+    expect(await node.waitForPosition(unsigned, APPLIED_WITHIN_MS)).toBe(true)
+    expect(refused).toEqual([expect.objectContaining({ position: unsigned, code: 'PRICE_INVALID_SIGNATURE' })])
+    expect(node.replication()).toMatchObject({ state: 'applying', refusedCommits: 1, lastRefused: { code: 'PRICE_INVALID_SIGNATURE' } })
+    expect(await exportJson(store)).toEqual([])
+  })
+
   it('passed over as the stream\'s newest commit leaves no lag behind', async () => {
     const log = new MemoryLog({ maxMessageBytes: MAX_MESSAGE_BYTES })
     const { node, store } = await follow(log)
