@@ -17,6 +17,7 @@ import { PriceStore, type PriceRecord } from '../../src/index.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { until } from '../support/http/operations-helpers.js'
 import { exportedRecords, timedBatch } from './support/store-fixtures.js'
+import { followPrimary, servePrimary } from './support/follow-fixtures.js'
 
 const cleanup: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -31,17 +32,9 @@ async function opened(location: MemoryLevel | string): Promise<PriceStore> {
   return store
 }
 
-async function serve(store: PriceStore, port = 0): Promise<RunningServer> {
-  const server = await startServer({ store, port })
-  cleanup.push(() => server.close())
-  return server
-}
+const serve = (store: PriceStore, port = 0): Promise<RunningServer> => servePrimary(cleanup, store, port)
 
-async function follow(store: PriceStore, url: string): Promise<ClusterNode> {
-  const node = await ClusterNode.follow(store, new HttpFollowLog(url, TEST_PROVIDER), { applyWaitMs: 0 })
-  cleanup.push(() => node.stop())
-  return node
-}
+const follow = (store: PriceStore, url: string): Promise<ClusterNode> => followPrimary(cleanup, store, url)
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'follow-history-'))

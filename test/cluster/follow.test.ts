@@ -9,12 +9,13 @@
 import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BENCH_PROVIDER, DEFAULT_SEED, dataShape, generateBatches, type GeneratedRecord } from '../../bench/generate.js'
-import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
-import { ClusterNode, HttpFollowLog } from '../../src/cluster.js'
+import type { RunningServer } from '../../src/adapters/http/node.js'
+import { ClusterNode } from '../../src/cluster.js'
 import { PriceStore } from '../../src/index.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { until } from '../support/http/operations-helpers.js'
 import { exportedRecords, timedBatch } from './support/store-fixtures.js'
+import { followPrimary, servePrimary } from './support/follow-fixtures.js'
 
 const cleanup: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -27,17 +28,9 @@ async function openStore(options: { journal?: { commits: number } } = {}, provid
   return store
 }
 
-async function serve(store: PriceStore, port = 0): Promise<RunningServer> {
-  const server = await startServer({ store, port })
-  cleanup.push(() => server.close())
-  return server
-}
+const serve = (store: PriceStore, port = 0): Promise<RunningServer> => servePrimary(cleanup, store, port)
 
-async function follow(store: PriceStore, url: string): Promise<ClusterNode> {
-  const node = await ClusterNode.follow(store, new HttpFollowLog(url, store.provider), { applyWaitMs: 0 })
-  cleanup.push(() => node.stop())
-  return node
-}
+const follow = (store: PriceStore, url: string): Promise<ClusterNode> => followPrimary(cleanup, store, url)
 
 const batch = timedBatch
 
