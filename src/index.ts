@@ -54,7 +54,7 @@ export { formOf } from './engine/answer-form.js'
 export { sampleByInterval } from './engine/kernels/sample.js'
 export type { ScanSource, ScanRow, ScanOptions } from './engine/scan-source.js'
 
-// Signature verification (issue 22): the verdict of a record, checked in the calling thread or in worker threads.
+// Signature verification: the verdict of a record, checked in the calling thread or in worker threads.
 export { verifyRecord } from './trust/verify-record.js'
 export { SignatureVerifier } from './trust/signature-verifier.js'
 export type { SignatureVerifierOptions } from './trust/signature-verifier.js'

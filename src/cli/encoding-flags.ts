@@ -2,7 +2,7 @@ import type { CorsOptions } from '../adapters/http/core/cors.js'
 import { CorsPolicy } from '../adapters/http/core/cors.js'
 import { UsageError } from './args.js'
 
-/** The help lines of `serve --no-compression` and `serve --cors` (issue 23). */
+/** The help lines of `serve --no-compression` and `serve --cors`. */
 export const ENCODING_FLAGS_HELP = `  --no-compression            send every answer as it is (by default, answers of 4 KB or more go in brotli
                               or gzip to clients that ask for it with Accept-Encoding; see docs/http.md)
   --cors ORIGINS              let web pages of other origins read (GET and HEAD, never writes or admin

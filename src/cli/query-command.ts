@@ -93,7 +93,7 @@ export async function queryCommand(argv: readonly string[], io: CliIo): Promise<
 }
 
 /**
- * The CLI's one time syntax for the time parameters (issue 23): a value that is
+ * The CLI's one time syntax for the time parameters: a value that is
  * not digits is read as a time and replaced by its milliseconds, all relative ones
  * from one reading of the clock. Digits stay as given, for the query's own checks.
  * @throws UsageError naming the parameter, the value and the forms taken

@@ -1,5 +1,5 @@
 /**
- * Pages of a batch as-of answer (issue 24, point 2, docs/semantics.md,
+ * Pages of a batch as-of answer (docs/semantics.md,
  * "Batch as-of pages"), pure: which times a page holds and where the next
  * one starts. Pages are time-major: a page is every symbol at the next run
  * of `pageSize` times (ascending), so each symbol's entries stay one

@@ -1,5 +1,5 @@
 /**
- * The one time syntax of the CLI and of the service's own endpoints (issue 23):
+ * The one time syntax of the CLI and of the service's own endpoints:
  * every time flag of the CLI (`--from`, `--to`, `--before`, `--now`, `--end`),
  * `GET /prices/export`'s `from`/`to`, and the `fromTimestamp`/`toTimestamp`/`now`
  * of `GET /prices/quality` and `GET /prices/verify` read their text here.

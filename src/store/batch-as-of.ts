@@ -1,5 +1,5 @@
 /**
- * Batch as-of (issue 24, point 1): many symbols at many times in one call,
+ * Batch as-of: many symbols at many times in one call,
  * answered from one view of the store (one snapshot and the open area) by the
  * engine's batch walk (engine/forms/batch.ts), the view walking each symbol's
  * hours once (read/in-force.ts). Semantics: docs/semantics.md, "Batch as-of".

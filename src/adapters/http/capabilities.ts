@@ -28,9 +28,9 @@ export interface StoreSupports {
   readonly healthRead: boolean
   /** A numeric `recordsWritten`: the metrics count the records committed. */
   readonly writeCounts: boolean
-  /** `quality`: `GET /prices/quality` (feed quality, issue 22). */
+  /** `quality`: `GET /prices/quality` (feed quality). */
   readonly quality: boolean
-  /** `verify`: `GET /prices/verify` (signature reports, issue 22). */
+  /** `verify`: `GET /prices/verify` (signature reports). */
   readonly verify: boolean
 }
 

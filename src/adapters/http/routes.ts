@@ -10,7 +10,7 @@ export const OPENAPI_PATH = '/openapi.yaml'
 const ALLOW_WRITES = 'GET, HEAD, POST'
 
 /**
- * The endpoints of a live service (issue 11), each answered by its own module
+ * The endpoints of a live service, each answered by its own module
  * in `live/` through `live/live-endpoints.ts`: `write` is `POST /prices`, `stream` is
  * `GET /prices/stream`, `export` is `GET /prices/export`, `stats` is
  * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`;
@@ -45,13 +45,13 @@ export interface RouteTable {
   readonly stats?: boolean
   /** `/metrics` is served. */
   readonly metrics?: boolean
-  /** `/prices/quality` is served (issue 22: the store can report feed quality). */
+  /** `/prices/quality` is served (the store can report feed quality). */
   readonly quality?: boolean
-  /** `/prices/verify` is served (issue 22: the store can report on its records' signatures). */
+  /** `/prices/verify` is served (the store can report on its records' signatures). */
   readonly verify?: boolean
-  /** `POST /admin/backup` is served (issue 23: a backup directory and a write token are configured). */
+  /** `POST /admin/backup` is served (a backup directory and a write token are configured). */
   readonly backup?: boolean
-  /** `/prices/batch` is served (issue 24: the store answers batch as-of). */
+  /** `/prices/batch` is served (the store answers batch as-of). */
   readonly batch?: boolean
 }
 
@@ -73,7 +73,7 @@ export function routeRequest(method: string | undefined, url: string, table: Rou
   const live = liveEndpoint(path, table)
   // The page is told the prefix (its script is loaded from below it, and asks for /prices and /udf/ there).
   const page = table.charts && path === '/' ? 'html' : table.charts && path === CHART_SCRIPT_PATH ? 'script' : undefined
-  // The OpenAPI document (issue 23): served by every handler, whatever its store.
+  // The OpenAPI document: served by every handler, whatever its store.
   const document = path === OPENAPI_PATH ? 'openapi' : undefined
   const batch = table.batch === true && path === '/prices/batch'
   if (!prices && udf === undefined && page === undefined && live === undefined && document === undefined && !batch) return undefined

@@ -1,5 +1,5 @@
 /**
- * Batch as-of (issue 24, point 1): many symbols at many times, answered from
+ * Batch as-of: many symbols at many times, answered from
  * one source (one consistent view) with one walk per symbol over the sorted
  * times (kernels/batch-as-of.ts). Not a row of `FORMS`: its query is not a
  * `GET /prices` parameter set (it has its own path and a body), its answer is

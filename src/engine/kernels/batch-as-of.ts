@@ -1,5 +1,5 @@
 /**
- * The kernel of batch as-of (issue 24): per symbol, one walk over the
+ * The kernel of batch as-of: per symbol, one walk over the
  * sorted times finding the record in force on each side, then the as-of
  * rules of the several form (direction, tolerance, nearest's tie to the
  * record before) applied to each time, so a batch answers exactly what its

@@ -1,6 +1,6 @@
 /**
  * Admission control for the store queries behind `GET /prices`, so that one
- * client cannot starve the others (issue 5):
+ * client cannot starve the others:
  *
  * - each query is weighed before it runs: its cost is the work it will do,
  *   in records read and returned, estimated by the store from its plan and

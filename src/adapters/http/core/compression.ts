@@ -5,7 +5,7 @@ import { PriceStoreError } from '../../../errors.js'
 import { checkIntegerOption } from '../../../rules/options.js'
 
 /*
- * Content codings of answers (issue 23): which one a request accepts
+ * Content codings of answers: which one a request accepts
  * (RFC 9110 §12.5.3), and compressing a whole body or a streamed one.
  * Below routing: nothing here knows an endpoint; the senders (send.ts,
  * streamed-body.ts) ask for it on the answers that can be large.

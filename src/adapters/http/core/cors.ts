@@ -4,7 +4,7 @@ import { checkIntegerOption } from '../../../rules/options.js'
 import type { HttpAnswer } from './answer.js'
 
 /*
- * Cross-origin reads (issue 23): which web pages of other origins may read
+ * Cross-origin reads: which web pages of other origins may read
  * the answers, and the preflight a browser sends first. Off unless the
  * host asks (`cors` option, `serve --cors`), and for reads only: writes and
  * admin endpoints are never opened to other origins (see docs/http.md, "CORS").

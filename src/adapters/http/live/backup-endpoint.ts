@@ -1,5 +1,5 @@
 /**
- * `POST /admin/backup` (issue 23): an online backup. The running server
+ * `POST /admin/backup`: an online backup. The running server
  * writes a consistent copy of its store (`store.backup()`: one snapshot,
  * written into `NAME.partial`, checked by opening it, then renamed, so
  * nothing that looks complete is left by a kill) into a new subdirectory

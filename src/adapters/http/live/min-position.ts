@@ -6,7 +6,7 @@ import { errorParts, jsonAnswer, reportError, type ErrorReportOptions, type Http
 import type { CheckedReplicaOptions, ReplicaSource } from './replica.js'
 
 /*
- * "Read at least position P" (issue 21, read-your-writes across nodes): a
+ * "Read at least position P" (read-your-writes across nodes): a
  * client that wrote through one node and reads from another names the
  * position its write answered, and the read is served only once this node
  * has applied it. Checked before a query is admitted to the query gate, so

@@ -1,5 +1,5 @@
 /**
- * `GET /prices/batch` and `POST /prices/batch` (issue 24, point 1): batch
+ * `GET /prices/batch` and `POST /prices/batch`: batch
  * as-of over HTTP. GET takes `symbols` (comma-separated), `times`
  * (comma-separated integer ms) or the grid `fromTimestamp`, `toTimestamp`,
  * `interval`, and `direction`, `tolerance`; POST takes the same as a JSON
@@ -11,7 +11,7 @@
  * the library's JSON, or with `Accept: application/x-ndjson` one line per
  * entry `{symbol,time,record,age}` sent with backpressure.
  *
- * Pages (issue 24, point 2): `limit` (times per page) or `cursor` (a GET
+ * Pages: `limit` (times per page) or `cursor` (a GET
  * parameter, or a body field) ask for one page, every symbol at the next
  * `limit` times (engine/batch-page.ts); the next page's cursor travels in
  * `x-next-cursor` (and, for GET, an RFC 8288 `link: <?...&cursor=C>;
