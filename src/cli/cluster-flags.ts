@@ -4,11 +4,10 @@
  * (password, token) come from files only: a command line is visible to
  * every user of the machine.
  */
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { resolve } from 'node:path'
-import { isNodeId } from '../cluster/applied-positions.js'
+import { isNodeId, nodeIdOf } from '../cluster/applied-positions.js'
 import { ClusterNode } from '../cluster/cluster-node.js'
 import { describeResent } from '../cluster/follow-checks.js'
 import { MAX_WRITE_CONCERN, type ClusterOptions } from '../cluster/cluster-options.js'
@@ -231,6 +230,5 @@ function nodeReports(io: CliIo): Required<Pick<ClusterOptions, 'onError' | 'onFa
 
 /** The id a served node has unless `--node-id` says otherwise: its host and database, the same across restarts. */
 function defaultNodeId(location: string): string {
-  const id = `${hostname()}:${resolve(location)}`.replace(/[^\x21-\x7e]/g, '_')
-  return id.length <= 128 ? id : `${id.slice(0, 100)}.${createHash('sha256').update(id).digest('hex').slice(0, 16)}`
+  return nodeIdOf(`${hostname()}:${resolve(location)}`)
 }

@@ -8,6 +8,8 @@
  * that restarts under the same id is the same disk counted once.
  */
 
+import { createHash } from 'node:crypto'
+
 /** What a node says of itself on the cluster's report subject. */
 export interface AppliedReport {
   /** The node's id (`ClusterOptions.nodeId`): the same across its restarts. */
@@ -53,6 +55,15 @@ export function parseAppliedReport(data: Uint8Array): AppliedReport | undefined 
 /** A report as it goes on the wire. */
 export function encodeAppliedReport(report: AppliedReport): Uint8Array {
   return Buffer.from(JSON.stringify({ node: report.node, position: report.position, ...(report.failed === true ? { failed: true } : {}) }), 'utf8')
+}
+
+/**
+ * A node id made of `text` (a host name, a path): characters an id cannot hold become `_`, and a text too long is
+ * cut, a hash of the whole kept, so that two long texts still give two ids.
+ */
+export function nodeIdOf(text: string): string {
+  const id = text.replace(/[^\x21-\x7e]/g, '_') || 'node'
+  return id.length <= 128 ? id : `${id.slice(0, 100)}.${createHash('sha256').update(id).digest('hex').slice(0, 16)}`
 }
 
 /** Whether `id` can name a node. */

@@ -195,7 +195,7 @@ export class ClusterNode {
     this.#streamPosition = Math.max(this.#streamPosition ?? 0, position)
     const needed = this.#applyWaitMs === 0 ? 0 : options.writeConcern ?? this.#writeConcern
     if (needed > 0) {
-      this.#applied.record({ node: this.#nodeId, position: this.#store.position })
+      // This node counts too: its own position is recorded with every commit it applies (#report).
       const count = await this.#applied.wait(position, needed, this.#applyWaitMs)
       if (count < needed) {
         throw new PriceStoreError('PRICE_WRITE_CONCERN_TIMEOUT',

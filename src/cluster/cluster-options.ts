@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { PriceStoreError } from '../errors.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../rules/options.js'
-import { isNodeId } from './applied-positions.js'
+import { isNodeId, nodeIdOf } from './applied-positions.js'
 import type { ResentCommits } from './lost-commits.js'
 import type { RefusedCommit } from './replication-status.js'
 import type { JetStreamLogOptions } from './jetstream-log.js'
@@ -116,7 +116,7 @@ export interface ResolvedClusterOptions extends JetStreamLogOptions, NodeSetting
  * @throws PriceStoreError `PRICE_INVALID_OPTIONS` naming the option
  */
 export function resolveNodeSettings(options: FollowOptions): NodeSettings {
-  const nodeId = options.nodeId ?? `${hostname().replace(/[^\x21-\x7e]/g, '_').slice(0, 100) || 'node'}-${randomBytes(4).toString('hex')}`
+  const nodeId = options.nodeId ?? nodeIdOf(`${hostname()}-${randomBytes(4).toString('hex')}`)
   if (!isNodeId(nodeId)) invalid('nodeId', 'a node id is 1 to 128 printable ASCII characters, without spaces')
   return {
     applyWaitMs: checkIntegerOption('applyWaitMs', options.applyWaitMs, 5_000, 0, MAX_TIMER_MS),

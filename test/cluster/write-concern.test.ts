@@ -10,6 +10,7 @@
  */
 import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
+import { isNodeId, nodeIdOf } from '../../src/cluster/applied-positions.js'
 import { ClusterNode, type FollowOptions } from '../../src/cluster.js'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import { TEST_PROVIDER, type InputRecord } from '../../src/testing/records.js'
@@ -107,6 +108,11 @@ describe('a write with a write concern', () => {
       await expect(a.node.putBatch(records(10), { writeConcern })).rejects.toMatchObject({ code: 'PRICE_INVALID_OPTIONS' })
     }
     expect(log.commitEntries()).toHaveLength(1)
+    // Ids made from host names and paths: unprintable characters replaced, long ones cut to a start and a hash.
+    const long = `host:/${'deep/'.repeat(40)}`
+    expect(nodeIdOf('host a:/srv/prices')).toBe('host_a:/srv/prices')
+    for (const made of [nodeIdOf(`${long}a`), nodeIdOf(`${long}b`)]) expect(isNodeId(made)).toBe(true)
+    expect(nodeIdOf(`${long}a`)).not.toBe(nodeIdOf(`${long}b`))
     for (const nodeId of ['', 'with space', 'x'.repeat(129)]) {
       await expect(ClusterNode.follow(await openStore(), log.connect(), { nodeId })).rejects.toMatchObject({ code: 'PRICE_INVALID_OPTIONS' })
     }
