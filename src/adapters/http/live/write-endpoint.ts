@@ -117,7 +117,7 @@ export function createWriteEndpoint(
         return
       }
       // Called as soon as the body is complete: the store commits batches in the order they are handed over.
-      const committed = await commit(batch.records, writeConcern as number | undefined).then(
+      const committed = await commit(batch.records, typeof writeConcern === 'number' ? writeConcern : undefined).then(
         (done) => done,
         (err: unknown) => err as Error,
       )
