@@ -23,6 +23,7 @@ import { batchesLostByStream, checkNodesAgree, streamMessageId, waitConverged, w
 import { ClusterWriter, DEFAULT_ATTEMPTS, WRITER_SYMBOLS } from './support/cluster-writer.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
 import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { recordWriterRun } from './support/soak-findings.js'
 
 const STREAM = 'FAULTS_NATS'
 /** Bounds a whole scenario; only a failure takes this long (a full NATS restart elects leaders in 5-16 s here). */
@@ -79,10 +80,12 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
     let phase: 'before' | 'down' | 'done' = 'before'
     const writing = writer.writeUntil(() => phase === 'done', 3)
     let killed = -1
+    let killedAt = 0
     try {
       await eventually('writes acknowledged', async () => (writer.acked().length >= 10 ? true : undefined), context)
       killed = await streamLeader()
       await nats.kill(killed)
+      killedAt = Date.now()
       phase = 'down'
       // R3 keeps taking writes with one server of three gone (once a new leader is elected).
       const ackedAtKill = writer.acked().length
@@ -96,6 +99,8 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
       await writing
     }
     const position = await waitConverged(nodes, nats.urls, STREAM)
+    // The fault ends when the leader is gone: the cluster takes a write again once a new one is elected.
+    await recordWriterRun('the NATS server leading the stream killed (SIGKILL)', writer, { following: nodes, stopped: 0, recoveryMs: writer.firstAckAfter(killedAt) })
     expect(position).toBeGreaterThanOrEqual(writer.newestAckedPosition())
     expect(writer.failed(), 'a batch that failed after all its retries').toEqual([])
     await checkNodesAgree(nodes, writer)
@@ -117,6 +122,7 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
     writer.attempts = 10
     const firstDuringOutage = writer.sent
     const writing = writer.writeUntil(() => phase === 'done', 3)
+    let back = 0
     try {
       await eventually('writes acknowledged', async () => (writer.acked().length >= 10 ? true : undefined), context)
       await nats.stopAll()
@@ -134,6 +140,7 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
       const failedAtStop = writer.failed().length
       await eventually('a write failing after its retries', async () => (writer.failed().length > failedAtStop ? true : undefined), context)
       await nats.startAll()
+      back = Date.now()
       const ackedAtStart = writer.acked().length
       // Or none can be: NATS may lose the stream's tail in the restart, and a node that had applied a position the
       // stream then rewrote stops (checked below against the stream); once every node has, no write is taken.
@@ -147,13 +154,14 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
       await writing
       writer.attempts = DEFAULT_ATTEMPTS
     }
+    const { following, failed } = await waitSettled(nodes, nats.urls, STREAM)
+    await recordWriterRun('the whole NATS cluster stopped (SIGTERM) and started again', writer, { following, stopped: failed.length, recoveryMs: writer.firstAckAfter(back) })
     expect(writer.failed().length, 'writes that gave up during the outage').toBeGreaterThan(0)
     // Every refusal, of the writes that gave up and of those that succeeded on a later attempt, says the log is unavailable.
     const refusals = [...writer.outcomes.values()].filter((outcome) => outcome.n >= firstDuringOutage).flatMap((outcome) => outcome.errors)
     // (Or that the write concern was not met in time, or, after the restart, that a node stopped on a position the
     // stream rewrote: retried, here or on another node.)
     for (const refusal of refusals) expect(refusal, 'a write refused during the outage').toMatch(/503 (PRICE_LOG_UNAVAILABLE|PRICE_WRITE_CONCERN_TIMEOUT|PRICE_REPLICA_FAILED)$/)
-    const { following, failed } = await waitSettled(nodes, nats.urls, STREAM)
     const lost = await batchesLostByStream(nats.urls, STREAM, writer)
     if (lost.size > 0 || failed.length > 0) {
       console.warn(`NATS lost ${lost.size} acknowledged batch(es) in the restart (${[...lost].join(', ')}); nodes stopped on a rewritten position: ${failed.map(({ node, position }) => `${node.name} at ${position}`).join(', ') || 'none'}`)

@@ -20,6 +20,7 @@ import { checkNodesAgree, waitConverged } from './support/cluster-checks.js'
 import { ClusterWriter, WRITER_SYMBOLS } from './support/cluster-writer.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
 import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { recordWriterRun } from './support/soak-findings.js'
 
 const STREAM = 'FAULTS_NODES'
 /** Bounds a whole scenario; only a failure takes this long. */
@@ -57,6 +58,7 @@ describe.skipIf(!natsServerPath())(`price-store nodes killed or frozen while wri
     const [a, , c] = nodes as [NodeProcess, NodeProcess, NodeProcess]
     let phase: 'before' | 'down' | 'catching up' | 'done' = 'before'
     const writing = writer.writeUntil(() => phase === 'done', 3)
+    let restartedAt = 0
     try {
       // The kill lands while c applies: batches flow and c has applied some.
       await eventually('c applying the stream', async () => ((await c.replication()).appliedBatches >= 10 && writer.acked().length >= 10 ? true : undefined), context)
@@ -65,14 +67,17 @@ describe.skipIf(!natsServerPath())(`price-store nodes killed or frozen while wri
       const ackedAtKill = writer.acked().length
       await eventually('writes acknowledged while c is down', async () => (writer.acked().length >= ackedAtKill + 20 ? true : undefined), context)
       await c.start()
+      restartedAt = Date.now()
       phase = 'catching up'
       const ackedAtRestart = writer.acked().length
-      await eventually('writes acknowledged while c catches up', async () => (writer.acked().length >= ackedAtRestart + 10 ? true : undefined), context)
+      await eventually('writes acknowledged while c catches up, one of them by c', async () =>
+        (writer.acked().length >= ackedAtRestart + 10 && writer.firstAckAfter(restartedAt, c.url) !== undefined ? true : undefined), context)
     } finally {
       phase = 'done'
       await writing
     }
     const position = await waitConverged(nodes, nats!.urls, STREAM)
+    await recordWriterRun('a node killed (SIGKILL) while it applies', writer, { following: nodes, stopped: 0, recoveryMs: writer.firstAckAfter(restartedAt, c.url) })
     expect(position).toBeGreaterThanOrEqual(writer.newestAckedPosition())
     expect(writer.failed(), 'a batch that failed after all its retries').toEqual([])
     await checkNodesAgree(nodes, writer)
@@ -94,22 +99,32 @@ describe.skipIf(!natsServerPath())(`price-store nodes killed or frozen while wri
       b.resume()
       writer.targets = running
     }
-    expect(writer.failed()).toEqual([])
+    const resumedAt = Date.now()
     // A reader that names the newest write's position is answered by the node that was behind once it
     // applied it (it may say HTTP_POSITION_NOT_REACHED first, as it tells clients: retry).
-    const latestQuery = `/prices?symbols=${WRITER_SYMBOLS.join(',')}`
-    const newest = writer.newestAckedPosition()
+    const latestQuery = `/prices?symbols=${WRITER_SYMBOLS.join(',')}&minPosition=${writer.newestAckedPosition()}`
     const read = await eventually('a read at the newest position on b', async () => {
-      const answer = await b.get(`${latestQuery}&minPosition=${newest}`)
+      const answer = await b.get(latestQuery)
       if (answer.status === 503 && answer.body.includes('HTTP_POSITION_NOT_REACHED')) return undefined
       return answer
     }, context)
-    expect(read.status, read.body).toBe(200)
+    // Nothing is written between the two reads: a answers at the same position.
+    const readOnA = await nodes[0]!.get(latestQuery)
+    // The frozen node takes a write again (its write concern counts itself: it applied what it missed).
+    writer.targets = () => [b.url]
+    try {
+      await writer.writeNext()
+    } finally {
+      writer.targets = running
+    }
     const position = await waitConverged(nodes, nats!.urls, STREAM)
-    expect(position).toBeGreaterThanOrEqual(before + 300)
+    await recordWriterRun('a node frozen (SIGSTOP) while hundreds of batches are written', writer, { following: nodes, stopped: 0, recoveryMs: writer.firstAckAfter(resumedAt, b.url) })
+    expect(writer.failed()).toEqual([])
+    expect(read.status, read.body).toBe(200)
+    expect(position).toBeGreaterThanOrEqual(before + 301)
     expect((await b.replication()).position).toBe(position)
     expect(bAtPause).toBe(before)
-    expect(read.body, 'a read at the newest position on the node that was behind').toBe((await nodes[0]!.get(latestQuery)).body)
+    expect(read.body, 'a read at the newest position on the node that was behind').toBe(readOnA.body)
     await checkNodesAgree(nodes, writer)
   }, SCENARIO_TIMEOUT_MS)
 

@@ -25,9 +25,13 @@ export interface BatchOutcome {
   /** `acked`: a 200 answered `position`. `failed`: every attempt failed; the batch may or may not be in the log. */
   readonly state: 'acked' | 'failed'
   readonly position?: number
+  /** `acked`: the node that answered. */
+  readonly url?: string
   readonly attempts: number
   /** Why each failed attempt failed (status and code, or the network error). */
   readonly errors: readonly string[]
+  /** When the outcome was known (ms since the epoch): a scenario's recovery time is read from it. */
+  readonly at: number
 }
 
 export interface ClusterWriterOptions {
@@ -90,10 +94,10 @@ export class ClusterWriter {
       const answer = await this.#post(url, body)
       if (answer.ok) {
         if (answer.stored !== this.batchSize) throw new Error(`batch ${n}: ${url} answered stored ${answer.stored}, not ${this.batchSize}`)
-        return this.#record({ n, state: 'acked', position: answer.position, attempts: attempt, errors })
+        return this.#record({ n, state: 'acked', position: answer.position, url: url!, attempts: attempt, errors, at: Date.now() })
       }
       errors.push(`${url}: ${answer.error}`)
-      if (attempt >= this.attempts) return this.#record({ n, state: 'failed', attempts: attempt, errors })
+      if (attempt >= this.attempts) return this.#record({ n, state: 'failed', attempts: attempt, errors, at: Date.now() })
       await delay(this.#retryPauseMs)
     }
   }
@@ -132,6 +136,15 @@ export class ClusterWriter {
 
   failed(): BatchOutcome[] {
     return [...this.#outcomes.values()].filter((outcome) => outcome.state === 'failed')
+  }
+
+  /**
+   * Milliseconds from `since` to the first batch acknowledged at or after it (by the node at `url`, when given): the
+   * cluster, or that node, taking a write again. Undefined while none was.
+   */
+  firstAckAfter(since: number, url?: string): number | undefined {
+    const times = this.acked().filter((outcome) => url === undefined || outcome.url === url).map((outcome) => outcome.at).filter((at) => at >= since)
+    return times.length === 0 ? undefined : Math.min(...times) - since
   }
 
   /** The newest position acknowledged so far (0: none). */

@@ -19,7 +19,7 @@ export interface SoakRun {
   readonly diverged: number
   /** Nodes left stopped (`failed`) at the end. */
   readonly stopped: number
-  /** From the fault's end (NATS back) to the cluster taking a write again (ms). */
+  /** From the fault's end (NATS back) to the cluster taking a write again (ms); -1: no write was taken after it. */
   readonly recoveryMs: number
 }
 
