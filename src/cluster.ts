@@ -4,6 +4,8 @@
  */
 export { ClusterNode } from './cluster/cluster-node.js'
 export { HttpFollowLog } from './cluster/http-follow-log.js'
+export { installRebuilt, isForkedFromStream, rebuildFromStream } from './cluster/rebuild.js'
+export type { RebuildOptions, RebuildProgress } from './cluster/rebuild.js'
 export type { ClusterOptions, FollowOptions, WriteOptions } from './cluster/cluster-options.js'
 export type { ResentCommits } from './cluster/lost-commits.js'
 export type { NatsAuth, NatsTls } from './cluster/nats-connection.js'

@@ -60,6 +60,11 @@ export interface PriceStoreErrorDetails {
   readonly cap?: number
   /** For `PRICE_INVALID_OPTIONS` on an explicit commit position, and `PRICE_REPLICA_DIVERGED`: the store's position. */
   readonly position?: number
+  /**
+   * For `PRICE_REPLICA_DIVERGED`: true when the store forked from its stream, which holds every record the store holds
+   * (the store sent the ones the stream lost again): a store rebuilt from the stream replaces it, losing nothing.
+   */
+  readonly forked?: boolean
 }
 
 /**

@@ -201,8 +201,8 @@ function readFlagFile(flag: string, path: string): Buffer {
  * Starts the node (or follower) on the opened store.
  * @throws CliError saying what to do when NATS cannot be reached or the store cannot follow the stream
  */
-export async function startClusterNode(store: PriceStore, flags: ClusterFlags, location: string, io: CliIo): Promise<ClusterNode> {
-  const reports = nodeReports(io)
+export async function startClusterNode(store: PriceStore, flags: ClusterFlags, location: string, io: CliIo, onForked: () => void = () => {}): Promise<ClusterNode> {
+  const reports = { ...nodeReports(io), onForked }
   if (flags.follow === undefined) for (const [what, path] of flags.secretFiles ?? []) await warnIfShared(path, what, io)
   try {
     if (flags.follow !== undefined) return await ClusterNode.follow(store, new HttpFollowLog(flags.follow, store.provider), reports)

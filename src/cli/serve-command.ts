@@ -11,28 +11,25 @@ import {
 import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/live/stream-endpoint.js'
 import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/http/live/export-endpoint.js'
 import type { AccessLogEntry, ObservationOptions } from '../adapters/http/observe/access-log.js'
-import { rename, rm, stat } from 'node:fs/promises'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/live/write-endpoint.js'
 import { readCursorSecret } from './cursor-secret-file.js'
 import { environmentPort, readEnvironment, resolveWriteToken, ENVIRONMENT_HELP, type WriteTokenSource } from './environment.js'
 import { MAX_TIMER_MS } from '../rules/options.js'
 import { isPriceStoreError } from '../errors.js'
-import type { PriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
 import { CliError, UsageError, parseCommandArgs, parseIntegerOption } from './args.js'
 import { DEFAULT_DB, STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import { SIGNATURE_OPTIONS, SIGNATURE_OPTIONS_HELP, withSignatureFlags } from './signature-flags.js'
-import type { StoreConfig } from './config.js'
-import { DEMO_MARKER, isDefaultLocation, isMarkedDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { LIMIT_OPTIONS, LIMIT_OPTIONS_HELP, withLimitFlags } from './limit-options.js'
 import { backupDirOption } from './backup-command.js'
 import { ensureDemo } from './load-demo.js'
+import { openServedStore } from './served-store.js'
 import { startLiveDemo, type LiveDemo } from './live-demo.js'
-import { openStore, storedFormat, unreadable } from './open-store.js'
 import { countOf, formatCount } from './progress.js'
 import { ENCODING_FLAGS_HELP, encodingOptions } from './encoding-flags.js'
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, parseClusterFlags, startClusterNode } from './cluster-flags.js'
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, parseClusterFlags } from './cluster-flags.js'
+import { FORKED, finishRebuild, rebuildServedStore, reopenRebuilt, startServedNode } from './node-rebuild.js'
 import type { ClusterNode } from '../cluster/cluster-node.js'
 
 const DEFAULT_PORT = 9000
@@ -168,7 +165,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   if (cluster !== undefined && liveDemo) throw new UsageError(`--live-demo cannot be used with --${cluster.follow === undefined ? 'nats' : 'follow'}: a node takes its records from the ${cluster.follow === undefined ? 'stream' : 'primary'}`)
   if (cluster !== undefined && demoIfEmpty) throw new UsageError(`--demo-if-empty cannot be used with --${cluster.follow === undefined ? 'nats' : 'follow'}: a node takes its records from the ${cluster.follow === undefined ? 'stream' : 'primary'}`)
   if (cluster?.follow !== undefined && token.token !== undefined) throw new UsageError(`${values['write-token-file'] === undefined ? `a write token (from ${token.from})` : '--write-token-file'} cannot be used with --follow: a follower takes no writes (write to its primary)`)
-  const store = await openServedStore(config, demoIfEmpty, io)
+  // A rebuild from the stream that a killed process left half done is finished (or removed) first.
+  if (cluster?.options !== undefined) await finishRebuild(config.location, io)
+  let store = await openServedStore(config, demoIfEmpty, io)
   let running: RunningServer | undefined
   let node: ClusterNode | undefined
   let live: LiveDemo | undefined
@@ -177,15 +176,19 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     // Into an empty store, or finishing one an interrupted run left half written.
     if (demoIfEmpty) await ensureDemo(store, config.location, io)
     if (liveDemo) live = await startLiveDemo(store, config.location, io)
-    if (cluster !== undefined) node = await startClusterNode(store, cluster, config.location, io)
-    const replication = node === undefined ? {} : {
-      replica: node,
-      ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }),
-      ...(cluster?.maxStalenessMs === undefined ? {} : { maxStalenessMs: cluster.maxStalenessMs }),
-    }
+    let served = cluster === undefined ? undefined : await startServedNode(store, config, cluster, io)
+    if (served !== undefined) ({ store, node } = served)
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
     const backups = await backupDirOption(values['backup-dir'], token.token !== undefined, config.location)
-    running = await listen(store, host, port, { ...limits, ...writes, ...observation, ...replication, ...backups, ...encoding }, io)
+    const serverOptions = (replica: ClusterNode | undefined): ServerOptions => ({
+      ...limits, ...writes, ...observation, ...backups, ...encoding,
+      ...(replica === undefined ? {} : {
+        replica,
+        ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }),
+        ...(cluster?.maxStalenessMs === undefined ? {} : { maxStalenessMs: cluster.maxStalenessMs }),
+      }),
+    })
+    running = await listen(store, host, port, serverOptions(node), io)
     const endpoint = `${running.url}/prices`
     const symbols = await store.symbols()
     const tokenFile = token.file
@@ -217,7 +220,29 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     // With --access-log, standard output carries only the log's JSON lines.
     ;(observation.accessLog === undefined ? io.stdout : io.stderr).write(`${lines.join('\n')}\n`)
 
-    const signal = await stopped
+    let signal: string
+    for (;;) {
+      const woken = await Promise.race([stopped, served?.forked ?? stopped])
+      if (woken !== FORKED) {
+        signal = woken
+        break
+      }
+      // Rebuilt beside the store while it serves; then the server stops for the swap, and listens again on its port.
+      if (cluster?.options === undefined || !(await rebuildServedStore(store, config, cluster.options, io))) {
+        signal = await stopped
+        break
+      }
+      const { port: taken } = new URL(running.url)
+      await running.close()
+      running = undefined
+      await node?.stop()
+      node = undefined
+      store = await reopenRebuilt(store, config, io)
+      served = await startServedNode(store, config, cluster, io)
+      ;({ store, node } = served)
+      running = await listen(store, host, Number(taken), serverOptions(node), io)
+      io.stderr.write(`serving the rebuilt store at ${running.url} (at position ${store.position})\n`)
+    }
     io.stderr.write(`${signal}: stopping (finishing requests in flight)...\n`)
     // The writer first: nothing is written once the streams end and the store closes.
     await live?.stop()
@@ -235,58 +260,6 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     await running?.close().catch(() => {})
     await node?.stop().catch(() => {})
     await store.close().catch(() => {})
-  }
-}
-
-/**
- * Opens the store to serve. With `--demo-if-empty`, a demo database another
- * version of price-store wrote (a format this one cannot read) is rebuilt:
- * one marked as a demo is deleted, the one at the default location (which
- * older releases did not mark) is moved aside, and the empty store that
- * replaces it gets the demo data. Any other database is left untouched.
- */
-async function openServedStore(config: StoreConfig, demoIfEmpty: boolean, io: CliIo): Promise<PriceStore> {
-  try {
-    return await openStore(config, { mustExist: false, retention: true })
-  } catch (err) {
-    const refused = err instanceof CliError ? err.cause : undefined
-    if (!demoIfEmpty || !isPriceStoreError(refused, 'PRICE_UNSUPPORTED_FORMAT')) throw err
-    await clearOldDemo(config.location, refused, io)
-    return openStore(config, { mustExist: false, retention: true })
-  }
-}
-
-/** Deletes or moves aside an unreadable demo database; refuses (untouched) anything else. */
-async function clearOldDemo(location: string, refused: PriceStoreError, io: CliIo): Promise<void> {
-  if (await isMarkedDemo(location)) {
-    io.stderr.write(`the demo database at ${location} ${unreadable(refused)}: deleting it to write the demo data again\n`)
-    await rm(location, { recursive: true, force: true })
-    return
-  }
-  if (isDefaultLocation(location)) {
-    // Older releases did not mark their demo database, and someone may have imported records here: keep a copy.
-    const aside = await unusedPath(`${location}.${storedFormat(refused) === undefined ? 'unreadable' : `format-${storedFormat(refused)}`}`)
-    await rename(location, aside)
-    io.stderr.write(
-      `the database at ${location} (where "npm start" keeps the demo data) ${unreadable(refused)}: ` +
-        `moved it to ${aside} (delete that copy once you no longer need it) to write the demo data again\n`,
-    )
-    return
-  }
-  throw new CliError(
-    `the database at ${location} ${unreadable(refused)}. It is not the demo database (that one is at ${DEFAULT_DB}, or carries the ` +
-      `${DEMO_MARKER} mark of "serve --demo-if-empty" and "price-store demo"), so --demo-if-empty left it untouched. To rebuild it, ` +
-      `move it away (or delete it) and import your records again: price-store import --db ${location} FILE... [${refused.code}]`,
-    1,
-    { cause: refused },
-  )
-}
-
-/** `base`, or `base-2`, `base-3`, ... whichever does not exist yet. */
-async function unusedPath(base: string): Promise<string> {
-  for (let n = 1; ; n++) {
-    const path = n === 1 ? base : `${base}-${n}`
-    if ((await stat(path).catch(() => undefined)) === undefined) return path
   }
 }
 
@@ -352,9 +325,10 @@ export function accessLogWriter(io: CliIo): (entry: AccessLogEntry) => void {
   return (entry) => void io.stdout.write(`${JSON.stringify(entry)}\n`)
 }
 
-async function listen(
-  store: PriceStore, host: string, port: number, limits: ServeLimits & WriteEndpointOptions & ObservationOptions & { replica?: ClusterNode; maxLag?: number; maxStalenessMs?: number }, io: CliIo,
-): Promise<RunningServer> {
+/** What `listen` passes to the server besides the store and address. */
+type ServerOptions = ServeLimits & WriteEndpointOptions & ObservationOptions & { replica?: ClusterNode; maxLag?: number; maxStalenessMs?: number }
+
+async function listen(store: PriceStore, host: string, port: number, limits: ServerOptions, io: CliIo): Promise<RunningServer> {
   try {
     return await startServer({ store, host, port, ...limits, onError: requestErrorLogger(io) })
   } catch (err) {

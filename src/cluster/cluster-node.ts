@@ -16,7 +16,7 @@ import { appendBatch } from './append-batch.js'
 import { AppliedPositions } from './applied-positions.js'
 import { Applier } from './applier.js'
 import { MAX_WRITE_CONCERN, resolveClusterOptions, resolveNodeSettings, type ClusterOptions, type FollowOptions, type NodeSettings, type ResolvedClusterOptions, type WriteOptions } from './cluster-options.js'
-import { historyHolds, logCall, openLog, prepareToFollow, unavailable } from './follow-checks.js'
+import { logCall, openLog, prepareToFollow, unavailable } from './follow-checks.js'
 import { checkHistory, isRewrite } from './history-check.js'
 import { resendLostCommits, type ResentCommits } from './lost-commits.js'
 import { PositionWaiters } from './position-waiters.js'
@@ -60,6 +60,8 @@ export class ClusterNode {
   readonly #settings: NodeSettings
   /** What this node sent to the stream again after the stream lost commits it holds (lost-commits.ts). */
   #resent: ResentCommits | undefined
+  /** Whether this node's history forked from the stream's (see `ClusterOptions.onForked`). */
+  #forked = false
   readonly #nodeId: string
   readonly #writeConcern: number
   /** What every node (this one too) reported it applied: a write waits here for its write concern. */
@@ -210,7 +212,8 @@ export class ClusterNode {
    * Sends to the stream again the commits this node holds that the stream lost, once this node stopped on finding
    * the loss; tries again (every few seconds) until the stream took them all or the node is stopped. When they
    * landed where this node has them (nothing else was written meanwhile), the stream names this node's commit at its
-   * position again, and the node goes on applying: repaired.
+   * position again, and the node goes on applying: repaired. When other writes took those positions first, this
+   * store forked from the stream for good: `onForked` says so, for whoever owns the store to replace it.
    */
   async #resendLost(): Promise<void> {
     for (let wait = 1_000; !this.#stopped; wait = Math.min(wait * 2, 10_000)) {
@@ -221,13 +224,30 @@ export class ClusterNode {
           this.#resent = resent
           this.#settings.onResent(resent)
         }
-        if (await historyHolds(this.#store, this.#log) && !this.#stopped) await this.#applier.resume()
+        if (await this.#forkedFromLog()) {
+          this.#forked = true
+          if (!this.#stopped) this.#settings.onForked(resent)
+        } else if (!this.#stopped) await this.#applier.resume()
         return
       } catch (err) {
         if (this.#stopped || this.#store.status !== 'open') return
         this.#settings.onError(err)
         await new Promise((resolve) => setTimeout(resolve, wait).unref())
       }
+    }
+  }
+
+  /**
+   * Whether the log holds another commit than the store's at the store's position (or ends before it).
+   * @throws when the log cannot be read (the caller tries again)
+   */
+  async #forkedFromLog(): Promise<boolean> {
+    try {
+      await checkHistory(this.#store, this.#log)
+      return false
+    } catch (err) {
+      if (isPriceStoreError(err, 'PRICE_REPLICA_DIVERGED')) return true
+      throw err
     }
   }
 
@@ -263,6 +283,7 @@ export class ClusterNode {
       refusedCommits: counters.refused,
       ...(lastRefused === undefined ? {} : { lastRefused }),
       ...(this.#resent === undefined ? {} : { resent: this.#resent }),
+      ...(this.#forked ? { forked: true } : {}),
       ...(failure === undefined ? {} : { error: { code: failure.code, message: failure.message } }),
     }
   }

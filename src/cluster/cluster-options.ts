@@ -76,6 +76,13 @@ export interface ClusterOptions {
    */
   readonly onResent?: (resent: ResentCommits) => void
   /**
+   * Called once when this node finds that its history forked from the stream's: the stream lost commits this node
+   * holds and gave their positions to other writes. The node sent its lost commits to the stream again first (every
+   * record it holds is in the stream), so nothing is lost, but this store can never apply the stream again: replace
+   * it with a store rebuilt from the stream ({@link rebuildFromStream}; `serve --nats` does so by itself).
+   */
+  readonly onForked?: (forked: ResentCommits) => void
+  /**
    * How long {@link ClusterNode.start} keeps trying to reach the stream when NATS does not answer yet (a NATS
    * cluster restarting), reporting each failure to `onError` (ms, default 0: fail at once with
    * `PRICE_LOG_UNAVAILABLE`; `Number.MAX_SAFE_INTEGER`: without end, as `serve --nats` does).
@@ -84,7 +91,7 @@ export interface ClusterOptions {
 }
 
 /** The options of {@link ClusterNode.follow}: those of a node on a log already open. */
-export type FollowOptions = Pick<ClusterOptions, 'applyWaitMs' | 'writeConcern' | 'nodeId' | 'onError' | 'onFailure' | 'onRefused' | 'onResent'>
+export type FollowOptions = Pick<ClusterOptions, 'applyWaitMs' | 'writeConcern' | 'nodeId' | 'onError' | 'onFailure' | 'onRefused' | 'onResent' | 'onForked'>
 
 /** Options of one write through a node. */
 export interface WriteOptions {
@@ -104,6 +111,7 @@ export interface NodeSettings {
   readonly onFailure: (err: PriceStoreError) => void
   readonly onRefused: (refused: RefusedCommit) => void
   readonly onResent: (resent: ResentCommits) => void
+  readonly onForked: (forked: ResentCommits) => void
 }
 
 /** Options with defaults applied and checked. */
@@ -126,6 +134,7 @@ export function resolveNodeSettings(options: FollowOptions): NodeSettings {
     onFailure: options.onFailure ?? (() => {}),
     onRefused: options.onRefused ?? (() => {}),
     onResent: options.onResent ?? (() => {}),
+    onForked: options.onForked ?? (() => {}),
   }
 }
 

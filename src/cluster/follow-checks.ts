@@ -16,7 +16,9 @@ import type { ReplicationLog } from './replication-log.js'
 
 /**
  * Checks that the store can follow the log, after sending the log what it lost of the store's commits, if anything.
- * @throws PriceStoreError `PRICE_REPLICA_DIVERGED` (saying what was sent again, if anything), `PRICE_LOG_UNAVAILABLE`
+ * @throws PriceStoreError `PRICE_REPLICA_DIVERGED` (saying what was sent again, if anything; with `details.forked`
+ *   when the log is the store's own and holds every record the store holds: the store forked from it, and a store
+ *   rebuilt from the log replaces it without losing anything), `PRICE_LOG_UNAVAILABLE`
  */
 export async function prepareToFollow(store: PriceStore, log: ReplicationLog, settings: NodeSettings): Promise<void> {
   try {
@@ -29,7 +31,9 @@ export async function prepareToFollow(store: PriceStore, log: ReplicationLog, se
     if (resent === undefined) throw err
     // Sent back where the store has them, the log is whole again and the store can follow it.
     await checkCanFollow(store, log).catch((again: unknown) => {
-      throw isPriceStoreError(again) ? new PriceStoreError(again.code, `${again.message}. ${describeResent(resent)}`, { details: again.details, cause: again }) : again
+      if (!isPriceStoreError(again)) throw again
+      const details = again.code === 'PRICE_REPLICA_DIVERGED' ? { ...again.details, forked: true } : again.details
+      throw new PriceStoreError(again.code, `${again.message}. ${describeResent(resent)}`, { details, cause: again })
     })
   }
 }
@@ -55,27 +59,17 @@ async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<v
 }
 
 /**
- * Sends the store's commits the log lost to it again, at a start; `undefined` when there were none to send, the log
- * is not the store's, or sending failed (reported: the next start tries again).
+ * Sends the store's commits the log lost to it again, at a start; `undefined` when the log is not the store's, or
+ * sending failed (reported: the next start tries again). `commits` is 0 when the log held them all already.
  */
 async function resend(store: PriceStore, log: ReplicationLog, settings: NodeSettings): Promise<ResentCommits | undefined> {
   try {
     const resent = await resendLostCommits(store, log)
     if (resent !== undefined && resent.commits > 0) settings.onResent(resent)
-    return resent !== undefined && resent.commits > 0 ? resent : undefined
+    return resent
   } catch (failure) {
     settings.onError(failure)
     return undefined
-  }
-}
-
-/** Whether the log holds the store's commit at its position (and so the store can go on following it). */
-export async function historyHolds(store: PriceStore, log: ReplicationLog): Promise<boolean> {
-  try {
-    await checkHistory(store, log)
-    return true
-  } catch {
-    return false
   }
 }
 

@@ -46,7 +46,7 @@ export async function checkHistory(store: PriceStore, log: ReplicationLog): Prom
 
 function rewritten(log: ReplicationLog, position: number, what: string): PriceStoreError {
   const error = new PriceStoreError('PRICE_REPLICA_DIVERGED',
-    `${what}. This node stopped applying so that it does not answer differently from the other nodes. Re-seed it from a backup of a node that follows ${log.name} without this error (price-store backup), then start it again`,
+    `${what}. This node stopped applying so that it does not answer differently from the other nodes, and sends the commits the stream lost again; if other writes took their positions, its store forked from the stream and must be rebuilt from ${log.name} (rebuildFromStream; serve --nats does so by itself)`,
     { details: { position } })
   rewrites.add(error)
   return error

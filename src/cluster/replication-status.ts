@@ -44,6 +44,12 @@ export interface ReplicationStatus {
    * the stream took them all).
    */
   readonly resent?: ResentCommits | undefined
+  /**
+   * True once this node found its history forked from the stream's (see `ClusterOptions.onForked`): it holds other
+   * commits than the stream at some positions, after sending its own lost ones again. It applies nothing more; its
+   * store must be replaced by one rebuilt from the stream (`serve --nats` does so by itself).
+   */
+  readonly forked?: boolean | undefined
   /** When `state` is `failed`: the error's code and message. */
   readonly error?: { readonly code: string; readonly message: string } | undefined
 }

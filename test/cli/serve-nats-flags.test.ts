@@ -100,7 +100,7 @@ describe('serve --nats credentials and TLS flags', () => {
     expect(existsSync(db)).toBe(false)
   })
 
-  describe.skipIf(natsServerPath() === undefined)(`against a NATS server that demands a password (${NATS_SKIP_REASON})`, () => {
+  describe.skipIf(natsServerPath() === undefined)(`against a NATS server that demands a password${natsServerPath() === undefined ? ` (${NATS_SKIP_REASON})` : ''}`, () => {
     it('a node with --nats-user and --nats-password-file serves; serve warns when others may read the password file', async () => {
       const nats = await startNatsCluster({ size: 1, name: 'cli-auth', authorization: 'authorization { users = [ { user: node-a, password: pwCliSecret } ] }' })
       try {

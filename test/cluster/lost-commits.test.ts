@@ -11,7 +11,7 @@
 import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ClusterNode, type ResentCommits } from '../../src/cluster.js'
-import { PriceStore, isPriceStoreError } from '../../src/index.js'
+import { PriceStore, isPriceStoreError, type PriceStoreError } from '../../src/index.js'
 import { TEST_PROVIDER, type InputRecord } from '../../src/testing/records.js'
 import { until } from '../support/http/operations-helpers.js'
 import { MemoryLog, type MemoryLogConnection } from './support/memory-log.js'
@@ -33,15 +33,18 @@ interface Member {
   readonly node: ClusterNode
   readonly conn: MemoryLogConnection
   readonly resent: ResentCommits[]
+  /** What `onForked` was called with. */
+  readonly forked: ResentCommits[]
 }
 
 async function member(log: MemoryLog, nodeId: string, store?: PriceStore): Promise<Member> {
   const opened = store ?? await openStore()
   const resent: ResentCommits[] = []
+  const forked: ResentCommits[] = []
   const conn = log.connect()
-  const node = await ClusterNode.follow(opened, conn, { nodeId, onResent: (r) => resent.push(r) })
+  const node = await ClusterNode.follow(opened, conn, { nodeId, onResent: (r) => resent.push(r), onForked: (f) => forked.push(f) })
   cleanup.push(() => node.stop())
-  return { store: opened, node, conn, resent }
+  return { store: opened, node, conn, resent, forked }
 }
 
 const batch = timedBatch
@@ -77,8 +80,8 @@ describe('when the stream loses commits a node holds', () => {
     acknowledged.push(meanwhile)
 
     for (const held of [a, b]) {
-      await until(() => held.resent.length === 1, 'the node sent what the stream lost')
-      expect(held.node.replication()).toMatchObject({ state: 'failed', error: { code: 'PRICE_REPLICA_DIVERGED' } })
+      await until(() => held.forked.length === 1, 'the node sent what the stream lost, and found its history forked')
+      expect(held.node.replication()).toMatchObject({ state: 'failed', forked: true, error: { code: 'PRICE_REPLICA_DIVERGED' } })
       expect(held.resent[0]).toMatchObject({ commits: 3, records: 2 + 20 + 2 })
       expect(held.node.replication().resent).toEqual(held.resent[0])
       await expect(held.node.putBatch(batch(50_000, 1))).rejects.toMatchObject({ code: 'PRICE_REPLICA_FAILED' })
@@ -105,6 +108,7 @@ describe('when the stream loses commits a node holds', () => {
     // the other may find them back already (then it never stops).
     const repaired = (): boolean => log.lastCommit() === held[1] && [a, b].every((m) => m.node.replication().state === 'applying')
     await until(() => a.resent.length + b.resent.length > 0 && repaired(), 'a node sent the commits again and both go on', 15_000)
+    expect([...a.forked, ...b.forked]).toEqual([])
     for (const resent of [...a.resent, ...b.resent]) expect(resent.positions).toEqual(held.slice(2 - resent.commits))
     expect([...a.resent, ...b.resent].some((resent) => resent.commits === 2 && resent.records === 22)).toBe(true)
     expect([a.store.position, b.store.position]).toEqual([held[1], held[1]])
@@ -189,6 +193,7 @@ describe('when the stream loses commits a node holds', () => {
       refused = err
     }
     expect(isPriceStoreError(refused, 'PRICE_REPLICA_DIVERGED'), String(refused)).toBe(true)
+    expect((refused as PriceStoreError).details).toMatchObject({ forked: true })
     expect((refused as Error).message).toMatch(/The 2 commits \(2 records\) this node holds that the stream lost were sent to it again/)
     expect(resent).toEqual([expect.objectContaining({ commits: 2, records: 2 })])
     expect(await exportJson((await newcomer(log)).store)).toEqual(await modelOf([kept, ...lost, meanwhile]))

@@ -65,7 +65,7 @@ async function failure(promise: Promise<unknown>): Promise<Error & { code?: stri
   return await promise.then(() => { throw new Error('expected a failure') }, (err: Error) => err)
 }
 
-describe.skipIf(natsServerPath() === undefined)(`the stream guards itself (${NATS_SKIP_REASON})`, () => {
+describe.skipIf(natsServerPath() === undefined)(`the stream guards itself${natsServerPath() === undefined ? ` (${NATS_SKIP_REASON})` : ''}`, () => {
   const unsafe: [string, string, Partial<StreamConfig>, Partial<ClusterOptions>][] = [
     ['storage', 'memory', { storage: 'memory' as StreamConfig['storage'] }, {}],
     ['retention', 'work-queue', { retention: 'workqueue' as StreamConfig['retention'] }, {}],

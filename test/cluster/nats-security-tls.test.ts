@@ -49,7 +49,7 @@ async function failure(promise: Promise<unknown>): Promise<Error & { code?: stri
   return await promise.then(() => { throw new Error('expected a failure') }, (err: Error) => err)
 }
 
-describe.skipIf(natsServerPath() === undefined)(`TLS to a NATS cluster that verifies clients (${NATS_SKIP_REASON})`, () => {
+describe.skipIf(natsServerPath() === undefined)(`TLS to a NATS cluster that verifies clients${natsServerPath() === undefined ? ` (${NATS_SKIP_REASON})` : ''}`, () => {
   it('a node with the test CA and its client certificate starts on an R3 stream and takes writes; tls:// URLs too', async () => {
     const urls = nats?.urls ?? []
     const a = await openStore()

@@ -85,7 +85,7 @@ async function failure(promise: Promise<unknown>): Promise<Error & { code?: stri
   return await promise.then(() => { throw new Error('expected a failure') }, (err: Error) => err)
 }
 
-describe.skipIf(natsServerPath() === undefined)(`NATS with the documented authorization block (${NATS_SKIP_REASON})`, () => {
+describe.skipIf(natsServerPath() === undefined)(`NATS with the documented authorization block${natsServerPath() === undefined ? ` (${NATS_SKIP_REASON})` : ''}`, () => {
   it('a node user may not create the stream; the admin user creates it after the store position, guarded; a node user then takes writes', async () => {
     const nats = await securedServer()
     const store = await openStore()

@@ -44,7 +44,7 @@ const batch = timedBatch
 
 const exported = exportedRecords
 
-describe.skipIf(natsServerPath() === undefined)(`a cluster node starting on a JetStream stream (${NATS_SKIP_REASON})`, () => {
+describe.skipIf(natsServerPath() === undefined)(`a cluster node starting on a JetStream stream${natsServerPath() === undefined ? ` (${NATS_SKIP_REASON})` : ''}`, () => {
   it('two nodes apply the same commits at the same positions; a retried batch is applied once', async () => {
     const a = await openStore()
     const b = await openStore()

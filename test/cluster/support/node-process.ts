@@ -36,6 +36,8 @@ export interface NodeReplication {
   readonly refusedCommits: number
   /** What the node sent to the stream again after the stream lost commits it holds. */
   readonly resent?: { readonly commits: number; readonly records: number; readonly positions: readonly number[] }
+  /** True once the node found its store forked from the stream (it is rebuilt from the stream then). */
+  readonly forked?: boolean
   readonly error?: { readonly code: string; readonly message: string }
 }
 
