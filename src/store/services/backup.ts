@@ -22,11 +22,9 @@
  * fsyncs), and only then renamed to `DIR`. A backup that is killed or fails
  * leaves no `DIR`; the next backup to `DIR` removes the marked leftover.
  */
-import { mkdir, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
 import { ClassicLevel } from 'classic-level'
 import { throwIfAborted } from '../../rules/abort.js'
-import { PriceStoreError, describeValue } from '../../errors.js'
+import { PriceStoreError } from '../../errors.js'
 import { asBuffer } from '../../keys/bytes.js'
 import { readPartRecordCount } from '../../keys/chunk-codec.js'
 import { readJournalKey } from '../../keys/key-layout.js'
@@ -38,11 +36,12 @@ import type { HeadsIndex } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
 import type { StoreReader } from '../read/store-reader.js'
 import { JOURNAL_FLOOR_KEY } from './watch/commit-journal.js'
+import { PARTIAL_MARKER, newDirectoryTarget, writeWholeDirectory } from './partial-directory.js'
 import { directoryBytes, readStats } from './stats.js'
 import type { StoreStats } from './stats.js'
 
 /** The file that marks `DIR.partial` as a backup in progress, so a later backup may remove it. */
-export const BACKUP_PARTIAL_MARKER = 'PRICE-STORE-BACKUP-PARTIAL'
+export const BACKUP_PARTIAL_MARKER = PARTIAL_MARKER
 
 /** Bytes of entries per write into the copy. */
 const BATCH_BYTES = 4 * 1024 * 1024
@@ -117,15 +116,11 @@ export async function backupWith(
  *   backup's leftover; `PRICE_ABORTED`; `PRICE_STORAGE_ERROR`
  */
 export async function backupStore(source: BackupSource, dir: unknown, options: BackupOptions): Promise<BackupResult> {
-  const target = await checkTarget(dir)
-  const partial = `${target}.partial`
-  await clearLeftover(partial)
+  const target = await newDirectoryTarget(dir, 'a backup')
   const { signal, onProgress } = options
-  throwIfAborted(signal)
-  const expected = await readStats(source.view, source.heads, source.provider, signal)
-  await mkdir(partial, { recursive: true })
-  try {
-    await writeFile(join(partial, BACKUP_PARTIAL_MARKER), `price-store backup in progress into ${target}; safe to delete\n`)
+  const expected = await writeWholeDirectory(target, 'a backup', async (partial) => {
+    throwIfAborted(signal)
+    const expected = await readStats(source.view, source.heads, source.provider, signal)
     await copyEntries(source, partial, expected.records, signal, onProgress)
     const copy = await source.openCopy(partial)
     let copied: StoreStats
@@ -136,36 +131,9 @@ export async function backupStore(source: BackupSource, dir: unknown, options: B
     }
     const difference = compareStats(expected, copied)
     if (difference !== undefined) throw new PriceStoreError('PRICE_STORAGE_ERROR', `the backup does not match the store: ${difference}`)
-    // Durable before it gets its name: LevelDB does not fsync what it writes unless asked to.
-    await syncFiles(partial)
-    await rename(partial, target)
-  } catch (err) {
-    await rm(partial, { recursive: true, force: true }).catch(() => {})
-    throw err
-  }
-  await unlink(join(target, BACKUP_PARTIAL_MARKER))
-  await syncDirectory(dirname(target))
+    return expected
+  })
   return Object.freeze({ location: target, stats: Object.freeze({ ...expected, disk: { bytes: await directoryBytes(target), measured: 'directory' as const } }) })
-}
-
-/** The absolute target, refused when it holds anything. */
-async function checkTarget(dir: unknown): Promise<string> {
-  if (typeof dir !== 'string' || dir.length === 0) throw invalidDir(`dir must be a non-empty path (got ${describeValue(dir)})`)
-  const target = resolve(dir)
-  const found = await stat(target).catch(() => undefined)
-  if (found === undefined) return target
-  if (!found.isDirectory()) throw invalidDir(`${target} exists and is not a directory; a backup goes into a new directory`)
-  if ((await readdir(target)).length > 0) throw invalidDir(`${target} is not empty; a backup goes into a new (or empty) directory`)
-  return target
-}
-
-/** Removes what a killed backup left at `partial`; refuses anything else there. */
-async function clearLeftover(partial: string): Promise<void> {
-  const found = await stat(partial).catch(() => undefined)
-  if (found === undefined) return
-  const marked = found.isDirectory() && (await stat(join(partial, BACKUP_PARTIAL_MARKER)).catch(() => undefined)) !== undefined
-  if (!marked) throw invalidDir(`${partial} exists and was not left by a backup; move it away, since the backup is written there first`)
-  await rm(partial, { recursive: true, force: true })
 }
 
 /** Writes every entry of the view's snapshot into a new database at `location`, in batches. */
@@ -252,33 +220,4 @@ function compareStats(expected: Omit<StoreStats, 'disk'>, copied: StoreStats): s
     }
   }
   return undefined
-}
-
-/** Flushes every file of a (flat) directory to the disk. */
-async function syncFiles(path: string): Promise<void> {
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    if (!entry.isFile()) continue
-    const handle = await open(join(path, entry.name), 'r+')
-    try {
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  }
-}
-
-/** Makes a rename in `path` durable (POSIX); where a directory cannot be opened for it (Windows), the rename stands as it is. */
-async function syncDirectory(path: string): Promise<void> {
-  const handle = await open(path, 'r').catch(() => undefined)
-  try {
-    await handle?.sync()
-  } catch {
-    // Some file systems refuse fsync on a directory: the rename is still done.
-  } finally {
-    await handle?.close()
-  }
-}
-
-function invalidDir(message: string): PriceStoreError {
-  return new PriceStoreError('PRICE_INVALID_OPTIONS', message, { details: { parameter: 'dir' } })
 }
