@@ -23,19 +23,16 @@
  * server is stopped by PID and every temporary folder removed at the end, on
  * failure and on Ctrl-C too.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os'
+import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { setTimeout as delay } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { ClusterNode } from '../src/cluster.js'
 import { PriceStore } from '../src/index.js'
-import { deleteStream, natsServerPath, startNatsCluster, type NatsCluster } from './cluster-nats.js'
+import { deleteStream, natsServerPath, withNatsScratch, type NatsCluster } from './cluster-nats.js'
 import { quantiles, type Quantiles } from './cluster-writes.js'
 import { BENCH_PROVIDER, DEFAULT_SEED, generateBatches, type GeneratedRecord } from './generate.js'
-import { BENCH_DIR } from './load.js'
+import { loadAtStart, otherBusyProcesses, runFactLines, runMain, writeReport } from './machine-state.js'
 import { sourceRevision } from './source-revision.js'
 import { streamShape } from './write-workloads.js'
 
@@ -116,41 +113,6 @@ function cut(records: readonly GeneratedRecord[], size: number, count: number): 
   return batches
 }
 
-/** Waits (up to 5 min) for the 1-minute load average to fall to 2 or below; says what it found. */
-async function waitForQuiet(): Promise<string> {
-  const first = loadavg()
-  const deadline = Date.now() + LOAD_WAIT_MS
-  let waited = false
-  while ((loadavg()[0] ?? 0) > LOAD_LIMIT && Date.now() < deadline) {
-    if (!waited) log(`load average ${first[0]!.toFixed(2)} > ${LOAD_LIMIT}: waiting up to 5 min for it to fall ...`)
-    waited = true
-    await delay(10_000)
-  }
-  const now = loadavg()
-  const text = (l: number[]): string => `${l[0]!.toFixed(2)} (1 min), ${l[1]!.toFixed(2)} (5 min), ${l[2]!.toFixed(2)} (15 min)`
-  if (!waited) return `load average ${text(now)}`
-  return `load average ${text(first)} at first, above ${LOAD_LIMIT}: waited ${((LOAD_WAIT_MS - Math.max(0, deadline - Date.now())) / 1000).toFixed(0)} s, then ${text(now)}${(now[0] ?? 0) > LOAD_LIMIT ? ' (still above: measured anyway)' : ''}`
-}
-
-/** Test runners, benches and NATS servers of others running as this starts: their command lines, or "none seen". */
-function otherBusyProcesses(): string {
-  try {
-    const lines = execFileSync('ps', ['-eo', 'pid=,pcpu=,args='], { encoding: 'utf8' }).split('\n')
-    const busy = lines.filter((line) => /vitest|nats-server|\.bench\.ts|run\.ts/.test(line) && !line.includes('cluster-write-concern.ts'))
-    return busy.length === 0 ? 'none seen' : `${busy.length} (${busy.map((line) => line.trim().split(/\s+/).slice(2).join(' ').slice(0, 60)).join('; ')})`
-  } catch {
-    return 'unknown'
-  }
-}
-
-function natsVersion(binary: string): string {
-  try {
-    return `nats-server ${execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim().replace(/^nats-server:?\s*/, '')}`
-  } catch {
-    return 'nats-server (version unknown)'
-  }
-}
-
 const int = (x: number): string => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '—')
 const ms = (x: number): string => (!Number.isFinite(x) ? '—' : x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en-US'))
 const times = (a: number, b: number): string => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '—')
@@ -176,59 +138,36 @@ async function main(): Promise<void> {
   const sizes = quick ? QUICK : FULL
   const binary = natsServerPath()
   if (binary === undefined) throw new Error('nats-server not found on PATH nor at /usr/sbin/nats-server')
-  const cpu = cpus()
-  // A quick run is a smoke test: it does not wait for a quiet machine.
-  const load = quick ? `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')} (1, 5, 15 min; not waited for: --quick)` : await waitForQuiet()
-  const busy = otherBusyProcesses()
+  const load = await loadAtStart(quick, LOAD_LIMIT, LOAD_WAIT_MS)
+  const busy = otherBusyProcesses('cluster-write-concern.ts')
   const startedAt = Date.now()
 
-  const scratch = await mkdtemp(join(tmpdir(), 'price-store-write-concern-'))
-  let nats: NatsCluster | undefined
-  let cleaned: Promise<void> | undefined
-  // Kills the NATS servers by PID (the harness's close) and removes both temp folders; once, whoever asks first.
-  const cleanup = (): Promise<void> => (cleaned ??= (async () => {
-    await nats?.close()
-    await rm(scratch, { recursive: true, force: true })
-  })())
-  const onSignal = (): void => void cleanup().finally(() => process.exit(130))
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
-  const results: CaseResult[] = []
-  try {
-    const total = sizes.small * 1_000
-    log(`generating ${int(total)} records ...`)
-    const records: GeneratedRecord[] = []
-    for (const batch of generateBatches(streamShape(total), 10_000, DEFAULT_SEED)) records.push(...batch)
-    const small = cut(records, 1_000, sizes.small)
-    const large = cut(records, 10_000, Math.min(sizes.large, Math.floor(records.length / 10_000)))
-    log('starting 3 clustered NATS servers ...')
-    nats = await startNatsCluster({ size: 3, name: 'bench-wc' })
+  const total = sizes.small * 1_000
+  log(`generating ${int(total)} records ...`)
+  const records: GeneratedRecord[] = []
+  for (const batch of generateBatches(streamShape(total), 10_000, DEFAULT_SEED)) records.push(...batch)
+  const small = cut(records, 1_000, sizes.small)
+  const large = cut(records, 10_000, Math.min(sizes.large, Math.floor(records.length / 10_000)))
+  log('starting 3 clustered NATS servers ...')
+  const results = await withNatsScratch('price-store-write-concern-', { size: 3, name: 'bench-wc' }, async (nats, scratch) => {
     log(`warm-up: ${WARM_UP_BATCHES} batches of 1,000, W=1 (not reported) ...`)
     await runCase(nats, scratch, 'WC_WARMUP', 1, small.slice(0, WARM_UP_BATCHES))
     const cases: [number, GeneratedRecord[][]][] = [[0, small], [1, small], [2, small], [3, small], [0, large], [3, large]]
+    const done: CaseResult[] = []
     for (const [w, batches] of cases) {
       const stream = `WC_W${w}_B${batches[0]!.length}`
       log(`W=${w}: ${batches.length} batches of ${int(batches[0]!.length)} (stream ${stream}) ...`)
       const result = await runCase(nats, scratch, stream, w, batches)
       log(`  p50 ${ms(result.putBatchMs.p50)} ms, p99 ${ms(result.putBatchMs.p99)} ms, ${int(result.recordsPerSecond)} records/s`)
-      results.push(result)
+      done.push(result)
     }
-  } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    await cleanup()
-  }
+    return done
+  })
 
-  const [end1] = loadavg()
-  const argv = process.argv.slice(2)
   const markdown = [
     '# Cluster: write concern',
     '',
-    `- date: ${new Date(startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC; ${quick ? 'quick smoke run (not for conclusions)' : 'full run'}; run took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
-    `- command: \`node --import tsx cluster-write-concern.ts${argv.length > 0 ? ` ${argv.join(' ')}` : ''}\` (in bench/)`,
-    `- machine: ${cpu.length} cores (${cpu[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${type()} ${release()}; Node ${process.version}; ${natsVersion(binary)}`,
-    `- source: ${source} (as loaded when the run started)`,
-    `- machine load when measuring started: ${load}; other processes running then: ${busy}; 1-min load at the end: ${end1?.toFixed(2)}`,
+    ...runFactLines({ script: 'cluster-write-concern.ts', quick, startedAt, binary, source, load, busy }),
     '',
     'Three NATS servers (one JetStream cluster, an R3 stream per case) and three in-process `ClusterNode`s, each on its own classic-level store, ' +
       'all on this machine. One writer sends RedStone-shaped batches (generate.ts), one at a time, to the first node with ' +
@@ -244,15 +183,7 @@ async function main(): Promise<void> {
       'where separate hosts would apply in parallel; and the three nodes share the writer\'s event loop, so with W=0 the nodes\' applying, ' +
       'still running behind the writer, slows the writer\'s own calls. Nor does it show network latency between hosts: everything is loopback.',
   ].join('\n')
-  const out = values.out ?? (quick ? undefined : join(BENCH_DIR, 'results', 'cluster-write-concern.md'))
-  if (out !== undefined) {
-    await writeFile(out, `${markdown}\n`)
-    log(`written to ${out}`)
-  }
-  process.stdout.write(`${markdown}\n`)
+  await writeReport(markdown, { out: values.out, quick, name: 'cluster-write-concern.md' })
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-  process.exit(1)
-})
+runMain(main)

@@ -17,7 +17,6 @@
  * process it starts is stopped by PID, and its temporary folder removed.
  * Measure on a quiet machine: the run notes the load average it started with.
  */
-import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os'
@@ -33,6 +32,7 @@ import { DEFAULT_SEED, generateBatches, type GeneratedRecord } from './generate.
 import { BENCH_DIR } from './load.js'
 import { streamShape } from './write-workloads.js'
 import { sourceRevision } from './source-revision.js'
+import { natsVersion, otherBusyProcesses } from './machine-state.js'
 
 const BATCH_SIZES = [1_000, 10_000] as const
 
@@ -60,25 +60,6 @@ function batchSets(records: number, sizes: readonly number[]): BatchSet[] {
 }
 
 
-function natsVersion(binary: string): string {
-  try {
-    return `nats-server ${execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim().replace(/^nats-server:?\s*/, '')}`
-  } catch {
-    return 'nats-server (version unknown)'
-  }
-}
-
-/** Test runners and benches of others running as this starts (a shared machine): their command lines, or "none seen". */
-function otherBusyProcesses(): string {
-  try {
-    const lines = execFileSync('ps', ['-eo', 'pid=,pcpu=,args='], { encoding: 'utf8' }).split('\n')
-    const busy = lines.filter((line) => /vitest|nats-server|\.bench\.ts|run\.ts/.test(line) && !line.includes('cluster.bench.ts'))
-    return busy.length === 0 ? 'none seen' : `${busy.length} (${busy.map((line) => line.trim().split(/\s+/).slice(2).join(' ').slice(0, 60)).join('; ')})`
-  } catch {
-    return 'unknown'
-  }
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -95,7 +76,7 @@ async function main(): Promise<void> {
   if (binary === undefined) throw new Error('nats-server not found on PATH nor at /usr/sbin/nats-server (install Debian\'s nats-server)')
   const started = Date.now()
   const [load1, load5] = loadavg()
-  const busyProcesses = otherBusyProcesses()
+  const busyProcesses = otherBusyProcesses('cluster.bench.ts')
   const quiet = (load1 ?? Infinity) < 0.5 && busyProcesses === 'none seen'
   const cpu = cpus()
 
