@@ -32,6 +32,8 @@ export interface PublishSnapshotOptions extends SnapshotStreamOptions, SnapshotR
   readonly nodeId?: string
   /** Servers the bucket is stored on, when this call creates it (default: as many as the stream has, else 1). */
   readonly replicas?: number
+  /** Where the backup is written and packed from, then removed (default: the system's temporary folder); it takes about the store's size. */
+  readonly workDir?: string
 }
 
 /** What {@link publishSnapshot} did. */
@@ -61,7 +63,7 @@ export async function publishSnapshot(store: PriceStore, connection: SnapshotCon
   if (!isNodeId(nodeId)) throw new PriceStoreError('PRICE_INVALID_OPTIONS', 'nodeId: a node id is 1 to 128 printable ASCII characters, without spaces', { details: { parameter: 'nodeId' } })
   const replicas = options.replicas === undefined ? undefined : checkIntegerOption('replicas', options.replicas, 1, 1, 5)
   const source = resolveSnapshotConnection(connection)
-  const work = await mkdtemp(join(tmpdir(), 'price-store-snapshot-'))
+  const work = await mkdtemp(join(options.workDir ?? tmpdir(), 'price-store-snapshot-'))
   try {
     const { location, stats } = await store.backup(join(work, 'store'))
     const { position, positionId } = await positionOf(location, store)
@@ -74,7 +76,10 @@ export async function publishSnapshot(store: PriceStore, connection: SnapshotCon
       const bucket = await createBucket(nc, stream, replicas)
       const snapshot = await upload(bucket, stream, name, metadata, location)
       const pruned = await prune(nc, bucket, stream, options, source).catch((err: unknown) => {
-        throw asLogError(err, `the snapshot ${name} was published, but older snapshots could not be removed`)
+        const failure = asLogError(err, 'pruning')
+        throw new PriceStoreError(failure.code, `the snapshot ${name} was published, but older snapshots could not be removed (pruneSnapshots retries): ${failure.message}`, {
+          cause: err, details: failure.details,
+        })
       })
       return { snapshot: rememberSource(snapshot, source), pruned }
     })
