@@ -113,6 +113,9 @@ describe('snapshot names and metadata', () => {
     const snapshot = described(10, Date.UTC(2026, 11, 7), 'host:/var/db')
     const info = { name: snapshot.name, bucket: snapshot.bucket, size: 10, deleted: false, metadata: snapshotMetadata(snapshot) } as unknown as ObjectInfo
     expect(parseSnapshot('S', info)).toEqual(snapshot)
+    // A store written without a log has no commit id: the metadata leaves it out.
+    const withoutId = { ...snapshot, positionId: undefined }
+    expect(parseSnapshot('S', { ...info, metadata: snapshotMetadata(withoutId) } as ObjectInfo)).toEqual(withoutId)
     expect(parseSnapshot('S', { ...info, deleted: true } as ObjectInfo)).toBeUndefined()
     expect(parseSnapshot('S', { ...info, name: snapshotObjectName(11, snapshot.createdAt, snapshot.nodeId) } as ObjectInfo)).toBeUndefined()
     expect(parseSnapshot('S', { ...info, metadata: { ...info.metadata, sha256: 'x' } } as ObjectInfo)).toBeUndefined()

@@ -5,7 +5,8 @@
  * node, a SHA-256 of the bytes in the bucket, computed here from a download
  * of its own), and restores into a new directory that opens as a store
  * exporting exactly what the source exports. A snapshot whose bytes were
- * changed in the bucket is refused and leaves nothing behind; pruning keeps
+ * changed in the bucket is refused and leaves nothing behind, and so does a
+ * restore killed in the middle of its download; pruning keeps
  * the bounded count and always the newest; a stream without snapshots lists
  * none.
  */
@@ -26,12 +27,15 @@ import { listSnapshots, publishSnapshot } from '../../src/cluster/snapshots.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
 import { exportedJson, rejection, timedBatch } from './support/store-fixtures.js'
+import { bundleChild, startChild, type ChildBundle } from '../reliability/child-process.js'
+import { startByteLimitedRelay } from './support/byte-limited-relay.js'
 
 const cleanup: (() => Promise<void>)[] = []
 let nats: NatsCluster | undefined
 /** The test's own connection, for reading and damaging the bucket independently of the module. */
 let nc: NatsConnection
 let scratch: string
+let child: ChildBundle | undefined
 
 beforeAll(async () => {
   if (natsServerPath() === undefined) return
@@ -40,6 +44,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'price-store-snapshots-test-'))
 }, 60_000)
 afterAll(async () => {
+  await child?.cleanup()
   await nc?.close()
   await nats?.close()
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true })
@@ -69,6 +74,15 @@ async function openRestored(location: string): Promise<PriceStore> {
 
 async function exists(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined)) !== undefined
+}
+
+/** Whether `dir` holds a file with bytes in it besides the work-in-progress marker. */
+async function holdsData(dir: string): Promise<boolean> {
+  const names = await readdir(dir).catch(() => [] as string[])
+  for (const name of names) {
+    if (name !== 'PRICE-STORE-BACKUP-PARTIAL' && ((await stat(join(dir, name)).catch(() => undefined))?.size ?? 0) > 0) return true
+  }
+  return false
 }
 
 /** The object's bytes as the bucket serves them, read with the NATS client alone. */
@@ -177,6 +191,35 @@ describe.skipIf(natsServerPath() === undefined)(`snapshots in a NATS Object Stor
     await restoreSnapshot(snapshot, dir)
     expect(await exists(`${dir}.partial`)).toBe(false)
     expect(await readdir(dir)).not.toContain('PRICE-STORE-BACKUP-PARTIAL')
+    expect(await exportedJson(await openRestored(dir))).toEqual(await exportedJson(store))
+  })
+
+  it('leaves no dir when the process restoring is killed in the middle of the download; the next restore clears what it left', async () => {
+    const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER })
+    cleanup.push(() => store.close())
+    for (let i = 0; i < 10; i++) await store.putMany(timedBatch(i * 1000, 1000, ['BTC', 'ETH', 'SOL'][i % 3]))
+    const { snapshot } = await publishSnapshot(store, nc, { stream: 'KILLED', nodeId: 'node-a' })
+    expect(snapshot.bytes).toBeGreaterThan(1_000_000)
+    // The child's connection gets half the object's size from the server, then nothing: it can never finish.
+    const relay = await startByteLimitedRelay(Number(new URL(servers()[0]!).port), Math.floor(snapshot.bytes / 2))
+    cleanup.push(() => relay.close())
+    child ??= await bundleChild('../cluster/support/restore-child.ts')
+    const dir = join(scratch, 'killed')
+    const running = startChild(child, [JSON.stringify(snapshot), dir, relay.url])
+    cleanup.push(async () => running.kill())
+    // Killed once part of the store is written, as observed on the disk.
+    const deadline = Date.now() + 45_000
+    while (!(await holdsData(`${dir}.partial`))) {
+      if (running.child.exitCode !== null || Date.now() > deadline) throw new Error(`the child wrote nothing (${running.stderr()})`)
+      await delay(20)
+    }
+    running.kill()
+    expect(await running.ended).toBe('SIGKILL')
+    expect(await exists(dir)).toBe(false)
+    expect(await readdir(`${dir}.partial`)).toContain('PRICE-STORE-BACKUP-PARTIAL')
+
+    await restoreSnapshot(snapshot, dir)
+    expect(await exists(`${dir}.partial`)).toBe(false)
     expect(await exportedJson(await openRestored(dir))).toEqual(await exportedJson(store))
   })
 
