@@ -12,14 +12,12 @@
  * for byte, holding every acknowledged batch exactly and every failed one whole or not at all
  * (support/cluster-checks.ts). Nothing waits for time to pass: every wait is for an observable condition.
  */
-import { jetstreamManager } from '@nats-io/jetstream'
-import { connect } from '@nats-io/transport-node'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChildBundle } from '../reliability/child-process.js'
-import { batchesLostByStream, checkNodesAgree, streamMessageId, waitConverged, waitSettled } from './support/cluster-checks.js'
+import { batchesLostByStream, checkNodesAgree, streamLeaderName, streamMessageId, waitConverged, waitSettled, waitWritesOrStopped } from './support/cluster-checks.js'
 import { ClusterWriter, DEFAULT_ATTEMPTS, WRITER_SYMBOLS } from './support/cluster-writer.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
 import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
@@ -64,16 +62,10 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
   }
 
   async function askStreamLeader(): Promise<number> {
-    const nc = await connect({ servers: [...nats.urls], timeout: 2_000, maxReconnectAttempts: 0 })
-    try {
-      const jsm = await jetstreamManager(nc, { timeout: 2_000 })
-      const leader = (await jsm.streams.info(STREAM)).cluster?.leader
-      const index = [0, 1, 2].find((i) => nats.serverName(i) === leader)
-      if (index === undefined) throw new Error(`no leader for ${STREAM} (${String(leader)})`)
-      return index
-    } finally {
-      await nc.close()
-    }
+    const leader = await streamLeaderName(nats.urls, STREAM)
+    const index = [0, 1, 2].find((i) => nats.serverName(i) === leader)
+    if (index === undefined) throw new Error(`no leader for ${STREAM} (${String(leader)})`)
+    return index
   }
 
   it('the NATS server leading the stream, killed with SIGKILL while writes go on: no acknowledged write lost', async () => {
@@ -141,14 +133,9 @@ describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price
       await eventually('a write failing after its retries', async () => (writer.failed().length > failedAtStop ? true : undefined), context)
       await nats.startAll()
       back = Date.now()
-      const ackedAtStart = writer.acked().length
-      // Or none can be: NATS may lose the stream's tail in the restart, and a node that had applied a position the
+      // Writes are taken again, or none can be: NATS may lose the stream's tail in the restart, and a node that had applied a position the
       // stream then rewrote stops (checked below against the stream); once every node has, no write is taken.
-      await eventually('writes acknowledged after the restart, or every node stopped', async () => {
-        if (writer.acked().length >= ackedAtStart + 10) return true
-        const states = await Promise.all(nodes.map((node) => node.replication()))
-        return states.every((replication) => replication.state === 'failed') ? true : undefined
-      }, context, 120_000)
+      await waitWritesOrStopped(writer, nodes, 10, nodes.length)
     } finally {
       phase = 'done'
       await writing

@@ -111,12 +111,7 @@ describe.skipIf(!natsServerPath())(`price-store nodes killed or frozen while wri
     // Nothing is written between the two reads: a answers at the same position.
     const readOnA = await nodes[0]!.get(latestQuery)
     // The frozen node takes a write again (its write concern counts itself: it applied what it missed).
-    writer.targets = () => [b.url]
-    try {
-      await writer.writeNext()
-    } finally {
-      writer.targets = running
-    }
+    await writer.writeNext({ targets: () => [b.url] })
     const position = await waitConverged(nodes, nats!.urls, STREAM)
     await recordWriterRun('a node frozen (SIGSTOP) while hundreds of batches are written', writer, { following: nodes, stopped: 0, recoveryMs: writer.firstAckAfter(resumedAt, b.url) })
     expect(writer.failed()).toEqual([])

@@ -37,6 +37,17 @@ export async function streamLastSequence(natsUrls: readonly string[], stream: st
   }
 }
 
+/** The `server_name` of the server leading the stream now, or undefined while none does (JetStream is electing one). */
+export async function streamLeaderName(natsUrls: readonly string[], stream: string): Promise<string | undefined> {
+  const nc = await connect({ servers: [...natsUrls], timeout: 2_000, maxReconnectAttempts: 0 })
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2_000 })
+    return (await jsm.streams.info(stream)).cluster?.leader || undefined
+  } finally {
+    await nc.close()
+  }
+}
+
 /**
  * Resolves with the position every node reached once each one reports (in `/health`) the stream's last
  * sequence as its position, and the stream still ends there afterwards (a batch whose publish failed
@@ -77,6 +88,30 @@ export async function waitSettled(nodes: readonly NodeProcess[], natsUrls: reado
       })),
     }
   }, context, deadlineMs)
+}
+
+/**
+ * Resolves once `count` more writes were acknowledged after a fault, or once `stopped` nodes stopped (a node that
+ * had applied a position the stream rewrote stops; past enough of them no write can be taken).
+ */
+export async function waitWritesOrStopped(writer: ClusterWriter, nodes: readonly NodeProcess[], count: number, stopped: number): Promise<void> {
+  const from = writer.acked().length
+  await eventually(`${count} writes acknowledged, or ${stopped} nodes stopped`, async () => {
+    if (writer.acked().length >= from + count) return true
+    const states = await Promise.all(nodes.map((node) => node.replication()))
+    return states.filter((replication) => replication.state === 'failed').length >= stopped ? true : undefined
+  }, () => nodes.map((node) => node.output()).join('\n'), 120_000)
+}
+
+/**
+ * Checks that every node that stopped did so on a fork, as docs/cluster.md says a node does when the stream gave a
+ * position it had applied to another commit: `PRICE_REPLICA_DIVERGED`, and `/health` saying what it sent again.
+ */
+export async function expectForks(failed: SettledNodes['failed']): Promise<void> {
+  for (const { node, code, message } of failed) {
+    expect(code, `node ${node.name}: ${message}`).toBe('PRICE_REPLICA_DIVERGED')
+    await eventually(`node ${node.name} saying what it sent again`, async () => ((await node.replication()).resent !== undefined ? true : undefined), () => node.output())
+  }
 }
 
 /**

@@ -83,13 +83,17 @@ export class ClusterWriter {
     return Math.floor((record.timestamp - T0) / 1000 / this.batchSize)
   }
 
-  /** Sends the next batch until acknowledged or out of attempts; resolves with its outcome. */
-  async writeNext(): Promise<BatchOutcome> {
+  /**
+   * Sends the next batch until acknowledged or out of attempts; resolves with its outcome. `only` sends this one
+   * batch to other nodes and with other attempts than the writer's (other batches in flight are not affected).
+   */
+  async writeNext(only: { readonly targets?: () => readonly string[]; readonly attempts?: number } = {}): Promise<BatchOutcome> {
     const n = this.#next++
     const body = JSON.stringify(this.records(n))
     const errors: string[] = []
+    const attempts = only.attempts ?? this.attempts
     for (let attempt = 1; ; attempt++) {
-      const targets = this.targets()
+      const targets = (only.targets ?? this.targets)()
       const url = targets[this.#turn++ % targets.length]
       const answer = await this.#post(url, body)
       if (answer.ok) {
@@ -97,7 +101,7 @@ export class ClusterWriter {
         return this.#record({ n, state: 'acked', position: answer.position, url: url!, attempts: attempt, errors, at: Date.now() })
       }
       errors.push(`${url}: ${answer.error}`)
-      if (attempt >= this.attempts) return this.#record({ n, state: 'failed', attempts: attempt, errors, at: Date.now() })
+      if (attempt >= attempts) return this.#record({ n, state: 'failed', attempts: attempt, errors, at: Date.now() })
       await delay(this.#retryPauseMs)
     }
   }
