@@ -38,6 +38,7 @@ export const CLUSTER_FLAGS = {
   'apply-wait-ms': { type: 'string' },
   'write-concern': { type: 'string' },
   'node-id': { type: 'string' },
+  'adopt-empty-stream': { type: 'boolean' },
   'max-lag': { type: 'string' },
   'max-staleness-ms': { type: 'string' },
 } as const
@@ -66,6 +67,9 @@ export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS J
   --apply-wait-ms N           ... within N ms, else 503 PRICE_WRITE_CONCERN_TIMEOUT (default 5000; 0 = answer at
                               once after the stream acknowledged it, whatever the write concern)
   --node-id ID                this node's id in the cluster (default: the host name and the database's path)
+  --adopt-empty-stream        let this node's store, which holds records, start an empty stream after its
+                              position: once, on the node whose history the cluster takes (a single server
+                              becoming the first node of a cluster); without it such a start is refused
   --max-lag N                 GET /health answers 503 while this node is more than N positions behind the stream
   --max-staleness-ms N        GET /health answers 503 while this node has not heard from the stream for N ms
   --follow URL                instead of --nats: a read copy of one price-store server (its base URL), applying
@@ -141,6 +145,7 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
     ...(applyWaitMs === undefined ? {} : { applyWaitMs }),
     ...(writeConcern === undefined ? {} : { writeConcern }),
     ...(nodeId === undefined ? {} : { nodeId }),
+    ...(values['adopt-empty-stream'] === true ? { adoptEmptyStream: true } : {}),
   }
   return { options, maxLag, maxStalenessMs, secretFiles }
 }

@@ -34,10 +34,10 @@ export function forkedAtStart(err: unknown): boolean {
  * options, logging its progress; the store goes on serving meanwhile. Close the store, then {@link finishRebuild}.
  * @returns whether the rebuild is complete (a failure is logged: the node stays as it was, failed)
  */
-export async function rebuildServedStore(store: PriceStore, config: StoreConfig, cluster: ClusterOptions, io: CliIo): Promise<boolean> {
+export async function rebuildServedStore(store: PriceStore, config: StoreConfig, cluster: ClusterOptions, io: CliIo, serving: boolean): Promise<boolean> {
   const { name, id, publicKey } = store.provider
   const location = config.location
-  io.stderr.write(`rebuilding this node's store from the stream at ${rebuildPathOf(location)}, while it serves what it holds...\n`)
+  io.stderr.write(`rebuilding this node's store from the stream at ${rebuildPathOf(location)}${serving ? ', while it serves what it holds' : ' before it serves'}...\n`)
   let logged = 0
   try {
     const done = await rebuildFromStream(location, {
@@ -89,7 +89,7 @@ export async function startServedNode(store: PriceStore, config: StoreConfig, fl
       // Once only: a store rebuilt from the stream that forks at once is a fault to report, not to loop on.
       const rebuildable = flags.options !== undefined && !rebuilt && forkedAtStart(err)
       if (rebuildable) io.stderr.write(FORKED_LINE)
-      if (!rebuildable || !(await rebuildServedStore(store, config, flags.options, io))) {
+      if (!rebuildable || !(await rebuildServedStore(store, config, flags.options, io, false))) {
         if (rebuilt) await store.close()
         throw err
       }

@@ -228,7 +228,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
         break
       }
       // Rebuilt beside the store while it serves; then the server stops for the swap, and listens again on its port.
-      if (cluster?.options === undefined || !(await rebuildServedStore(store, config, cluster.options, io))) {
+      if (cluster?.options === undefined || !(await rebuildServedStore(store, config, cluster.options, io, true))) {
         signal = await stopped
         break
       }

@@ -16,7 +16,7 @@ import { appendBatch } from './append-batch.js'
 import { AppliedPositions } from './applied-positions.js'
 import { Applier } from './applier.js'
 import { MAX_WRITE_CONCERN, resolveClusterOptions, resolveNodeSettings, type ClusterOptions, type FollowOptions, type NodeSettings, type ResolvedClusterOptions, type WriteOptions } from './cluster-options.js'
-import { logCall, openLog, prepareToFollow, unavailable } from './follow-checks.js'
+import { logCall, notAdopted, openLog, prepareToFollow, unavailable } from './follow-checks.js'
 import { checkHistory, isRewrite } from './history-check.js'
 import { resendLostCommits, type ResentCommits } from './lost-commits.js'
 import { PositionWaiters } from './position-waiters.js'
@@ -121,7 +121,10 @@ export class ClusterNode {
   }
 
   static async #startOnce(store: PriceStore, options: ResolvedClusterOptions): Promise<ClusterNode> {
-    const log = await openLog(options)
+    // A store with commits creates no stream unless it may start the cluster's history: nothing is left behind.
+    const position = store.position
+    const missingStream = position > 0 && !options.adoptEmptyStream ? notAdopted(position, options.stream, 'does not exist') : undefined
+    const log = await openLog({ ...options, missingStream })
     try {
       return await ClusterNode.follow(store, log, options)
     } catch (err) {

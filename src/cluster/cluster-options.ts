@@ -56,6 +56,13 @@ export interface ClusterOptions {
    * suffix, new at each start; `serve --nats` uses the host name and the database's path).
    */
   readonly nodeId?: string
+  /**
+   * Whether a store that holds commits may start an empty stream after its position (default false: refused with
+   * `PRICE_REPLICA_DIVERGED`). Give it once, to the one node whose history the cluster takes: a single store turning
+   * into the first node of a cluster, or the most advanced node after the stream was lost whole. Never by default,
+   * so that a lagging node cannot define the cluster's history (and drop what the others hold) by starting first.
+   */
+  readonly adoptEmptyStream?: boolean
   /** The connection's name in NATS monitoring (default `price-store`). */
   readonly name?: string
   /**
@@ -91,7 +98,7 @@ export interface ClusterOptions {
 }
 
 /** The options of {@link ClusterNode.follow}: those of a node on a log already open. */
-export type FollowOptions = Pick<ClusterOptions, 'applyWaitMs' | 'writeConcern' | 'nodeId' | 'onError' | 'onFailure' | 'onRefused' | 'onResent' | 'onForked'>
+export type FollowOptions = Pick<ClusterOptions, 'applyWaitMs' | 'writeConcern' | 'nodeId' | 'adoptEmptyStream' | 'onError' | 'onFailure' | 'onRefused' | 'onResent' | 'onForked'>
 
 /** Options of one write through a node. */
 export interface WriteOptions {
@@ -107,6 +114,7 @@ export interface NodeSettings {
   readonly applyWaitMs: number
   readonly writeConcern: number
   readonly nodeId: string
+  readonly adoptEmptyStream: boolean
   readonly onError: (err: unknown) => void
   readonly onFailure: (err: PriceStoreError) => void
   readonly onRefused: (refused: RefusedCommit) => void
@@ -130,6 +138,7 @@ export function resolveNodeSettings(options: FollowOptions): NodeSettings {
     applyWaitMs: checkIntegerOption('applyWaitMs', options.applyWaitMs, 5_000, 0, MAX_TIMER_MS),
     writeConcern: checkIntegerOption('writeConcern', options.writeConcern, 1, 0, MAX_WRITE_CONCERN),
     nodeId,
+    adoptEmptyStream: checkBooleanOption('adoptEmptyStream', options.adoptEmptyStream),
     onError: options.onError ?? (() => {}),
     onFailure: options.onFailure ?? (() => {}),
     onRefused: options.onRefused ?? (() => {}),
@@ -161,6 +170,12 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     ...resolveNodeSettings(options),
     startTimeoutMs: checkIntegerOption('startTimeoutMs', options.startTimeoutMs, 0, 0, Number.MAX_SAFE_INTEGER),
   }
+}
+
+function checkBooleanOption(option: string, value: unknown): boolean {
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') invalid(option, 'true or false')
+  return value
 }
 
 function invalid(option: string, message: string): never {

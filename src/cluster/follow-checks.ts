@@ -22,7 +22,7 @@ import type { ReplicationLog } from './replication-log.js'
  */
 export async function prepareToFollow(store: PriceStore, log: ReplicationLog, settings: NodeSettings): Promise<void> {
   try {
-    await checkCanFollow(store, log)
+    await checkCanFollow(store, log, settings.adoptEmptyStream)
   } catch (err) {
     // A store ahead of the log, or holding another commit at its position: perhaps the log lost what it holds (a
     // log that trimmed the store's position away, or another log, ties nothing to the store: nothing is sent).
@@ -30,7 +30,7 @@ export async function prepareToFollow(store: PriceStore, log: ReplicationLog, se
     const resent = await resend(store, log, settings)
     if (resent === undefined) throw err
     // Sent back where the store has them, the log is whole again and the store can follow it.
-    await checkCanFollow(store, log).catch((again: unknown) => {
+    await checkCanFollow(store, log, settings.adoptEmptyStream).catch((again: unknown) => {
       if (!isPriceStoreError(again)) throw again
       const details = again.code === 'PRICE_REPLICA_DIVERGED' ? { ...again.details, forked: true } : again.details
       throw new PriceStoreError(again.code, `${again.message}. ${describeResent(resent)}`, { details, cause: again })
@@ -40,12 +40,17 @@ export async function prepareToFollow(store: PriceStore, log: ReplicationLog, se
 
 /**
  * Whether the store can follow the log from its position: the log must still hold every message after it, and
- * must not be behind it. A new, empty log with a store that has commits starts after the store's position.
+ * must not be behind it. A new, empty log with a store that has commits starts after the store's position when
+ * `adopt` says so, and is refused otherwise (nothing changed).
  */
-async function checkCanFollow(store: PriceStore, log: ReplicationLog): Promise<void> {
+async function checkCanFollow(store: PriceStore, log: ReplicationLog, adopt: boolean): Promise<void> {
   const position = store.position
   let bounds = await logCall(log, () => log.bounds())
   if (bounds.last === 0 && position > 0) {
+    // A read-only log says for itself why it cannot start after the store (a follower's primary holds nothing).
+    if (!adopt && log.readOnly !== true) {
+      throw notAdopted(position, log.name, 'is empty')
+    }
     await logCall(log, () => log.startAt(position + 1))
     bounds = await logCall(log, () => log.bounds())
   }
@@ -71,6 +76,16 @@ async function resend(store: PriceStore, log: ReplicationLog, settings: NodeSett
     settings.onError(failure)
     return undefined
   }
+}
+
+/**
+ * The refusal of a store with commits to start an empty (or missing) stream without `adoptEmptyStream`: a lagging
+ * node starting first must not define the cluster's history.
+ */
+export function notAdopted(position: number, stream: string, state: 'is empty' | 'does not exist'): PriceStoreError {
+  return new PriceStoreError('PRICE_REPLICA_DIVERGED',
+    `this store is at position ${position} and the stream ${stream} ${state}: a node does not start a cluster's history by itself. If this store is the one whose history the cluster takes (a single store becoming the first node of a cluster, or the most advanced node after the stream was lost whole), start it once with adoptEmptyStream (serve --adopt-empty-stream); otherwise start the node that is`,
+    { details: { position, parameter: 'adoptEmptyStream' } })
 }
 
 /** What a node sent again, in a sentence. */

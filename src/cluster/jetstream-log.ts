@@ -39,6 +39,8 @@ export interface JetStreamLogOptions extends NatsConnectOptions {
   readonly duplicateWindowMs: number
   /** Time a publish waits for JetStream's acknowledgement. */
   readonly publishTimeoutMs: number
+  /** Thrown instead of creating the stream when it does not exist (a store that may not start a history). */
+  readonly missingStream?: Error | undefined
 }
 
 /** The JetStream API error of a purge the stream refuses (`deny_purge`). */
@@ -235,7 +237,10 @@ export class JetStreamLog implements ReplicationLog {
 
   async #ensureStream(): Promise<void> {
     const info = await this.#info()
-    if (info === undefined) return await this.#createStream()
+    if (info === undefined) {
+      if (this.#options.missingStream !== undefined) throw this.#options.missingStream
+      return await this.#createStream()
+    }
     const unsafe = unsafeSetting(info.config, this.#options.replicas, [this.#commitSubject, this.#partSubject])
     if (unsafe !== undefined) {
       throw refused(unsafe.setting, `the stream ${this.name} ${unsafe.problem}. This node does not follow it: recreate the stream (admin user), or name another one (stream, --nats-stream)`)

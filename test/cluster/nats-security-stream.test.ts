@@ -53,8 +53,8 @@ function options(stream: string, extra: Partial<ClusterOptions> = {}): ClusterOp
   return { servers: nats?.urls ?? [], stream, ...extra }
 }
 
-async function startNode(store: PriceStore, stream: string): Promise<ClusterNode> {
-  const node = await ClusterNode.start(store, options(stream))
+async function startNode(store: PriceStore, stream: string, extra: Partial<ClusterOptions> = {}): Promise<ClusterNode> {
+  const node = await ClusterNode.start(store, options(stream, extra))
   perTest.push(() => node.stop())
   return node
 }
@@ -99,7 +99,7 @@ describe.skipIf(natsServerPath() === undefined)(`the stream guards itself${natsS
 
   it('a store with commits and a new stream: the stream starts after the store position, refusing message deletes (and purges from 2.10)', async () => {
     const store = await openStore(3)
-    const node = await startNode(store, 'ADOPT')
+    const node = await startNode(store, 'ADOPT', { adoptEmptyStream: true })
     const info = await jsm.streams.info('ADOPT')
     expect(info.config).toMatchObject({ deny_delete: true, deny_purge: firstSeq })
     expect(info.state).toMatchObject({ messages: 0, first_seq: 4 })
@@ -123,7 +123,7 @@ describe.skipIf(natsServerPath() === undefined)(`the stream guards itself${natsS
     await jsm.streams.add({ name: 'SHUT', subjects: subjects('SHUT'), deny_purge: true, deny_delete: true })
     const before = await jsm.streams.info('SHUT')
     const store = await openStore(2)
-    const err = await failure(ClusterNode.start(store, options('SHUT')))
+    const err = await failure(ClusterNode.start(store, options('SHUT', { adoptEmptyStream: true })))
     expect(err).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'deny_purge' } })
     expect(err.message).toMatch(/cannot be started after this store's position 2/)
     expect((await jsm.streams.info('SHUT')).state).toEqual(before.state)

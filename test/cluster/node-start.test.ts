@@ -34,7 +34,7 @@ async function openStore(db = new MemoryLevel()): Promise<PriceStore> {
   return store
 }
 
-async function startNode(store: PriceStore, stream: string, extra: { maxBytes?: number } = {}): Promise<ClusterNode> {
+async function startNode(store: PriceStore, stream: string, extra: { maxBytes?: number; adoptEmptyStream?: boolean } = {}): Promise<ClusterNode> {
   const node = await ClusterNode.start(store, { servers: nats?.urls ?? [], stream, ...extra })
   cleanup.push(() => node.stop())
   return node
@@ -63,14 +63,42 @@ describe.skipIf(natsServerPath() === undefined)(`a cluster node starting on a Je
     expect(nodeA.replication()).toMatchObject({ state: 'applying', stream: 'TWO', position: second.position, appliedBatches: 2, appliedRecords: 15 })
   })
 
-  it('a store with commits and a new stream: the stream starts after the store position', async () => {
+  it('a store with commits and a new stream, with adoptEmptyStream: the stream starts after the store position', async () => {
     const store = await openStore()
     await store.putMany(batch(0, 2))
     await store.putMany(batch(2, 2))
-    const node = await startNode(store, 'ADOPTED')
+    const node = await startNode(store, 'ADOPTED', { adoptEmptyStream: true })
     const { position } = await node.putBatch(batch(4, 2))
     expect(position).toBe(3)
     expect(store.position).toBe(3)
+  })
+
+  it('a store with commits and an empty stream, without adoptEmptyStream: refused, the stream left empty (a lagging node never starts the history)', async () => {
+    const leader = await openStore()
+    for (let i = 0; i < 3; i++) await leader.putMany(batch(i * 2, 2))
+    const lagging = await openStore()
+    await lagging.putMany(batch(0, 2))
+    const err = await ClusterNode.start(lagging, { servers: nats?.urls ?? [], stream: 'UNADOPTED' }).then(() => undefined, (e: unknown) => e)
+    expect(err).toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { position: 1, parameter: 'adoptEmptyStream' } })
+    // Refused before the stream is made: the node that adopts it next makes it as it needs.
+    expect(String((err as Error).message)).toMatch(/the stream UNADOPTED does not exist: a node does not start a cluster's history by itself/)
+    // The node whose history the cluster takes starts it, and the lagging one then follows... from its own position,
+    // which the stream now starts after: it is told to re-seed, never silently given another history.
+    const node = await startNode(leader, 'UNADOPTED', { adoptEmptyStream: true })
+    expect((await node.putBatch(batch(100, 1))).position).toBe(4)
+    await expect(ClusterNode.start(lagging, { servers: nats?.urls ?? [], stream: 'UNADOPTED' })).rejects.toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { position: 1 } })
+    await expect(ClusterNode.start(lagging, { servers: nats?.urls ?? [], stream: 'UNADOPTED', adoptEmptyStream: 'yes' as never })).rejects.toMatchObject({ code: 'PRICE_INVALID_OPTIONS', details: { parameter: 'adoptEmptyStream' } })
+  })
+
+  it('a store with commits and an existing empty stream, without adoptEmptyStream: refused, the stream left as it is', async () => {
+    await startNode(await openStore(), 'EMPTY')
+    const store = await openStore()
+    await store.putMany(batch(0, 2))
+    const err = await ClusterNode.start(store, { servers: nats?.urls ?? [], stream: 'EMPTY' }).then(() => undefined, (e: unknown) => e)
+    expect(err).toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { position: 1, parameter: 'adoptEmptyStream' } })
+    expect(String((err as Error).message)).toMatch(/the stream EMPTY is empty/)
+    const other = await startNode(await openStore(), 'EMPTY')
+    expect((await other.putBatch(batch(10, 1))).position).toBe(1)
   })
 
   it('refuses a store ahead of a stream that holds commits', async () => {

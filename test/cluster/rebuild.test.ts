@@ -179,7 +179,7 @@ describe.skipIf(natsServerPath() === undefined)(`a store rebuilt from a real str
     // A store with commits of its own starts a new stream after its position: the stream has no commit 1.
     const store = await openAt(location)
     await store.putMany(timedBatch(0, 2))
-    const node = await ClusterNode.start(store, { servers: nats!.urls, stream })
+    const node = await ClusterNode.start(store, { servers: nats!.urls, stream, adoptEmptyStream: true })
     await node.stop()
     await store.close()
     const refused = await rejection(rebuildFromStream(location, { open: openAt, cluster: { servers: nats!.urls, stream } }))
