@@ -13,9 +13,13 @@ import { describeResent } from '../cluster/follow-checks.js'
 import { MAX_WRITE_CONCERN, type ClusterOptions } from '../cluster/cluster-options.js'
 import { HttpFollowLog } from '../cluster/http-follow-log.js'
 import type { NatsAuth, NatsTls } from '../cluster/nats-connection.js'
-import { isPriceStoreError } from '../errors.js'
+import { isPriceStoreError, type PriceStoreError } from '../errors.js'
+import { isTrimmedPast } from '../cluster/applier.js'
+import { DEFAULT_KEEP } from '../cluster/snapshot-retention.js'
+import type { SnapshotPlan } from './snapshot-schedule.js'
 import type { PriceStore } from '../store/price-store.js'
 import { CliError, UsageError, parseIntegerOption } from './args.js'
+import { MAX_TIMER_MS } from '../rules/options.js'
 import type { CliIo } from './io.js'
 import { warnIfShared } from './secret-file.js'
 
@@ -39,6 +43,8 @@ export const CLUSTER_FLAGS = {
   'write-concern': { type: 'string' },
   'node-id': { type: 'string' },
   'adopt-empty-stream': { type: 'boolean' },
+  'snapshot-every-minutes': { type: 'string' },
+  'snapshot-keep': { type: 'string' },
   'max-lag': { type: 'string' },
   'max-staleness-ms': { type: 'string' },
 } as const
@@ -70,6 +76,10 @@ export const CLUSTER_FLAGS_HELP = `Cluster (several nodes replicating one NATS J
   --adopt-empty-stream        let this node's store, which holds records, start an empty stream after its
                               position: once, on the node whose history the cluster takes (a single server
                               becoming the first node of a cluster); without it such a start is refused
+  --snapshot-every-minutes N  publish a snapshot of this node's store into the stream's NATS Object Store
+                              bucket every N minutes (default never); a new node, or one whose position the
+                              stream's retention removed, is seeded from the newest one (see docs/cluster.md)
+  --snapshot-keep N           snapshots the bucket keeps, the newest always (default 3)
   --max-lag N                 GET /health answers 503 while this node is more than N positions behind the stream
   --max-staleness-ms N        GET /health answers 503 while this node has not heard from the stream for N ms
   --follow URL                instead of --nats: a read copy of one price-store server (its base URL), applying
@@ -82,7 +92,13 @@ type Values = Readonly<Record<string, string | string[] | boolean | undefined>>
  * `secretFiles` (what each holds, and where), to warn about when other users may read them.
  */
 export type ClusterFlags = HealthBounds & (
-  | { readonly options: ClusterOptions; readonly follow?: undefined; readonly secretFiles?: readonly (readonly [string, string])[] }
+  | {
+    readonly options: ClusterOptions
+    readonly follow?: undefined
+    readonly secretFiles?: readonly (readonly [string, string])[]
+    /** `--snapshot-every-minutes` and `--snapshot-keep`: absent when snapshots are not published. */
+    readonly snapshots?: SnapshotPlan
+  }
   | { readonly options?: undefined; readonly follow: string }
 )
 
@@ -123,6 +139,9 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
   const maxBytes = parseIntegerOption('nats-max-bytes', text('nats-max-bytes'), 1, Number.MAX_SAFE_INTEGER)
   const applyWaitMs = parseIntegerOption('apply-wait-ms', text('apply-wait-ms'), 0, 2_147_483_647)
   const writeConcern = parseIntegerOption('write-concern', text('write-concern'), 0, MAX_WRITE_CONCERN)
+  const snapshotMinutes = parseIntegerOption('snapshot-every-minutes', text('snapshot-every-minutes'), 1, Math.floor(MAX_TIMER_MS / 60_000))
+  const snapshotKeep = parseIntegerOption('snapshot-keep', text('snapshot-keep'), 1, 1_000)
+  if (snapshotKeep !== undefined && snapshotMinutes === undefined) throw new UsageError('--snapshot-keep needs --snapshot-every-minutes (a node that publishes snapshots)')
   const nodeId = text('node-id')
   if (nodeId !== undefined && !isNodeId(nodeId)) throw new UsageError(`--node-id: a node id is 1 to 128 printable ASCII characters, without spaces (got ${JSON.stringify(String(nodeId).slice(0, 40))})`)
   const stream = text('nats-stream')
@@ -147,7 +166,8 @@ export function parseClusterFlags(values: Values): ClusterFlags | undefined {
     ...(nodeId === undefined ? {} : { nodeId }),
     ...(values['adopt-empty-stream'] === true ? { adoptEmptyStream: true } : {}),
   }
-  return { options, maxLag, maxStalenessMs, secretFiles }
+  const snapshots = snapshotMinutes === undefined ? {} : { snapshots: { everyMs: snapshotMinutes * 60_000, keep: snapshotKeep ?? DEFAULT_KEEP } }
+  return { options, maxLag, maxStalenessMs, secretFiles, ...snapshots }
 }
 
 type FlagText = (name: keyof typeof CLUSTER_FLAGS) => string | undefined
@@ -206,8 +226,16 @@ function readFlagFile(flag: string, path: string): Buffer {
  * Starts the node (or follower) on the opened store.
  * @throws CliError saying what to do when NATS cannot be reached or the store cannot follow the stream
  */
-export async function startClusterNode(store: PriceStore, flags: ClusterFlags, location: string, io: CliIo, onForked: () => void = () => {}): Promise<ClusterNode> {
-  const reports = { ...nodeReports(io), onForked }
+export async function startClusterNode(store: PriceStore, flags: ClusterFlags, location: string, io: CliIo, rebuild: RebuildNotices = {}): Promise<ClusterNode> {
+  const logged = nodeReports(io)
+  const reports = {
+    ...logged,
+    onForked: rebuild.onForked ?? (() => {}),
+    onFailure: (err: PriceStoreError) => {
+      logged.onFailure(err)
+      if (isTrimmedPast(err)) rebuild.onTrimmed?.()
+    },
+  }
   if (flags.follow === undefined) for (const [what, path] of flags.secretFiles ?? []) await warnIfShared(path, what, io)
   try {
     if (flags.follow !== undefined) return await ClusterNode.follow(store, new HttpFollowLog(flags.follow, store.provider), reports)
@@ -222,6 +250,12 @@ export async function startClusterNode(store: PriceStore, flags: ClusterFlags, l
   }
 }
 
+/** What the owner of the store is told when it is to be rebuilt: it forked from the stream, or fell behind its retention. */
+export interface RebuildNotices {
+  readonly onForked?: () => void
+  readonly onTrimmed?: () => void
+}
+
 /** What a node tells the operator, on standard error, as it happens. */
 function nodeReports(io: CliIo): Required<Pick<ClusterOptions, 'onError' | 'onFailure' | 'onRefused' | 'onResent'>> {
   const line = (text: string): void => void io.stderr.write(`${text}\n`)
@@ -234,6 +268,6 @@ function nodeReports(io: CliIo): Required<Pick<ClusterOptions, 'onError' | 'onFa
 }
 
 /** The id a served node has unless `--node-id` says otherwise: its host and database, the same across restarts. */
-function defaultNodeId(location: string): string {
+export function defaultNodeId(location: string): string {
   return nodeIdOf(`${hostname()}:${resolve(location)}`)
 }

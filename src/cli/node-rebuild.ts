@@ -1,9 +1,14 @@
 /**
- * `serve --nats` replacing a store that forked from its stream with one
- * rebuilt from the stream, by itself (see src/cluster/rebuild.ts and
- * docs/cluster.md, "When the stream loses acknowledged writes").
+ * `serve --nats` replacing its store, by itself, with one rebuilt from the
+ * stream (from the newest usable snapshot, else from the stream's first
+ * commit: src/cluster/rebuild.ts): when the store forked from the stream,
+ * when retention removed the commits after its position, and when a new node
+ * starts empty while the stream's bucket holds snapshots (docs/cluster.md).
  */
+import { isTrimmedPast } from '../cluster/applier.js'
 import { installRebuilt, isForkedFromStream, rebuildFromStream, rebuildPathOf } from '../cluster/rebuild.js'
+import { listSnapshots } from '../cluster/snapshots.js'
+import { isPriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
 import type { ClusterNode } from '../cluster/cluster-node.js'
 import type { ClusterOptions } from '../cluster/cluster-options.js'
@@ -24,14 +29,19 @@ export async function finishRebuild(location: string, io: CliIo): Promise<void> 
   if (await installRebuilt(location)) io.stderr.write(`put in place the store rebuilt from the stream at ${rebuildPathOf(location)}\n`)
 }
 
-/** Whether a failure to start says the store forked from its stream (and so can be rebuilt from it). */
-export function forkedAtStart(err: unknown): boolean {
-  return isForkedFromStream(err) || (err instanceof Error && isForkedFromStream(err.cause))
+/**
+ * Whether a failure to start says the store is to be replaced by one rebuilt from the stream: it forked from the
+ * stream (which holds every record it holds), or it is only behind a stream that retention trimmed (a snapshot
+ * replaces it).
+ */
+export function rebuildableAtStart(err: unknown): boolean {
+  const cause = err instanceof Error && !isPriceStoreError(err) ? err.cause : err
+  return isForkedFromStream(cause) || isTrimmedPast(cause)
 }
 
 /**
- * Builds, beside the store, a store that applied the stream from its first commit, with the store's own provider and
- * options, logging its progress; the store goes on serving meanwhile. Close the store, then {@link finishRebuild}.
+ * Builds, beside the store, a store that applied the stream (from a snapshot, or from its first commit), with the
+ * store's own provider and options, logging its progress; the store goes on serving meanwhile. Close the store, then {@link finishRebuild}.
  * @returns whether the rebuild is complete (a failure is logged: the node stays as it was, failed)
  */
 export async function rebuildServedStore(store: PriceStore, config: StoreConfig, cluster: ClusterOptions, io: CliIo, serving: boolean): Promise<boolean> {
@@ -43,13 +53,15 @@ export async function rebuildServedStore(store: PriceStore, config: StoreConfig,
     const done = await rebuildFromStream(location, {
       open: (path) => openStore({ ...config, location: path, provider: { name, id, publicKey } }, { mustExist: false, retention: true }),
       cluster,
+      onSnapshotSkipped: (snapshot, reason) => io.stderr.write(`  passed over the snapshot ${snapshot.name}: ${reason.message}\n`),
       onProgress: ({ position, target }) => {
         if (Date.now() - logged < PROGRESS_LOG_EVERY_MS) return
         logged = Date.now()
         io.stderr.write(`  rebuilding: applied up to position ${formatCount(position)} of ${formatCount(target)}\n`)
       },
     })
-    io.stderr.write(`rebuilt from the stream up to position ${formatCount(done.position)}: putting it in place\n`)
+    const from = done.snapshot === undefined ? '' : ` (from the snapshot ${done.snapshot.name}, at position ${formatCount(done.snapshot.position)})`
+    io.stderr.write(`rebuilt from the stream up to position ${formatCount(done.position)}${from}: putting it in place\n`)
     return true
   } catch (err) {
     io.stderr.write(`rebuilding from the stream failed; this node stays stopped (re-seed it from a backup): ${err instanceof Error ? err.message : String(err)}\n`)
@@ -57,16 +69,31 @@ export async function rebuildServedStore(store: PriceStore, config: StoreConfig,
   }
 }
 
-/** A node of `serve --nats` on its store, and what resolves when its store forks from the stream. */
+/** A node of `serve --nats` on its store, and what resolves when its store is to be rebuilt. */
 export interface ServedNode {
   readonly store: PriceStore
   readonly node: ClusterNode
-  /** Resolves with {@link FORKED} once the node found its store forked from the stream (it applies nothing more). */
+  /**
+   * Resolves with {@link FORKED} once the node found its store forked from the stream, or behind what the stream
+   * still holds (it applies nothing more): its store is to be rebuilt.
+   */
   readonly forked: Promise<typeof FORKED>
 }
 
 /** What the operator reads when the node's store forked. */
 const FORKED_LINE = 'this node\'s store forked from the stream (other writes took the positions of commits the stream lost; this node sent its own again): it is rebuilt from the stream\n'
+
+const TRIMMED_LINE = 'the stream no longer holds the commits after this node\'s position (retention): its store is rebuilt from the newest snapshot the stream follows on from\n'
+
+/** Whether the stream's bucket holds snapshots (a failure to list them is logged, and counts as none). */
+async function hasSnapshots(cluster: ClusterOptions, io: CliIo): Promise<boolean> {
+  try {
+    return (await listSnapshots(cluster, cluster.stream === undefined ? {} : { stream: cluster.stream })).length > 0
+  } catch (err) {
+    io.stderr.write(`could not list the stream's snapshots, starting from the stream: ${err instanceof Error ? err.message : String(err)}\n`)
+    return false
+  }
+}
 
 /** What {@link ServedNode.forked} resolves with. */
 export const FORKED = Symbol('forked')
@@ -76,24 +103,36 @@ export const FORKED = Symbol('forked')
  * stream and replaces it first (the store given is closed then, and the one returned is open).
  */
 export async function startServedNode(store: PriceStore, config: StoreConfig, flags: ClusterFlags, io: CliIo): Promise<ServedNode> {
-  for (let rebuilt = false; ; rebuilt = true) {
+  const cluster = flags.options
+  // A new node (an empty store) starts from the newest snapshot of the stream's bucket when there is one.
+  let rebuilt = false
+  if (cluster !== undefined && store.position === 0 && await hasSnapshots(cluster, io)) {
+    io.stderr.write('a new node: its store is seeded from the newest snapshot the stream follows on from\n')
+    if (await rebuildServedStore(store, config, cluster, io, false)) {
+      store = await reopenRebuilt(store, config, io)
+      rebuilt = true
+    }
+  }
+  for (;;) {
     let notice = (): void => {}
     const forked = new Promise<typeof FORKED>((resolve) => (notice = () => resolve(FORKED)))
+    const noticed = (line: string) => (): void => {
+      io.stderr.write(line)
+      notice()
+    }
     try {
-      const node = await startClusterNode(store, flags, config.location, io, () => {
-        io.stderr.write(FORKED_LINE)
-        notice()
-      })
+      const node = await startClusterNode(store, flags, config.location, io, { onForked: noticed(FORKED_LINE), onTrimmed: noticed(TRIMMED_LINE) })
       return { store, node, forked }
     } catch (err) {
-      // Once only: a store rebuilt from the stream that forks at once is a fault to report, not to loop on.
-      const rebuildable = flags.options !== undefined && !rebuilt && forkedAtStart(err)
-      if (rebuildable) io.stderr.write(FORKED_LINE)
-      if (!rebuildable || !(await rebuildServedStore(store, config, flags.options, io, false))) {
+      // Once only: a store rebuilt from the stream that cannot follow it at once is a fault to report, not to loop on.
+      const rebuildable = cluster !== undefined && !rebuilt && rebuildableAtStart(err)
+      if (rebuildable) io.stderr.write(isForkedFromStream(err instanceof Error ? err.cause : err) ? FORKED_LINE : TRIMMED_LINE)
+      if (!rebuildable || !(await rebuildServedStore(store, config, cluster, io, false))) {
         if (rebuilt) await store.close()
         throw err
       }
       store = await reopenRebuilt(store, config, io)
+      rebuilt = true
     }
   }
 }

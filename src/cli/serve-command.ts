@@ -28,7 +28,8 @@ import { openServedStore } from './served-store.js'
 import { startLiveDemo, type LiveDemo } from './live-demo.js'
 import { countOf, formatCount } from './progress.js'
 import { ENCODING_FLAGS_HELP, encodingOptions } from './encoding-flags.js'
-import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, parseClusterFlags } from './cluster-flags.js'
+import { CLUSTER_FLAGS, CLUSTER_FLAGS_HELP, defaultNodeId, parseClusterFlags } from './cluster-flags.js'
+import { scheduleSnapshots, type SnapshotSchedule } from './snapshot-schedule.js'
 import { FORKED, finishRebuild, rebuildServedStore, reopenRebuilt, startServedNode } from './node-rebuild.js'
 import type { ClusterNode } from '../cluster/cluster-node.js'
 
@@ -171,6 +172,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   let running: RunningServer | undefined
   let node: ClusterNode | undefined
   let live: LiveDemo | undefined
+  let snapshots: SnapshotSchedule | undefined
   let unsubscribe = (): void => {}
   try {
     // Into an empty store, or finishing one an interrupted run left half written.
@@ -178,6 +180,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     if (liveDemo) live = await startLiveDemo(store, config.location, io)
     let served = cluster === undefined ? undefined : await startServedNode(store, config, cluster, io)
     if (served !== undefined) ({ store, node } = served)
+    if (cluster?.options !== undefined && cluster.snapshots !== undefined) {
+      snapshots = scheduleSnapshots(() => store, cluster.options, cluster.options.nodeId ?? defaultNodeId(config.location), cluster.snapshots, io)
+    }
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
     const backups = await backupDirOption(values['backup-dir'], token.token !== undefined, config.location)
     const serverOptions = (replica: ClusterNode | undefined): ServerOptions => ({
@@ -246,6 +251,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     io.stderr.write(`${signal}: stopping (finishing requests in flight)...\n`)
     // The writer first: nothing is written once the streams end and the store closes.
     await live?.stop()
+    await snapshots?.stop()
     await running.close()
     running = undefined
     await node?.stop()
@@ -257,6 +263,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     unsubscribe()
     // Reached with a server or an open store only on failure; close both quietly.
     await live?.stop()
+    await snapshots?.stop()
     await running?.close().catch(() => {})
     await node?.stop().catch(() => {})
     await store.close().catch(() => {})

@@ -316,10 +316,20 @@ function coversGap(decoded: DecodedCommit, position: number, commit: number): bo
 
 /** The log no longer holds the messages after a store's position. */
 export function trimmedPast(log: string, position: number, first: number): PriceStoreError {
-  return diverged(
-    `this store is at position ${position} and the stream ${log} now starts at ${first}: the commits between are gone (retention). Re-seed this node from a backup of a node that is up to date (price-store backup), then start it again`,
+  const error = diverged(
+    `this store is at position ${position} and the stream ${log} now starts at ${first}: the commits between are gone (retention). Re-seed this node from a snapshot (serve --nats does so by itself when the stream's bucket holds one: docs/cluster.md) or from a backup of a node that is up to date (price-store backup), then start it again`,
     position,
   )
+  trimmed.add(error)
+  return error
+}
+
+/** The errors that say the log trimmed away commits a store needs: the store is only behind, and a snapshot replaces it. */
+const trimmed = new WeakSet<Error>()
+
+/** Whether `err` says the log no longer holds the commits after the store's position (retention). */
+export function isTrimmedPast(err: unknown): boolean {
+  return err instanceof Error && trimmed.has(err)
 }
 
 function diverged(message: string, position: number): PriceStoreError {

@@ -121,7 +121,7 @@ describe.skipIf(natsServerPath() === undefined)(`a cluster node starting on a Je
     for (let i = 0; i < 12; i++) await live.putBatch(batch(100 + i * 20, 20))
     const err = await ClusterNode.start(behind, { servers: nats?.urls ?? [], stream: 'TRIMMED' }).then(() => undefined, (e: unknown) => e)
     expect(err).toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { position: behind.position } })
-    expect(String((err as Error).message)).toMatch(/re-seed this node from a backup/i)
+    expect(String((err as Error).message)).toMatch(/re-seed this node from a snapshot .* or from a backup/i)
     expect(behind.position).toBe(1)
   })
 

@@ -16,10 +16,11 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ClusterNode } from '../../src/cluster.js'
+import { ClusterNode, publishSnapshot } from '../../src/cluster.js'
 import { REBUILD_PARTIAL_MARKER, installRebuilt, isForkedFromStream, rebuildFromStream, rebuildPathOf } from '../../src/cluster/rebuild.js'
 import { PriceStore, isPriceStoreError } from '../../src/index.js'
 import { TEST_PROVIDER, type InputRecord } from '../../src/testing/records.js'
+import { streamFirstSequence } from './support/stream-first.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
 import { blockSizes, cutBlocksTo, messagesDir } from './support/stream-files.js'
 import { exportedJson, modelExport, rejection, timedBatch } from './support/store-fixtures.js'
@@ -109,10 +110,10 @@ async function write(node: ClusterNode, records: readonly InputRecord[]): Promis
   }
 }
 
-async function memoryNode(stream: string, nodeId: string): Promise<{ store: PriceStore; node: ClusterNode }> {
+async function memoryNode(stream: string, nodeId: string, extra: { maxBytes?: number } = {}): Promise<{ store: PriceStore; node: ClusterNode }> {
   const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER })
   cleanup.push(() => store.close())
-  const node = await ClusterNode.start(store, { servers: nats!.urls, stream, nodeId })
+  const node = await ClusterNode.start(store, { servers: nats!.urls, stream, nodeId, ...extra })
   cleanup.push(() => node.stop())
   return { store, node }
 }
@@ -171,6 +172,37 @@ describe.skipIf(natsServerPath() === undefined)(`a store rebuilt from a real str
     expect(await write(again, next)).toBeGreaterThan(built.position)
     expect(await writer.node.waitForPosition(store.position, 30_000)).toBe(true)
     expect(await exportedJson(writer.store)).toEqual(await modelExport(TEST_PROVIDER, [...acknowledged, next]))
+  }, 120_000)
+
+  it('a stream its retention trimmed rebuilds a store from the newest snapshot it follows on from, passing over one of another history', async () => {
+    const stream = 'REBUILD_SNAPSHOT'
+    const location = join(dir, 'snapshot', 'db')
+    const connection = { servers: nats!.urls }
+    // A node of another stream, whose snapshot names this stream: its commit ids are not this stream's.
+    const stranger = await memoryNode('REBUILD_STRANGER', 'stranger')
+    for (let i = 0; i < 20; i++) await write(stranger.node, timedBatch(500_000 + i, 1, 'XRP'))
+    const writer = await memoryNode(stream, 'writer', { maxBytes: 64 * 1024 })
+    // About 20 KB a batch: the stream keeps the newest three or so, and no longer holds its first commits.
+    for (let i = 0; i < 12; i++) await write(writer.node, timedBatch(i * 20, 20, 'ETH'))
+    const usable = (await publishSnapshot(writer.store, connection, { stream, nodeId: 'writer' })).snapshot
+    await write(writer.node, timedBatch(1_000, 20, 'AR'))
+    const first = await streamFirstSequence(nats!.urls, stream)
+    expect(first).toBeGreaterThan(1)
+    expect(first).toBeLessThanOrEqual(usable.position) // the stream still holds the snapshot's commit, and all after it
+    const foreign = (await publishSnapshot(stranger.store, connection, { stream, nodeId: 'stranger' })).snapshot
+    expect(foreign.position).toBeGreaterThan(usable.position) // the newest, so it is tried first
+    const skipped: string[] = []
+    const built = await rebuildFromStream(location, { open: openAt, cluster: { servers: nats!.urls, stream }, onSnapshotSkipped: (snapshot) => skipped.push(snapshot.name) })
+    expect(skipped).toEqual([foreign.name])
+    expect(built.snapshot?.name).toBe(usable.name)
+    expect(built.position).toBe(writer.store.position)
+    expect(await installRebuilt(location)).toBe(true)
+    const store = await openAt(location)
+    cleanup.push(() => store.close())
+    expect(await exportedJson(store)).toEqual(await exportedJson(writer.store))
+    // Without the snapshots, the trimmed stream alone cannot rebuild it.
+    const refused = await rejection(rebuildFromStream(join(dir, 'snapshot', 'other'), { open: openAt, cluster: { servers: nats!.urls, stream }, fromSnapshots: false }))
+    expect(isPriceStoreError(refused, 'PRICE_REPLICA_DIVERGED'), String(refused)).toBe(true)
   }, 120_000)
 
   it('a stream that no longer holds its first commit cannot rebuild a store: refused, and the store is left as it was', async () => {

@@ -1,0 +1,71 @@
+/**
+ * A new `serve --nats` node joins a cluster whose stream no longer holds its first commits (its
+ * retention, `--nats-max-bytes`, trimmed them) by itself: it finds a snapshot in the stream's
+ * bucket, restores it, applies the stream's commits after it, and serves every acknowledged write.
+ * Without the snapshot such a node could not start (tested in rebuild.test.ts). The snapshot is
+ * published from a stopped node's store, as `--snapshot-every-minutes` publishes one from a running
+ * node's. Every wait is for an observable state.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { publishSnapshot } from '../../src/cluster.js'
+import { PriceStore } from '../../src/index.js'
+import { TEST_PROVIDER } from '../../src/testing/records.js'
+import type { ChildBundle } from '../reliability/child-process.js'
+import { checkNodesAgree, waitConverged } from './support/cluster-checks.js'
+import { ClusterWriter } from './support/cluster-writer.js'
+import { streamFirstSequence } from './support/stream-first.js'
+import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
+import { NodeProcess, bundleCli, writeTokenFile, type NodeSetup } from './support/node-process.js'
+
+const STREAM = 'SERVE_SNAPSHOT'
+
+describe.skipIf(!natsServerPath())(`a new serve node seeded from a snapshot ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
+  let bundle: ChildBundle | undefined
+  let nats: NatsCluster | undefined
+  let dir: string | undefined
+  let nodes: NodeProcess[] = []
+
+  beforeAll(async () => {
+    ;[bundle, nats, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 1, name: 'serve-snapshot' }), mkdtemp(join(tmpdir(), 'price-store-serve-snapshot-'))])
+  }, 120_000)
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.kill()))
+    await nats?.close()
+    await bundle?.cleanup()
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('joins a cluster whose stream retention trimmed its first commits, from the newest snapshot, and holds every acknowledged write', async () => {
+    const setup: NodeSetup = { bundle: bundle!, dir: dir!, nats: nats!.urls, stream: STREAM, replicas: 1, extraArgs: ['--nats-max-bytes', String(64 * 1024)] }
+    const tokenFile = await writeTokenFile(dir!)
+    nodes = ['a', 'b'].map((name) => new NodeProcess(setup, tokenFile, name))
+    const [a, b] = nodes as [NodeProcess, NodeProcess]
+    await a.start()
+    const writer = new ClusterWriter(() => nodes.filter((node) => node.serving).map((node) => node.url), { batchSize: 40 })
+    await writer.writeMany(12)
+    const position = await waitConverged([a], nats!.urls, STREAM)
+    await a.stop()
+    const store = await PriceStore.open(a.dbDir, { provider: TEST_PROVIDER })
+    const { snapshot } = await publishSnapshot(store, { servers: nats!.urls }, { stream: STREAM, nodeId: 'a' }).finally(() => store.close())
+    expect(snapshot.position).toBe(position)
+    await a.start()
+    await writer.writeMany(1)
+    // The stream no longer holds its first commit (an empty node could not replay it), and still holds the snapshot's.
+    const first = await streamFirstSequence(nats!.urls, STREAM)
+    expect(first).toBeGreaterThan(1)
+    expect(first).toBeLessThanOrEqual(snapshot.position)
+
+    await b.start()
+    expect(b.output()).toMatch(/a new node: its store is seeded from the newest snapshot/)
+    expect(b.output()).toContain(`from the snapshot ${snapshot.name}`)
+    await writer.writeMany(2)
+    await waitConverged(nodes, nats!.urls, STREAM)
+    expect(writer.failed()).toEqual([])
+    await checkNodesAgree(nodes, writer)
+    expect((await b.replication()).state).toBe('applying')
+  }, 180_000)
+})
