@@ -73,6 +73,17 @@ export interface NatsClusterOptions {
    * `verifyClients`: clients must show a certificate the test CA signed.
    */
   readonly tls?: { readonly verifyClients: boolean }
+  /**
+   * Clustered servers do not tell clients each other's addresses: a client given one URL (a proxy's, to cut it off)
+   * does not reconnect to the others behind the test's back.
+   */
+  readonly noAdvertise?: boolean
+  /**
+   * Routes through the test's hands (./nats-route-proxies.ts): server `from` dials server `to`'s route `port` at the
+   * port `via` returns (a proxy's), and every server advertises `advertise` to the others instead of its own route
+   * address, so that no server reaches another round those ports.
+   */
+  readonly routes?: { readonly via: (from: number, to: number, port: number) => Promise<number>; readonly advertise: string }
 }
 
 /** A running set of NATS servers; server indexes go from 0 to size - 1. */
@@ -160,6 +171,8 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
     const ports = await chooseNatsPorts(slots.length)
     for (const slot of slots) slot.ports = ports[slot.index]!
     for (const slot of slots) {
+      const peers = slots.filter((s) => s !== slot)
+      const peerRoutePorts = await Promise.all(peers.map((s) => options.routes?.via(slot.index, s.index, s.ports.cluster) ?? s.ports.cluster))
       const text = natsServerConfig({
         serverName: slot.name,
         storeDir: join(slot.dir, 'js'),
@@ -170,7 +183,7 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
           ? { tls: { certFile: certificates.serverCertFile, keyFile: certificates.serverKeyFile, caFile: certificates.caFile, verifyClients: options.tls.verifyClients } }
           : {}),
         ...(slots.length > 1
-          ? { cluster: { name: clusterName, peerRoutePorts: slots.filter((s) => s !== slot).map((s) => s.ports.cluster) } }
+          ? { cluster: { name: clusterName, peerRoutePorts, noAdvertise: options.noAdvertise === true, ...(options.routes === undefined ? {} : { advertise: options.routes.advertise }) } }
           : {}),
       })
       await writeFile(slot.configFile, text)

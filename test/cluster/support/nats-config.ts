@@ -60,8 +60,12 @@ export interface NatsServerConfigInput {
   readonly serverName: string
   readonly storeDir: string
   readonly ports: NatsPorts
-  /** Cluster name and the route ports of the other servers; absent for a single server. */
-  readonly cluster?: { readonly name: string; readonly peerRoutePorts: readonly number[] }
+  /**
+   * Cluster name and the route ports of the other servers; absent for a single server. `noAdvertise`: the server
+   * does not tell clients the other servers' addresses, so a client reaches only the URLs it was given.
+   * `advertise`: the route address (`host:port`) the server gives the others instead of its own.
+   */
+  readonly cluster?: { readonly name: string; readonly peerRoutePorts: readonly number[]; readonly noAdvertise?: boolean; readonly advertise?: string }
   /** Largest message the server accepts, in bytes (the server's default is 1 MB). */
   readonly maxPayload?: number
   /** An `authorization { ... }` block, written into the config as is. */
@@ -110,6 +114,8 @@ export function natsServerConfig(input: NatsServerConfigInput): string {
       `cluster {`,
       `  name: ${JSON.stringify(input.cluster.name)}`,
       `  listen: "127.0.0.1:${input.ports.cluster}"`,
+      ...(input.cluster.noAdvertise === true ? ['  no_advertise: true'] : []),
+      ...(input.cluster.advertise === undefined ? [] : [`  advertise: ${JSON.stringify(input.cluster.advertise)}`]),
       `  routes: [`,
       ...routes,
       `  ]`,
