@@ -2,9 +2,11 @@
  * A new `serve --nats` node joins a cluster whose stream no longer holds its first commits (its
  * retention, `--nats-max-bytes`, trimmed them) by itself: it finds a snapshot in the stream's
  * bucket, restores it, applies the stream's commits after it, and serves every acknowledged write.
- * Without the snapshot such a node could not start (tested in rebuild.test.ts). The snapshot is
- * published from a stopped node's store, as `--snapshot-every-minutes` publishes one from a running
- * node's. Every wait is for an observable state.
+ * Without the snapshot such a node could not start (tested in rebuild.test.ts). Then that node is
+ * stopped while the retention removes the commits after its position: started again, it finds the
+ * gap and rebuilds from a newer snapshot before it serves. The snapshots are published from a
+ * stopped node's store, as `--snapshot-every-minutes` publishes them from a running node's. Every
+ * wait is for an observable state.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -64,8 +66,26 @@ describe.skipIf(!natsServerPath())(`a new serve node seeded from a snapshot ${na
     expect(b.output()).toContain(`from the snapshot ${snapshot.name}`)
     await writer.writeMany(2)
     await waitConverged(nodes, nats!.urls, STREAM)
+
+    // b is stopped while the stream's retention removes the commits after its position, and a newer snapshot is
+    // published: started again, b finds the gap, and rebuilds its store from that snapshot before it serves.
+    const stoppedAt = (await b.replication()).position
+    await b.stop()
+    await writer.writeMany(30)
+    const ahead = await waitConverged([a], nats!.urls, STREAM)
+    expect(await streamFirstSequence(nats!.urls, STREAM)).toBeGreaterThan(stoppedAt + 1) // b's next commit is gone
+    await a.stop()
+    const again = await PriceStore.open(a.dbDir, { provider: TEST_PROVIDER })
+    const newer = (await publishSnapshot(again, { servers: nats!.urls }, { stream: STREAM, nodeId: 'a' }).finally(() => again.close())).snapshot
+    expect(newer.position).toBe(ahead)
+    await a.start()
+    await b.start()
+    expect(b.output()).toMatch(/the stream no longer holds the commits after this node's position/)
+    expect(b.output()).toContain(`from the snapshot ${newer.name}`)
+    await writer.writeMany(2)
+    await waitConverged(nodes, nats!.urls, STREAM)
     expect(writer.failed()).toEqual([])
     await checkNodesAgree(nodes, writer)
     expect((await b.replication()).state).toBe('applying')
-  }, 180_000)
+  }, 240_000)
 })
