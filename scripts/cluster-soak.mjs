@@ -27,6 +27,7 @@ const FILES = [
   'test/cluster/faults-nats-kill.test.ts',
   'test/cluster/faults-nodes.test.ts',
   'test/cluster/faults-partition.test.ts',
+  'test/cluster/serve-rebuild.test.ts',
 ]
 
 const { values } = parseArgs({ options: { runs: { type: 'string' }, files: { type: 'string' }, out: { type: 'string' } } })

@@ -17,7 +17,7 @@ import { decodeCommit, decodeEntry } from '../../../src/cluster/batch-codec.js'
 import { TEST_PROVIDER } from '../../../src/testing/records.js'
 import { expected } from '../../support/records.js'
 import type { ClusterWriter } from './cluster-writer.js'
-import { eventually, type NodeProcess } from './node-process.js'
+import { eventually, type NodeProcess, type NodeReplication } from './node-process.js'
 
 /**
  * Bounds {@link waitConverged}; only a failure takes this long. A node must catch up within it once the
@@ -71,19 +71,21 @@ export interface SettledNodes {
 
 /**
  * Resolves once every node either reports the stream's last sequence as its position (as
- * {@link waitConverged}) or reports `failed`, and the stream still ends there afterwards.
+ * {@link waitConverged}) or reports `failed`, and the stream still ends there afterwards. A node that failed on a
+ * fork (`forked` in `/health`) is not settled: `serve --nats` rebuilds its store from the stream, and it follows on.
  */
 export async function waitSettled(nodes: readonly NodeProcess[], natsUrls: readonly string[], stream: string, deadlineMs = CONVERGE_DEADLINE_MS): Promise<SettledNodes> {
   const context = (): string => nodes.map((node) => node.output()).join('\n')
   return eventually('every node at the stream\'s last commit, or failed', async () => {
     const last = await streamLastSequence(natsUrls, stream)
     const states = await Promise.all(nodes.map(async (node) => ({ node, replication: await node.replication() })))
-    const behind = states.filter(({ replication }) => replication.state !== 'failed' && replication.position !== last)
+    const stopped = ({ replication }: { replication: NodeReplication }): boolean => replication.state === 'failed' && replication.forked !== true
+    const behind = states.filter((state) => !stopped(state) && state.replication.position !== last)
     if (behind.length > 0) throw new Error(`stream at ${last}, nodes at ${states.map(({ replication }) => `${replication.position} (${replication.state})`).join(', ')}`)
     if ((await streamLastSequence(natsUrls, stream)) !== last) return undefined
     return {
-      following: states.filter(({ replication }) => replication.state !== 'failed').map(({ node }) => node),
-      failed: states.filter(({ replication }) => replication.state === 'failed').map(({ node, replication }) => ({
+      following: states.filter((state) => !stopped(state)).map(({ node }) => node),
+      failed: states.filter(stopped).map(({ node, replication }) => ({
         node, code: replication.error?.code ?? '', message: replication.error?.message ?? '', position: replication.position,
       })),
     }
