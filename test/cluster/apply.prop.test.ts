@@ -351,9 +351,9 @@ async function openStore(db: Db = new MemoryLevel()): Promise<PriceStore> {
   return store
 }
 
-async function follow(store: PriceStore, log: MemoryLog): Promise<{ node: ClusterNode; conn: MemoryLogConnection }> {
+async function follow(store: PriceStore, log: MemoryLog, adoptEmptyStream = false): Promise<{ node: ClusterNode; conn: MemoryLogConnection }> {
   const conn = log.connect()
-  const node = await ClusterNode.follow(store, conn, { applyWaitMs: 0 })
+  const node = await ClusterNode.follow(store, conn, { applyWaitMs: 0, adoptEmptyStream })
   cleanup.push(() => node.stop())
   return { node, conn }
 }
@@ -457,12 +457,14 @@ describe('a node that cannot follow its log', () => {
     expect(store.position).toBe(first.position)
   })
 
-  it('starts an empty log after the position of a store that has commits: the next write takes the position after it', async () => {
+  it('starts an empty log after the position of a store that has commits, when told to adopt it: the next write takes the position after it', async () => {
     const log = new MemoryLog({ maxMessageBytes: MAX_MESSAGE_BYTES })
     const store = await openStore()
     await store.putMany(records(0, 2))
     await store.putMany(records(10, 2))
-    const { node } = await follow(store, log)
+    await expect(follow(store, log)).rejects.toMatchObject({ code: 'PRICE_REPLICA_DIVERGED', details: { parameter: 'adoptEmptyStream' } })
+    expect(log.bounds()).toEqual({ first: 1, last: 0 })
+    const { node } = await follow(store, log, true)
     expect(log.bounds()).toEqual({ first: 3, last: 2 })
     const commit = await node.putBatch(records(20, 2))
     expect(commit.position).toBe(3)

@@ -91,14 +91,14 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     const store = await openStore()
     await store.putMany(timedBatch(0, 2))
     await store.putMany(timedBatch(2, 2))
-    const refused = await failure(ClusterNode.start(store, { servers: nats.urls, auth: nodeA() }))
+    const refused = await failure(ClusterNode.start(store, { servers: nats.urls, auth: nodeA(), adoptEmptyStream: true }))
     expect(refused).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'stream' } })
     expect(refused.message).toMatch(/may not create it/)
     const { nc, jsm } = await manager(nats, 'price-store-admin', PASSWORDS.ADMIN_PASSWORD)
     await expect(jsm.streams.info(STREAM)).rejects.toThrow(/stream not found/)
     expect(store.position).toBe(2)
 
-    await (await startNode(nats, store, { auth: admin() })).stop()
+    await (await startNode(nats, store, { auth: admin(), adoptEmptyStream: true })).stop()
     const created = await jsm.streams.info(STREAM)
     // nats-server 2.9 has no first_seq: a stream started at a position by a purge keeps no deny_purge (jetstream-log.ts).
     const [major = 0, minor = 0] = (nc.info?.version ?? '').split('.').map(Number)
