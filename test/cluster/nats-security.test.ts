@@ -115,9 +115,13 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     await other.putMany(timedBatch(0, 2))
     await other.putMany(timedBatch(2, 2))
     const second = await startNode(nats, other, { auth: { user: 'node-b', password: PASSWORDS.NODE_B_PASSWORD }, nodeId: 'b' })
-    const both = await node.putBatch(timedBatch(6, 2), { writeConcern: 2 })
-    expect(other.position).toBeGreaterThanOrEqual(both.position)
+    // Each direction is shown by a write that waits for the other node: b's reports reach a, then a's reach b.
+    const fromA = await node.putBatch(timedBatch(6, 2), { writeConcern: 2 })
+    expect(other.position).toBeGreaterThanOrEqual(fromA.position)
+    const fromB = await second.putBatch(timedBatch(8, 2), { writeConcern: 2 })
+    expect(store.position).toBeGreaterThanOrEqual(fromB.position)
     expect(second.replication().peers?.map((peer) => peer.node)).toContain('a')
+    expect(node.replication().peers?.map((peer) => peer.node)).toContain('b')
   })
 
   it('a client without credentials cannot connect, nor a node without them start: nothing reaches the stream', async () => {
