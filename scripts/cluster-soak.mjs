@@ -14,7 +14,7 @@
  * Not part of `npm test`: a soak is long on purpose.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { basename, join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -43,13 +43,24 @@ const dir = mkdtempSync(join(tmpdir(), 'price-store-soak-'))
 const ledger = join(dir, 'ledger.ndjson')
 const started = { load: loadavg()[0].toFixed(2), at: new Date().toISOString() }
 const failures = []
+/** Where failed runs' output stays after the soak (the ledger's folder is removed). */
+const keep = join(tmpdir(), `price-store-soak-failures-${process.pid}`)
+mkdirSync(keep, { recursive: true })
 
 try {
   for (let run = 1; run <= runs; run++) {
     const result = spawnSync('npx', ['vitest', 'run', ...files], { env: { ...process.env, SOAK_LEDGER: ledger }, encoding: 'utf8' })
     const passed = result.status === 0
-    if (!passed) failures.push({ run, output: `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => /FAIL|Error|expected/.test(line)).slice(0, 10).join('\n') })
-    process.stderr.write(`run ${run}/${runs}: ${passed ? 'passed' : 'FAILED'}\n`)
+    if (!passed) {
+      const output = `${result.stdout}\n${result.stderr}`
+      // The whole output of a failed run is kept: the lines before the failure (a node retrying, a resend) explain it.
+      const log = join(keep, `run-${run}.log`)
+      writeFileSync(log, output)
+      failures.push({ run, output: output.split('\n').filter((line) => /FAIL|Error|expected/.test(line)).slice(0, 10).join('\n') })
+      process.stderr.write(`run ${run}/${runs}: FAILED (whole output in ${log})\n`)
+    } else {
+      process.stderr.write(`run ${run}/${runs}: passed\n`)
+    }
   }
   const lines = existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)) : []
   const soak = {
