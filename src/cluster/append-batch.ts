@@ -6,15 +6,16 @@ import type { ReplicationLog } from './replication-log.js'
 
 /**
  * Appends a batch: inline in one commit, or as parts and then a commit naming them, every message under an id made
- * from the batch's bytes, so that the log takes a retried append once (within its duplicate window).
+ * from the batch's bytes, so that the log takes a retried append once (within its duplicate window). The commit
+ * carries `signatures`, the options the writer verified the batch under, so that every node verifies it the same way.
  * @returns the commit's position
  * @throws PriceStoreError `PRICE_INVALID_RECORD` for a record too large for one message; the log's error when it did
  *   not acknowledge (the batch may or may not be in it: appending it again is safe)
  */
-export async function appendBatch(log: ReplicationLog, records: readonly StoredRecord[], provider: Provider): Promise<number> {
+export async function appendBatch(log: ReplicationLog, records: readonly StoredRecord[], provider: Provider, signatures: string): Promise<number> {
   const batch = encodeBatch(records, provider, log.maxMessageBytes)
-  if (batch.inline !== undefined) return (await log.appendCommit(batch.inline, batch.id, provider.id)).position
+  if (batch.inline !== undefined) return (await log.appendCommit(batch.inline, batch.id, provider.id, signatures)).position
   // Parts in flight together (their order in the log does not matter: the commit lists their positions).
   const parts = await Promise.all(batch.parts.map(async (part, index) => (await log.appendPart(part, `${batch.id}.${index}`)).position))
-  return (await log.appendCommit(encodePartsCommit(parts), batch.id, provider.id)).position
+  return (await log.appendCommit(encodePartsCommit(parts), batch.id, provider.id, signatures)).position
 }

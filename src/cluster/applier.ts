@@ -22,6 +22,7 @@
  */
 import { PriceStoreError, isPriceStoreError } from '../errors.js'
 import type { PriceStore } from '../store/price-store.js'
+import { parseSignatureRule, type SignatureOptions } from '../store/signatures/signature-options.js'
 import type { PriceRecord } from '../types.js'
 import { batchIdOf, decodeCommit, decodeEntry, partsChunks, type DecodedCommit } from './batch-codec.js'
 import type { PositionWaiters } from './position-waiters.js'
@@ -58,6 +59,21 @@ class Refusal extends Error {
  * error of the write (the disk, this store's own data) is this node's, and stops it.
  */
 const RECORD_REFUSALS: ReadonlySet<string> = new Set(['PRICE_INVALID_RECORD', 'PRICE_INVALID_SIGNATURE'])
+
+/**
+ * The signature options a commit's writer verified it under, which every node applies it under (so that nodes with
+ * other options of their own keep the same verdicts); `undefined` for a commit that carries none (a follower's copy
+ * of a primary's events): the node's own options then.
+ * @throws Refusal PRICE_CORRUPT_VALUE when they do not read as signature options (the same on every node)
+ */
+function signaturesOf(commit: CommitMessage, log: string): SignatureOptions | undefined {
+  if (commit.signatures === undefined) return undefined
+  try {
+    return parseSignatureRule(commit.signatures)
+  } catch (err) {
+    throw new Refusal('PRICE_CORRUPT_VALUE', `the commit at position ${commit.position} of ${log} carries signature options that do not read: ${(err as Error).message}`, { cause: err })
+  }
+}
 
 /** Where the loop reports what an operator should hear of (see `ClusterOptions`). */
 export interface ApplierReports {
@@ -232,9 +248,10 @@ export class Applier {
     // Before a commit goes on top of the store's newest one, the log must still hold that one where the store has
     // it: a log that lost acknowledged messages and reused their positions may show it only now (history-check.ts).
     // Asked while the commit's parts are read.
+    const signatures = signaturesOf(commit, this.#log.name)
     const [records] = await Promise.all([this.#recordsOf(commit, decoded), checkHistory(store, this.#log)])
     try {
-      await store.putBatch(records, commit.id === undefined ? { position: commit.position } : { position: commit.position, commitId: commit.id })
+      await store.putBatch(records, { position: commit.position, ...(commit.id === undefined ? {} : { commitId: commit.id }), ...(signatures === undefined ? {} : { signatures }) })
     } catch (err) {
       if (isPriceStoreError(err) && RECORD_REFUSALS.has(err.code)) throw new Refusal(err.code, `the commit at position ${commit.position} of ${this.#log.name}: ${err.message}`, { cause: err })
       throw err

@@ -192,7 +192,7 @@ export class ClusterNode {
     if (fenced !== undefined) throw unavailable(`${fenced.reason}; retry, here or on another node`, undefined)
     let position: number
     try {
-      position = await appendBatch(this.#log, stored, this.#store.provider)
+      position = await appendBatch(this.#log, stored, this.#store.provider, this.#store.signatureRule)
     } catch (err) {
       if (isPriceStoreError(err)) throw err
       throw unavailable(`the stream ${this.#log.name} did not acknowledge the batch`, err)

@@ -6,7 +6,9 @@
  * JetStream drops a retried publish of the same batch within the stream's
  * duplicate window and answers with the first one's position. Nodes follow
  * the commits with an ordered consumer (ephemeral, flow-controlled, recreated
- * by the client at the next sequence after a server or connection failure).
+ * by the client at the next sequence after a server or connection failure),
+ * each commit confirmed by the stream's leader before it is applied
+ * (confirmed-commits.ts).
  *
  * The stream guards itself: a stream this node creates refuses message
  * deletes and purges (`deny_delete`, `deny_purge`; see #recreate for the one
@@ -16,14 +18,18 @@
 import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream'
 import type { JetStreamClient, JetStreamManager, StoredMsg, StreamConfig, StreamInfo } from '@nats-io/jetstream'
 import { headers, nanos } from '@nats-io/transport-node'
-import type { NatsConnection } from '@nats-io/transport-node'
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node'
 import { PriceStoreError } from '../errors.js'
 import { connectNats, isPermissionRefusal, type NatsConnectOptions } from './nats-connection.js'
 import { encodeAppliedReport, parseAppliedReport, type AppliedReport } from './applied-positions.js'
+import { decodeCommit } from './batch-codec.js'
+import { confirmedCommits, type StreamMessage } from './confirmed-commits.js'
 import type { Appended, CommitMessage, LogBounds, LogMessageAt, LogPart, ReplicationLog } from './replication-log.js'
 
 /** The header naming the provider whose records a commit carries. */
 export const PROVIDER_HEADER = 'Price-Store-Provider'
+/** The header carrying the signature options a commit's writer verified it under. */
+export const SIGNATURES_HEADER = 'Price-Store-Signatures'
 /** JetStream's message-id header, kept with each stored message. */
 const MSG_ID_HEADER = 'Nats-Msg-Id'
 
@@ -61,6 +67,7 @@ export class JetStreamLog implements ReplicationLog {
   #reconnects = 0
   /** The config this node created the stream with, until {@link startAt} may have made it again. */
   #created: (Partial<StreamConfig> & { name: string }) | undefined
+  #disagreements = 0
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, options: JetStreamLogOptions) {
     this.name = options.stream
@@ -113,9 +120,10 @@ export class JetStreamLog implements ReplicationLog {
     return { position: ack.seq, duplicate: ack.duplicate }
   }
 
-  async appendCommit(data: Uint8Array, id: string, provider: string): Promise<Appended> {
+  async appendCommit(data: Uint8Array, id: string, provider: string, signatures?: string): Promise<Appended> {
     const h = headers()
     h.set(PROVIDER_HEADER, provider)
+    if (signatures !== undefined) h.set(SIGNATURES_HEADER, signatures)
     const ack = await this.#js.publish(this.#commitSubject, data, { msgID: id, headers: h, timeout: this.#options.publishTimeoutMs })
     return { position: ack.seq, duplicate: ack.duplicate }
   }
@@ -141,7 +149,34 @@ export class JetStreamLog implements ReplicationLog {
     return (await this.#message({ last_by_subj: this.#commitSubject }))?.seq ?? 0
   }
 
-  async *commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
+  /** Commits as the stream's leader holds them, whichever server's copy the consumer reads (confirmed-commits.ts). */
+  commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
+    return confirmedCommits({
+      consume: (from, stop) => this.#consume(from, stop),
+      leaderAt: async (position) => {
+        const message = await this.#message({ seq: position })
+        return message === null ? undefined : this.#streamMessage(message.seq, message.subject, message.header, message.data)
+      },
+      leaderLast: async () => (await this.bounds()).last,
+      partsOf: (commit) => {
+        try {
+          const decoded = decodeCommit(commit.data)
+          return decoded.kind === 'parts' ? decoded.parts : []
+        } catch {
+          return [] // refused by the applier; every position before it is checked meanwhile
+        }
+      },
+      onDisagreement: () => { this.#disagreements++ },
+    }, after, signal)
+  }
+
+  /** Times a consumer's copy of the stream held another message than the leader (see confirmed-commits.ts). */
+  get disagreements(): number {
+    return this.#disagreements
+  }
+
+  /** The commits after `after` from an ordered consumer, which reads one server's copy of the stream. */
+  async *#consume(after: number, signal: AbortSignal): AsyncIterable<StreamMessage> {
     if (signal.aborted) return
     const consumer = await this.#js.consumers.get(this.name, {
       filter_subjects: this.#commitSubject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1,
@@ -156,12 +191,22 @@ export class JetStreamLog implements ReplicationLog {
     try {
       for await (const message of messages) {
         if (signal.aborted) return
-        const id = message.headers?.get(MSG_ID_HEADER) || undefined
-        yield { position: message.seq, provider: message.headers?.get(PROVIDER_HEADER), data: message.data, id }
+        yield this.#streamMessage(message.seq, message.subject, message.headers, message.data)
       }
     } finally {
       signal.removeEventListener('abort', stop)
       stop()
+    }
+  }
+
+  #streamMessage(position: number, subject: string, h: MsgHdrs | undefined, data: Uint8Array): StreamMessage {
+    return {
+      kind: subject === this.#commitSubject ? 'commit' : 'part',
+      position,
+      provider: h?.get(PROVIDER_HEADER) || undefined,
+      data,
+      id: h?.get(MSG_ID_HEADER) || undefined,
+      signatures: h?.get(SIGNATURES_HEADER) || undefined,
     }
   }
 

@@ -120,7 +120,7 @@ export async function resendLostCommits(store: PriceStore, log: ReplicationLog):
   let records = 0
   for (const commit of lost) {
     const batch = validateBatch(commit.records, store.provider)
-    positions.push(await appendBatch(log, batch, store.provider))
+    positions.push(await appendBatch(log, batch, store.provider, store.signatureRule))
     records += batch.length
   }
   return { commits: lost.length, records, positions }

@@ -18,6 +18,11 @@ export interface CommitMessage {
   readonly data: Uint8Array
   /** The id it was appended with (JetStream's `Nats-Msg-Id`), when the log keeps ids. */
   readonly id?: string | undefined
+  /**
+   * The signature options its writer verified it under (`PriceStore.signatureRule`, a header), when the log carries
+   * them: every node applies the commit under these, not its own.
+   */
+  readonly signatures?: string | undefined
 }
 
 /** A part of a batch as the log holds it. */
@@ -72,8 +77,9 @@ export interface ReplicationLog {
   /**
    * Appends a commit message, which applies its batch on every node.
    * @param id a deterministic id of the batch: a retried append of the same id is not written twice
+   * @param signatures the writer's signature options (`PriceStore.signatureRule`), carried with the commit
    */
-  appendCommit(data: Uint8Array, id: string, provider: string): Promise<Appended>
+  appendCommit(data: Uint8Array, id: string, provider: string, signatures?: string): Promise<Appended>
   /** A part's bytes and the id it was appended with, or `undefined` when the log holds no part there. */
   readPart(position: number): Promise<LogPart | undefined>
   /**

@@ -317,6 +317,9 @@ export class PriceStore {
   /** The `signatures` policy, the verdicts taken since the store opened and the batches refused for one (no I/O). */
   get signatures(): SignatureCounts { return { policy: this.#parts.ingest.policy, ...this.#parts.ingest.counts() } }
 
+  /** The `signatures` options that decide a record's verdict, as JSON `{ policy, evmSigners, evmChainId }` in one canonical form. */
+  get signatureRule(): string { return this.#parts.ingest.ruleText }
+
   /**
    * Records committed since the store was opened, by every writer of this store (each `putMany`/`put` counts
    * its records once committed; a failed batch counts nothing). A counter for monitoring, read without I/O: it

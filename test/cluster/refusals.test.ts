@@ -15,6 +15,7 @@ import { batchIdOf, encodeBatch, encodePartsCommit } from '../../src/cluster/bat
 import { ClusterNode, type RefusedCommit } from '../../src/cluster.js'
 import { PriceStore, type PriceStoreError } from '../../src/index.js'
 import { validateBatch } from '../../src/records/validate-batch.js'
+import { resolveSignatureOptions, signatureRuleText } from '../../src/store/signatures/signature-options.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { MemoryLog, type MemoryLogConnection } from './support/memory-log.js'
 import { exportedJson, modelExport, timedBatch } from './support/store-fixtures.js'
@@ -57,7 +58,7 @@ const encoded = (batch: readonly InputRecord[]): ReturnType<typeof encodeBatch> 
 
 /** Appends a well-formed batch as a writer node would; its commit position. */
 const appendBatch = (conn: MemoryLogConnection, batch: readonly InputRecord[]): Promise<number> =>
-  appendValidated(conn, validateBatch(batch, TEST_PROVIDER), TEST_PROVIDER)
+  appendValidated(conn, validateBatch(batch, TEST_PROVIDER), TEST_PROVIDER, signatureRuleText(resolveSignatureOptions(undefined)))
 
 const exportJson = exportedJson
 /** What a store holds that was given only the good batches, in order: the model of a node that refused the rest. */
@@ -111,6 +112,23 @@ const POISONS: readonly { readonly name: string; readonly code: string; poison(c
       const positions: number[] = []
       for (const [index, body] of other.parts.entries()) positions.push((await conn.appendPart(body, `${other.id}.${index}`)).position)
       return (await conn.appendCommit(encodePartsCommit(positions), 'f'.repeat(64), TEST_PROVIDER.id)).position
+    },
+  },
+  {
+    name: 'a commit whose signature options do not read',
+    code: 'PRICE_CORRUPT_VALUE',
+    poison: async (conn) => {
+      const batch = encoded(records(500, 1))
+      return (await conn.appendCommit(batch.inline!, batch.id, TEST_PROVIDER.id, '{"policy":"sometimes"}')).position
+    },
+  },
+  {
+    // The nodes' own options verify nothing: the commit is verified under its writer's, on every node.
+    name: 'an unsigned record in a commit written under policy reject',
+    code: 'PRICE_INVALID_SIGNATURE',
+    poison: async (conn) => {
+      const batch = encoded(records(500, 1))
+      return (await conn.appendCommit(batch.inline!, batch.id, TEST_PROVIDER.id, '{"policy":"reject","evmSigners":[],"evmChainId":1}')).position
     },
   },
   {
@@ -169,15 +187,17 @@ describe('a commit a node cannot apply', () => {
     expect(await exportJson(late.store)).toEqual(await exportJson(first.store))
   })
 
-  it('is refused when the store refuses a record of it (a bad signature under the reject policy), and the node goes on', async () => {
+  it('carrying no signature options, is verified under the node\'s own: refused when its reject policy refuses a record, and the node goes on', async () => {
     const log = new MemoryLog({ maxMessageBytes: MAX_MESSAGE_BYTES })
     const store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER, signatures: { policy: 'reject', threads: 1 } })
     cleanup.push(() => store.close())
     const refused: RefusedCommit[] = []
     const node = await ClusterNode.follow(store, log.connect(), { applyWaitMs: 0, onRefused: (r) => refused.push(r) })
     cleanup.push(() => node.stop())
-    // The test records' signatures are made-up bytes: a writer that does not check them appended them.
-    const unsigned = await appendBatch(writerOf(log), records(0, 2))
+    // The test records' signatures are made-up bytes, appended with no signature options (as a follower's copy of a
+    // primary's events carries none).
+    const batch = encoded(records(0, 2))
+    const unsigned = (await writerOf(log).appendCommit(batch.inline!, batch.id, TEST_PROVIDER.id)).position
     expect(await node.waitForPosition(unsigned, APPLIED_WITHIN_MS)).toBe(true)
     expect(refused).toEqual([expect.objectContaining({ position: unsigned, code: 'PRICE_INVALID_SIGNATURE' })])
     expect(node.replication()).toMatchObject({ state: 'applying', refusedCommits: 1, lastRefused: { code: 'PRICE_INVALID_SIGNATURE' } })

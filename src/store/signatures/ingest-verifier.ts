@@ -12,7 +12,7 @@ import { SignatureVerifier } from '../../trust/signature-verifier.js'
 import { SIGNATURE_FIELD, type OverallVerdict, type RecordVerdict } from '../../trust/verdict.js'
 import type { Provider } from '../../types.js'
 import { INGEST_WORKER, type IngestChunkContext } from './ingest-chunk.js'
-import type { ResolvedSignatureOptions, SignaturePolicy } from './signature-options.js'
+import { signatureRuleText, type ResolvedSignatureOptions, type SignaturePolicy } from './signature-options.js'
 
 /** Verdicts taken at ingest since the store opened, by overall verdict, and batches refused. */
 export interface IngestCounts {
@@ -28,8 +28,11 @@ export interface SignatureCounts extends IngestCounts {
 /** Verifies the batches a store takes, per its `signatures` option. */
 export class IngestVerifier {
   readonly #options: ResolvedSignatureOptions
+  readonly #ownRule: string
   readonly #provider: Provider
   #verifier: SignatureVerifier | undefined
+  /** Verifiers for batches given other options (`putBatch`'s `signatures` option), by rule, the most recent last. */
+  readonly #others = new Map<string, SharedVerifier>()
   readonly #verdicts: Record<OverallVerdict, number> = { valid: 0, unsigned: 0, invalid: 0, malformed: 0, 'signer-not-allowed': 0 }
   #rejectedBatches = 0
   /** Between `close()` and the store's next open. */
@@ -37,11 +40,17 @@ export class IngestVerifier {
 
   constructor(options: ResolvedSignatureOptions, provider: Provider) {
     this.#options = options
+    this.#ownRule = signatureRuleText(options)
     this.#provider = provider
   }
 
   get policy(): SignaturePolicy {
     return this.#options.policy
+  }
+
+  /** The store's own options, as {@link signatureRuleText} writes them. */
+  get ruleText(): string {
+    return this.#ownRule
   }
 
   /** What was verified since the store opened. */
@@ -53,13 +62,16 @@ export class IngestVerifier {
    * The verdicts of `records` (in order), or `undefined` when the policy is `off`. The workers read the records as
    * `framed` encodes them, a chunk at a time; when this returns its promise, `framed` holds every chunk.
    * @param count whether the verdicts count in {@link IngestVerifier.counts} (not for a check before a write elsewhere)
+   * @param rule the options to verify under, when not the store's own (a commit of a replication log)
    * @throws PriceStoreError `PRICE_INVALID_SIGNATURE` under `reject` (details: `index`, `field`)
    */
-  async check(records: readonly StoredRecord[], framed: FramedRecords, count = true): Promise<readonly RecordVerdict[] | undefined> {
-    if (this.#options.policy === 'off') return undefined
-    const verdicts = await this.#run((verifier) => verifier.verifyEncoded(records.length, (_, to) => framed.share(to)))
+  async check(records: readonly StoredRecord[], framed: FramedRecords, count = true, rule: ResolvedSignatureOptions = this.#options): Promise<readonly RecordVerdict[] | undefined> {
+    if (rule.policy === 'off') return undefined
+    const task = (verifier: SignatureVerifier): Promise<RecordVerdict[]> => verifier.verifyEncoded(records.length, (_, to) => framed.share(to))
+    const text = signatureRuleText(rule)
+    const verdicts = text === this.#ownRule ? await this.#run(task) : await this.#runOther(rule, text, task)
     if (count) for (const verdict of verdicts) this.#verdicts[verdict.overall]++
-    if (this.#options.policy === 'reject') {
+    if (rule.policy === 'reject') {
       const index = verdicts.findIndex((verdict) => verdict.overall !== 'valid')
       if (index >= 0) {
         if (count) this.#rejectedBatches++
@@ -88,14 +100,42 @@ export class IngestVerifier {
     }
   }
 
-  /** The store's verifier: its own workers (ingest-worker.ts), which also read a batch's chunks as the store encodes them. */
-  #newVerifier(): SignatureVerifier {
+  /**
+   * Runs `task` on a verifier of `rule`, started on first use. At most {@link OTHER_RULES} are kept: the one used
+   * least recently is stopped once its tasks are done (a log's commits change options rarely, when signers rotate).
+   */
+  async #runOther(rule: ResolvedSignatureOptions, text: string, task: (verifier: SignatureVerifier) => Promise<RecordVerdict[]>): Promise<RecordVerdict[]> {
+    if (this.#closed) throw closedError()
+    let shared = this.#others.get(text)
+    if (shared === undefined) {
+      shared = { verifier: this.#newVerifier({ ...rule, threads: 1 }), tasks: 0, retired: false }
+      for (const [key, old] of this.#others) {
+        if (this.#others.size < OTHER_RULES) break
+        this.#others.delete(key)
+        retire(old)
+      }
+    }
+    this.#others.delete(text)
+    this.#others.set(text, shared)
+    shared.tasks++
+    try {
+      return await task(shared.verifier)
+    } catch (err) {
+      throw this.#closed ? closedError() : err
+    } finally {
+      shared.tasks--
+      if (shared.retired && shared.tasks === 0) void shared.verifier.close()
+    }
+  }
+
+  /** A verifier on its own workers (ingest-worker.ts), which also read a batch's chunks as the store encodes them. */
+  #newVerifier(options: ResolvedSignatureOptions = this.#options): SignatureVerifier {
     const { id, publicKey } = this.#provider
     const context: IngestChunkContext = { provider: { id, publicKey } }
     return new SignatureVerifier({
-      signers: { providers: [{ id, publicKey, evmAddresses: this.#options.evmSigners }] },
-      evmChainId: this.#options.evmChainId,
-      ...(this.#options.threads === undefined ? {} : { threads: this.#options.threads }),
+      signers: { providers: [{ id, publicKey, evmAddresses: options.evmSigners }] },
+      evmChainId: options.evmChainId,
+      ...(options.threads === undefined ? {} : { threads: options.threads }),
     }, { entry: INGEST_WORKER, context })
   }
 
@@ -111,8 +151,26 @@ export class IngestVerifier {
     this.#closed = true
     const verifier = this.#verifier
     this.#verifier = undefined
-    await verifier?.close()
+    const others = [...this.#others.values()]
+    this.#others.clear()
+    await Promise.all([verifier?.close(), ...others.map(async (other) => other.verifier.close())])
   }
+}
+
+/** How many verifiers of other options a store keeps at once. */
+const OTHER_RULES = 2
+
+/** A verifier of other options, and the tasks running on it. */
+interface SharedVerifier {
+  readonly verifier: SignatureVerifier
+  tasks: number
+  /** Replaced by a verifier of newer options: stopped when its last task ends. */
+  retired: boolean
+}
+
+function retire(shared: SharedVerifier): void {
+  shared.retired = true
+  if (shared.tasks === 0) void shared.verifier.close()
 }
 
 function closedError(): PriceStoreError {

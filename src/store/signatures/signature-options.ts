@@ -58,3 +58,28 @@ export function resolveSignatureOptions(options: unknown): ResolvedSignatureOpti
 function invalid(field: string, value: unknown, rule: string): PriceStoreError {
   return new PriceStoreError('PRICE_INVALID_OPTIONS', `option ${field} ${rule} (got ${describeValue(value)})`, { details: { field } })
 }
+
+/**
+ * The options that decide a record's verdict (threads only decide how fast), in one canonical text: the same for
+ * any two option sets that give every record the same verdict. A replication log carries it with each commit so
+ * that every node verifies the commit as its writer did.
+ */
+export function signatureRuleText({ policy, evmSigners, evmChainId }: ResolvedSignatureOptions): string {
+  return JSON.stringify({ policy, evmSigners: [...new Set(evmSigners)].sort(), evmChainId })
+}
+
+/**
+ * Reads a {@link signatureRuleText} back.
+ * @throws PriceStoreError `PRICE_INVALID_OPTIONS` when it is not one
+ */
+export function parseSignatureRule(text: string): SignatureOptions {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw invalid('signatures', text, 'must be the JSON of { policy, evmSigners, evmChainId }')
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalid('signatures', text, 'must be the JSON of { policy, evmSigners, evmChainId }')
+  const { policy, evmSigners, evmChainId } = resolveSignatureOptions({ ...parsed, threads: undefined })
+  return { policy, evmSigners, evmChainId }
+}

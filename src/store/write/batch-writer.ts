@@ -22,6 +22,7 @@ import type { Sealer } from '../upkeep/sealer.js'
 import type { Upkeep } from '../upkeep/upkeep.js'
 import type { RecordVerdict } from '../../trust/verdict.js'
 import type { IngestVerifier } from '../signatures/ingest-verifier.js'
+import { resolveSignatureOptions, type SignatureOptions } from '../signatures/signature-options.js'
 import type { VerdictIndex } from '../signatures/verdict-index.js'
 import type { CommitStep } from './commit-step.js'
 import { openWrite } from './open-write.js'
@@ -50,6 +51,12 @@ export interface PutBatchOptions {
    * (`PriceStore.positionId`).
    */
   readonly commitId?: string
+  /**
+   * Verify the batch under these signature options instead of the store's own (`threads` aside, which stays the
+   * store's): a replication log applies each commit under the options its writer verified it with, so every copy keeps
+   * the same verdicts and refuses the same batches, whatever its own options.
+   */
+  readonly signatures?: SignatureOptions
 }
 
 /** What the write path needs from its store. */
@@ -85,18 +92,19 @@ export class BatchWriter {
    * `PriceStore.putBatch`: checks the records (and the commit position, when one is given), queues their write,
    * and a turn of sealing after it.
    */
-  async putBatch(records: Iterable<NewPriceRecord>, { position: at, commitId }: PutBatchOptions = {}): Promise<BatchCommit> {
+  async putBatch(records: Iterable<NewPriceRecord>, { position: at, commitId, signatures }: PutBatchOptions = {}): Promise<BatchCommit> {
     const { life, provider, journal, queue, upkeep } = this.#context
     life.assertOpen()
     if (at !== undefined) checkCommitPosition(at, journal.head)
     if (commitId !== undefined) checkCommitId(commitId)
+    const rule = signatures === undefined ? undefined : resolveSignatureOptions({ ...signatures, threads: undefined })
     const stored = validateBatch(records, provider)
     if (stored.length === 0) return { stored: 0, position: journal.head }
     // Verified from now on, off the event loop, while the batch keeps its place in the queue: batches are written in
     // the order they were given, and a writer with several in flight has one verified while another is written.
     // The workers read the records' values as the write will hold them, encoded once, chunk by chunk.
     const framed = new FramedRecords(stored)
-    const verified = this.#context.ingest.check(stored, framed)
+    const verified = this.#context.ingest.check(stored, framed, true, rule)
     verified.catch(() => {}) // awaited in the queue; a rejection is the write's
     // Put together now, while the workers verify (every chunk is posted by now): the write in the queue is then a
     // short commit, and under a signature policy the main thread works while the workers do, not after them.

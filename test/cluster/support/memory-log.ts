@@ -27,6 +27,8 @@ interface Message {
   readonly id: string
   readonly data: Uint8Array
   readonly provider: string | undefined
+  /** The writer's signature options (a JetStream header). */
+  readonly signatures?: string | undefined
 }
 
 /** What the log holds at a commit: where, under which message id, for which provider. */
@@ -94,12 +96,12 @@ export class MemoryLog {
   }
 
   /** Appends a message, or answers with the first one's position when its id was taken already. */
-  append(kind: Message['kind'], data: Uint8Array, id: string, provider?: string): Appended {
+  append(kind: Message['kind'], data: Uint8Array, id: string, provider?: string, signatures?: string): Appended {
     const known = this.#ids.get(id)
     if (known !== undefined) return { position: known, duplicate: true }
     const position = this.#next++
     // A copy: the writer may reuse its buffer, a log keeps what it was sent.
-    this.#messages.set(position, { position, kind, id, data: Uint8Array.from(data), provider })
+    this.#messages.set(position, { position, kind, id, data: Uint8Array.from(data), provider, signatures })
     this.#ids.set(id, position)
     if (kind === 'commit') this.#commits.push(position)
     this.notify()
@@ -296,8 +298,8 @@ export class MemoryLogConnection implements ReplicationLog {
     return this.#append('part', data, id)
   }
 
-  async appendCommit(data: Uint8Array, id: string, provider: string): Promise<Appended> {
-    return this.#append('commit', data, id, provider)
+  async appendCommit(data: Uint8Array, id: string, provider: string, signatures?: string): Promise<Appended> {
+    return this.#append('commit', data, id, provider, signatures)
   }
 
   async readPart(position: number): Promise<LogPart | undefined> {
@@ -345,7 +347,7 @@ export class MemoryLogConnection implements ReplicationLog {
         if (next.position <= this.#newest) this.redelivered++
         this.#newest = Math.max(this.#newest, next.position)
         if (this.#lossAfter !== undefined) this.#lossAfter--
-        yield { position: next.position, provider: next.provider, data: next.data, id: next.id }
+        yield { position: next.position, provider: next.provider, data: next.data, id: next.id, signatures: next.signatures }
       }
     }
   }
@@ -368,10 +370,10 @@ export class MemoryLogConnection implements ReplicationLog {
     this.log.notify()
   }
 
-  async #append(kind: 'commit' | 'part', data: Uint8Array, id: string, provider?: string): Promise<Appended> {
+  async #append(kind: 'commit' | 'part', data: Uint8Array, id: string, provider?: string, signatures?: string): Promise<Appended> {
     this.#assertUp()
     if (data.byteLength > this.log.maxMessageBytes) throw new Error(`memory log: a message of ${data.byteLength} bytes is over ${this.log.maxMessageBytes}`)
-    const appended = this.log.append(kind, data, id, provider)
+    const appended = this.log.append(kind, data, id, provider, signatures)
     if (this.#lostAcks > 0) {
       this.#lostAcks--
       throw new ConnectionLost(`the acknowledgement of ${kind} ${appended.position} was lost (injected)`)
