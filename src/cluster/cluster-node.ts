@@ -287,6 +287,7 @@ export class ClusterNode {
       ...(lastRefused === undefined ? {} : { lastRefused }),
       ...(this.#resent === undefined ? {} : { resent: this.#resent }),
       ...(this.#forked ? { forked: true } : {}),
+      ...(this.#log.disagreements ? { leaderReads: this.#log.disagreements } : {}),
       ...(failure === undefined ? {} : { error: { code: failure.code, message: failure.message } }),
     }
   }

@@ -66,6 +66,8 @@ export interface ReplicationLog {
    * before it writes.
    */
   readonly reconnects?: number
+  /** Times the log's copy of the stream disagreed with its leader and was read past from the leader (JetStream). */
+  readonly disagreements?: number
   /** True for a log this node may not append to (a follower's copy of one primary): its appends always fail. */
   readonly readOnly?: boolean
 

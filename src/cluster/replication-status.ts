@@ -50,6 +50,11 @@ export interface ReplicationStatus {
    * store must be replaced by one rebuilt from the stream (`serve --nats` does so by itself).
    */
   readonly forked?: boolean | undefined
+  /**
+   * Times the copy of the stream this node's consumer reads held other commits than the stream's leader (a NATS
+   * server left behind by a partition), each time read past from the leader; absent while never.
+   */
+  readonly leaderReads?: number | undefined
   /** When `state` is `failed`: the error's code and message. */
   readonly error?: { readonly code: string; readonly message: string } | undefined
 }
