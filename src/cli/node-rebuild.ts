@@ -29,13 +29,18 @@ export async function finishRebuild(location: string, io: CliIo): Promise<void> 
   if (await installRebuilt(location)) io.stderr.write(`put in place the store rebuilt from the stream at ${rebuildPathOf(location)}\n`)
 }
 
+/** The store's error behind a failure to start: the error itself, or the cause the CLI wrapped it around. */
+function storeErrorOf(err: unknown): unknown {
+  return err instanceof Error && !isPriceStoreError(err) ? err.cause : err
+}
+
 /**
  * Whether a failure to start says the store is to be replaced by one rebuilt from the stream: it forked from the
  * stream (which holds every record it holds), or it is only behind a stream that retention trimmed (a snapshot
  * replaces it).
  */
 export function rebuildableAtStart(err: unknown): boolean {
-  const cause = err instanceof Error && !isPriceStoreError(err) ? err.cause : err
+  const cause = storeErrorOf(err)
   return isForkedFromStream(cause) || isTrimmedPast(cause)
 }
 
@@ -126,7 +131,7 @@ export async function startServedNode(store: PriceStore, config: StoreConfig, fl
     } catch (err) {
       // Once only: a store rebuilt from the stream that cannot follow it at once is a fault to report, not to loop on.
       const rebuildable = cluster !== undefined && !rebuilt && rebuildableAtStart(err)
-      if (rebuildable) io.stderr.write(isForkedFromStream(err instanceof Error ? err.cause : err) ? FORKED_LINE : TRIMMED_LINE)
+      if (rebuildable) io.stderr.write(isForkedFromStream(storeErrorOf(err)) ? FORKED_LINE : TRIMMED_LINE)
       if (!rebuildable || !(await rebuildServedStore(store, config, cluster, io, false))) {
         if (rebuilt) await store.close()
         throw err
