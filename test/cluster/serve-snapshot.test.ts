@@ -4,7 +4,8 @@
  * bucket, restores it, applies the stream's commits after it, and serves every acknowledged write.
  * Without the snapshot such a node could not start (tested in rebuild.test.ts). Then that node is
  * stopped while the retention removes the commits after its position: started again, it finds the
- * gap and rebuilds from a newer snapshot before it serves. The snapshots are published from a
+ * gap and rebuilds from a newer snapshot before it serves; frozen (SIGSTOP) instead, resumed, it finds
+ * the gap while it runs and rebuilds while it serves. The snapshots are published from a
  * stopped node's store, as `--snapshot-every-minutes` publishes them from a running node's. Every
  * wait is for an observable state.
  */
@@ -47,7 +48,8 @@ describe.skipIf(!natsServerPath())(`a new serve node seeded from a snapshot ${na
     nodes = ['a', 'b'].map((name) => new NodeProcess(setup, tokenFile, name))
     const [a, b] = nodes as [NodeProcess, NodeProcess]
     await a.start()
-    const writer = new ClusterWriter(() => nodes.filter((node) => node.serving).map((node) => node.url), { batchSize: 40 })
+    const frozen = new Set<NodeProcess>()
+    const writer = new ClusterWriter(() => nodes.filter((node) => node.serving && !frozen.has(node)).map((node) => node.url), { batchSize: 40 })
     await writer.writeMany(12)
     const position = await waitConverged([a], nats!.urls, STREAM)
     await a.stop()
@@ -84,8 +86,30 @@ describe.skipIf(!natsServerPath())(`a new serve node seeded from a snapshot ${na
     expect(b.output()).toContain(`from the snapshot ${newer.name}`)
     await writer.writeMany(2)
     await waitConverged(nodes, nats!.urls, STREAM)
+
+    // b is frozen (SIGSTOP) while the retention removes the commits after its position and a newer snapshot is
+    // published: resumed, the running node finds the gap (what its consumer was sent before the trim, the leader no
+    // longer holds), and rebuilds its store from that snapshot while it serves, on the same port.
+    const frozenAt = (await b.replication()).position
+    frozen.add(b)
+    b.pause()
+    await writer.writeMany(30)
+    const later = await waitConverged([a], nats!.urls, STREAM)
+    expect(await streamFirstSequence(nats!.urls, STREAM)).toBeGreaterThan(frozenAt + 1)
+    await a.stop()
+    const last = await PriceStore.open(a.dbDir, { provider: TEST_PROVIDER })
+    const newest = (await publishSnapshot(last, { servers: nats!.urls }, { stream: STREAM, nodeId: 'a' }).finally(() => last.close())).snapshot
+    expect(newest.position).toBe(later)
+    await a.start()
+    b.resume()
+    frozen.delete(b)
+    await waitConverged(nodes, nats!.urls, STREAM)
+    expect(b.output()).toMatch(/the stream no longer holds the commits after this node's position[^\n]*\nrebuilding this node's store from the stream at [^\n]*, while it serves what it holds/)
+    expect(b.output()).toContain(`from the snapshot ${newest.name}`)
+    await writer.writeMany(2)
+    await waitConverged(nodes, nats!.urls, STREAM)
     expect(writer.failed()).toEqual([])
     await checkNodesAgree(nodes, writer)
     expect((await b.replication()).state).toBe('applying')
-  }, 240_000)
+  }, 300_000)
 })
