@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -17,5 +18,8 @@ export default defineConfig({
     // Store-backed property tests and e2e servers do real I/O on a shared 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // At least three files at once, even on two cores: the cluster, crash and process files spend most of their
+    // time waiting for child processes (vitest's default, one worker per core but one, ran one file at a time here).
+    maxWorkers: Math.max(availableParallelism() - 1, 3),
   },
 })

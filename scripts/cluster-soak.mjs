@@ -49,7 +49,8 @@ mkdirSync(keep, { recursive: true })
 
 try {
   for (let run = 1; run <= runs; run++) {
-    const result = spawnSync('npx', ['vitest', 'run', ...files], { env: { ...process.env, SOAK_LEDGER: ledger }, encoding: 'utf8' })
+    // One file at a time: a run measures its scenarios, not the load of the files beside it.
+    const result = spawnSync('npx', ['vitest', 'run', '--maxWorkers=1', ...files], { env: { ...process.env, SOAK_LEDGER: ledger }, encoding: 'utf8' })
     const passed = result.status === 0
     if (!passed) {
       const output = `${result.stdout}\n${result.stderr}`
