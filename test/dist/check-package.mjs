@@ -11,6 +11,8 @@ const entries = ['index', 'http', 'cluster', 'testing'].flatMap((name) => [`dist
 for (const required of ['LICENSE', 'README.md', 'package.json', ...entries, 'dist/cli.js', 'dist/page/chart.js']) {
   if (!shipped.has(required)) problems.push(`${required} is not in the tarball`)
 }
+// The build makes no source maps: a map in the tarball would be a build that makes them again.
+for (const file of shipped) if (file.endsWith('.map')) problems.push(`${file}: a source map ships`)
 // Relative links of the README: [text](path) or [text](path#anchor), not URLs.
 const readme = readFileSync('README.md', 'utf8')
 for (const [, target] of readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
@@ -21,4 +23,4 @@ if (problems.length > 0) {
   console.error(`check-package: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`)
   process.exit(1)
 }
-console.log(`check-package: ${shipped.size} files; LICENSE and all ${readme.match(/\]\((?![a-z]+:)/gi)?.length ?? 0} README links ship`)
+console.log(`check-package: ${shipped.size} files, ${(pack.size / 2 ** 20).toFixed(2)} MiB packed; LICENSE and all ${readme.match(/\]\((?![a-z]+:)/gi)?.length ?? 0} README links ship`)
