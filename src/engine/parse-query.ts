@@ -8,6 +8,7 @@ import { toCrossQuery, type CrossParts } from './forms/cross-query.js'
 import { fail } from '../rules/query-errors.js'
 import { parseFieldSelection } from '../rules/fields.js'
 import { symbolProblem } from '../rules/text-rules.js'
+import { parseTimeText } from '../rules/time-text.js'
 
 /**
  * The store's provider and the other names it answers to. RedStone's own
@@ -272,7 +273,7 @@ function parseInteger(parameter: string, value: unknown, code: PriceStoreErrorCo
   checkString(parameter, value, code)
   if (!pattern.test(value)) {
     const kind = pattern === PLAIN_INTEGER ? 'a plain decimal integer' : 'a decimal integer, optionally negative'
-    throw fail(code, parameter, `${parameter} must be ${kind} (got ${describeValue(value)})`)
+    throw fail(code, parameter, `${parameter} must be ${kind} (got ${describeValue(value)})${timeTextHint(parameter, value)}`)
   }
   const digits = value.replace(/^(-?)0+(?=.)/, '$1')
   const number = Number(digits)
@@ -281,6 +282,19 @@ function parseInteger(parameter: string, value: unknown, code: PriceStoreErrorCo
   }
   return number === 0 ? 0 : number // never -0
 }
+
+/**
+ * For a time given as text (`now-1h`, `2024-06-01`) where `/prices` keeps RedStone's epoch milliseconds: says so, and
+ * where the text is taken. Whether it is time text does not depend on the clock (read at a fixed time here).
+ */
+function timeTextHint(parameter: string, value: string): string {
+  if (parameter !== 'fromTimestamp' && parameter !== 'toTimestamp') return ''
+  if (parseTimeText(value, () => TEXT_PROBE_NOW) === undefined) return ''
+  return `: /prices takes milliseconds since 1970, as RedStone's API does; time text such as ${JSON.stringify(value)} is taken by /prices/export, /prices/quality, /prices/verify and the CLI`
+}
+
+/** A clock reading far from both ends of the times accepted, so that any relative time text reads as a time. */
+const TEXT_PROBE_NOW = 2 ** 50
 
 function checkString(parameter: string, value: unknown, code: PriceStoreErrorCode): asserts value is string {
   // Plain-object parameters come from callers that may pass anything.

@@ -60,9 +60,17 @@ describe('one time syntax on the endpoints', () => {
     expect(refusal(() => qualityOptionsOf(new URLSearchParams('fromTimestamp=0&toTimestamp=1000&interval=1h')))).toMatchObject({ code: 'PRICE_INVALID_INTERVAL' })
   })
 
-  it('/prices keeps RedStone\'s integer milliseconds', () => {
-    for (const text of ['now', 'now-1h', '2024-06-01']) {
-      expect(refusal(() => parseQuery(new URLSearchParams(`symbol=BTC&fromTimestamp=${text}&toTimestamp=1717200000000&interval=3600000`), { provider: { id: 'redstone', name: 'RedStone' } as never, limits: DEFAULT_LIMITS }))).toMatchObject({ code: 'PRICE_INVALID_RANGE' })
+  it('/prices keeps RedStone\'s integer milliseconds, and says where time text is taken', () => {
+    const options = { provider: { id: 'redstone', name: 'RedStone' } as never, limits: DEFAULT_LIMITS }
+    for (const text of ['now', 'now-1h', '-15m', '2024-06-01', '2024-06-01T12:00:00Z']) {
+      for (const query of [`fromTimestamp=${encodeURIComponent(text)}&toTimestamp=1717200000000`, `fromTimestamp=1717100000000&toTimestamp=${encodeURIComponent(text)}`]) {
+        const bad = refusal(() => parseQuery(new URLSearchParams(`symbol=BTC&${query}&interval=3600000`), options))
+        expect(bad).toMatchObject({ code: 'PRICE_INVALID_RANGE' })
+        expect(bad.message).toContain(`(got ${JSON.stringify(text)}): /prices takes milliseconds since 1970, as RedStone's API does; time text such as ${JSON.stringify(text)} is taken by /prices/export`)
+      }
     }
+    // Not time text: no hint.
+    const plain = refusal(() => parseQuery(new URLSearchParams('symbol=BTC&fromTimestamp=soon&toTimestamp=1717200000000&interval=3600000'), options))
+    expect(plain.message).toBe('fromTimestamp must be a plain decimal integer (got "soon")')
   })
 })
