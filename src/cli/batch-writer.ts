@@ -161,13 +161,14 @@ export class BatchWriter {
       const earlier = this.#records.findIndex((record) => refusalOf(record, this.#store.provider) !== undefined)
       if (earlier >= 0) {
         const refusal = refusalOf(this.#records[earlier], this.#store.provider) as PriceStoreError
-        return new CliError(`${badRecord(refusal, this.#positions[earlier])}\n${this.#stopped()}`, 2, { cause: refusal })
+        return new CliError(`${badRecord(refusal, this.#positions[earlier])}\n${this.#stopped(true)}`, 2, { cause: refusal })
       }
-      return new CliError(`${err.message}\n${this.#stopped()}`, 2, { cause: err })
+      // A broken array's next element cannot be found: only a line or element with known text can be skipped.
+      return new CliError(`${err.message}\n${this.#stopped(err.text !== undefined)}`, 2, { cause: err })
     }
     if (isRecordRefusal(err)) {
       const { index } = err.details
-      return new CliError(`${badRecord(err, index === undefined ? undefined : this.#positions[index])}\n${this.#stopped()}`, 2, { cause: err })
+      return new CliError(`${badRecord(err, index === undefined ? undefined : this.#positions[index])}\n${this.#stopped(true)}`, 2, { cause: err })
     }
     return err
   }
@@ -186,12 +187,13 @@ export class BatchWriter {
     })
   }
 
-  #stopped(): string {
+  /** What the import wrote before it stopped, and (when the problem can be skipped) the way past it. */
+  #stopped(skippable: boolean): string {
     const done = this.#progress.count
     const written = `import stopped: ${countOf(done, 'record')} ${done === 1 ? 'was' : 'were'} written before this batch`
     const { count, first, last } = this.pending
-    if (first === undefined || last === undefined) return `${written}.`
-    return `${written}; this batch (${countOf(count, 'record')}, ${describeSpan(first, last)}) was not written.`
+    const stopped = first === undefined || last === undefined ? `${written}.` : `${written}; this batch (${countOf(count, 'record')}, ${describeSpan(first, last)}) was not written.`
+    return skippable ? `${stopped} Fix the record and run the same import again (records written are replaced), or add --skip-bad to write the good records and report each bad one.` : stopped
   }
 }
 

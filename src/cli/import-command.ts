@@ -65,7 +65,7 @@ export async function importCommand(argv: readonly string[], io: CliIo): Promise
   try {
     for (const name of positionals) handles.push(name === '-' ? undefined : await openInput(name))
     const bytes = await inputBytes(handles)
-    const store = remote ?? (await openStore(config as StoreConfig, { mustExist: false }))
+    const store = remote ?? (await openStore(config as StoreConfig, { mustExist: false, whileServed: 'send the files to it instead: price-store import --url http://HOST:PORT --token-file FILE (POST /prices)' }))
     const interrupt = new Interrupt(io)
     let errorsFile: ErrorsFile | undefined
     try {

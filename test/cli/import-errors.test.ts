@@ -30,6 +30,7 @@ describe('import reports problems in line order', () => {
     expect(stderr).toContain(`price-store import: ${file}:31: bad record (field "value"): value must be a finite number (got "abc")`)
     expect(stderr).not.toContain(':41:')
     expect(stderr).toContain('import stopped: 0 records were written before this batch; this batch (40 records, ')
+    expect(stderr).toContain('was not written. Fix the record and run the same import again (records written are replaced), or add --skip-bad to write the good records and report each bad one.')
   })
 
   it('with --skip-bad, through a JSON array too: each report in line order', async () => {

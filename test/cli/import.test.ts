@@ -184,6 +184,7 @@ describe('price-store import: bad input', () => {
       const { code, stderr } = await run(['import', '--db', db, file])
       expect(code).toBe(1)
       expect(stderr).toContain(`the database at ${db} is in use by another process`)
+      expect(stderr).toContain('; if it is a server, send the files to it instead: price-store import --url http://HOST:PORT --token-file FILE (POST /prices)')
     } finally {
       await holder.close()
     }
