@@ -12,15 +12,12 @@
  * for byte, holding every acknowledged batch exactly and every failed one whole or not at all
  * (support/cluster-checks.ts). Nothing waits for time to pass: every wait is for an observable condition.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChildBundle } from '../reliability/child-process.js'
 import { batchesLostByStream, checkNodesAgree, streamLeaderName, streamMessageId, waitConverged, waitSettled, waitWritesOrStopped } from './support/cluster-checks.js'
 import { ClusterWriter, DEFAULT_ATTEMPTS, WRITER_SYMBOLS } from './support/cluster-writer.js'
-import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
-import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { startFaultCluster, type FaultCluster } from './support/fault-cluster.js'
+import { NATS_SKIP_REASON, natsServerPath, type NatsCluster } from './support/nats-cluster.js'
+import { eventually, type NodeProcess } from './support/node-process.js'
 import { recordWriterRun } from './support/soak-findings.js'
 
 const STREAM = 'FAULTS_NATS'
@@ -28,32 +25,19 @@ const STREAM = 'FAULTS_NATS'
 const SCENARIO_TIMEOUT_MS = 180_000
 
 describe.skipIf(!natsServerPath())(`NATS servers killed or restarted under price-store nodes while writes go on (R3) ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
-  let bundle: ChildBundle | undefined
+  let cluster: FaultCluster | undefined
   let nats: NatsCluster
-  let dir: string | undefined
-  let nodes: NodeProcess[] = []
+  let nodes: readonly NodeProcess[] = []
   let writer: ClusterWriter
-
-  const serving = (): string[] => nodes.filter((node) => node.serving).map((node) => node.url)
-  const context = (): string => nodes.map((node) => node.output()).join('\n')
+  const context = (): string => cluster?.context() ?? ''
 
   beforeAll(async () => {
-    let started: NatsCluster | undefined
-    ;[bundle, started, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 3, name: 'faults-nats' }), mkdtemp(join(tmpdir(), 'price-store-faults-nats-'))])
-    nats = started
-    const setup: NodeSetup = { bundle, dir, nats: nats.urls, stream: STREAM, replicas: 3 }
-    const tokenFile = await writeTokenFile(dir)
-    nodes = ['a', 'b', 'c'].map((name) => new NodeProcess(setup, tokenFile, name))
-    await nodes[0]!.start()
-    await Promise.all(nodes.slice(1).map((node) => node.start()))
-    writer = new ClusterWriter(serving)
+    cluster = await startFaultCluster({ name: 'faults-nats', stream: STREAM })
+    ;({ nats, nodes, writer } = cluster)
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.kill()))
-    await nats?.close()
-    await bundle?.cleanup()
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    await cluster?.close()
   })
 
   /** The index of the server leading the stream now (asked again while JetStream is electing leaders). */

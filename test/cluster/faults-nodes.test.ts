@@ -10,16 +10,13 @@
  * The scenarios run in order on the same cluster and stream (each one's checks cover everything
  * written so far). Nothing waits for time to pass: every wait is for an observable condition.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { T0 } from '../../src/testing/records.js'
-import type { ChildBundle } from '../reliability/child-process.js'
 import { checkNodesAgree, waitConverged } from './support/cluster-checks.js'
 import { ClusterWriter, WRITER_SYMBOLS } from './support/cluster-writer.js'
-import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
-import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { startFaultCluster, type FaultCluster } from './support/fault-cluster.js'
+import { NATS_SKIP_REASON, natsServerPath, type NatsCluster } from './support/nats-cluster.js'
+import { eventually, type NodeProcess } from './support/node-process.js'
 import { recordWriterRun } from './support/soak-findings.js'
 
 const STREAM = 'FAULTS_NODES'
@@ -27,31 +24,19 @@ const STREAM = 'FAULTS_NODES'
 const SCENARIO_TIMEOUT_MS = 120_000
 
 describe.skipIf(!natsServerPath())(`price-store nodes killed or frozen while writes go on (3 NATS servers, R3) ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
-  let bundle: ChildBundle | undefined
+  let cluster: FaultCluster | undefined
   let nats: NatsCluster | undefined
-  let dir: string | undefined
-  let nodes: NodeProcess[] = []
+  let nodes: readonly NodeProcess[] = []
   let writer: ClusterWriter
-
-  const running = (): string[] => nodes.filter((node) => node.serving).map((node) => node.url)
-  const context = (): string => nodes.map((node) => node.output()).join('\n')
+  const context = (): string => cluster?.context() ?? ''
 
   beforeAll(async () => {
-    ;[bundle, nats, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 3, name: 'faults-nodes' }), mkdtemp(join(tmpdir(), 'price-store-faults-nodes-'))])
-    const setup: NodeSetup = { bundle, dir, nats: nats.urls, stream: STREAM, replicas: 3 }
-    const tokenFile = await writeTokenFile(dir)
-    nodes = ['a', 'b', 'c'].map((name) => new NodeProcess(setup, tokenFile, name))
-    // The first creates the stream; the others find it.
-    await nodes[0]!.start()
-    await Promise.all(nodes.slice(1).map((node) => node.start()))
-    writer = new ClusterWriter(running)
+    cluster = await startFaultCluster({ name: 'faults-nodes', stream: STREAM })
+    ;({ nats, nodes, writer } = cluster)
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.kill()))
-    await nats?.close()
-    await bundle?.cleanup()
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    await cluster?.close()
   })
 
   it('a node killed with SIGKILL while it applies restarts where it stopped and catches up', async () => {
@@ -97,7 +82,7 @@ describe.skipIf(!natsServerPath())(`price-store nodes killed or frozen while wri
       await writer.writeMany(300, 4)
     } finally {
       b.resume()
-      writer.targets = running
+      writer.targets = cluster!.serving
     }
     const resumedAt = Date.now()
     // A reader that names the newest write's position is answered by the node that was behind once it

@@ -14,41 +14,33 @@
  * that no writer sent (support/cluster-checks.ts). The order of the steps fixes every outcome;
  * every wait is for an observable state.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChildBundle } from '../reliability/child-process.js'
 import { checkNodesAgree, waitConverged } from './support/cluster-checks.js'
 import { ClusterWriter } from './support/cluster-writer.js'
-import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
-import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { startFaultCluster, type FaultCluster } from './support/fault-cluster.js'
+import { NATS_SKIP_REASON, natsServerPath, type NatsCluster } from './support/nats-cluster.js'
+import { eventually, type NodeProcess } from './support/node-process.js'
 import { recordWriterRun } from './support/soak-findings.js'
 import { blockSizes, cutBlocksTo, messagesDir } from './support/stream-files.js'
 
 const STREAM = 'SERVE_REBUILD'
 
 describe.skipIf(!natsServerPath())(`serve nodes whose stores forked from the stream rebuild themselves ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
-  let bundle: ChildBundle | undefined
+  let cluster: FaultCluster | undefined
   let nats: NatsCluster | undefined
-  let dir: string | undefined
-  let nodes: NodeProcess[] = []
+  let nodes: readonly NodeProcess[] = []
 
   beforeAll(async () => {
-    ;[bundle, nats, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 1, name: 'serve-rebuild' }), mkdtemp(join(tmpdir(), 'price-store-serve-rebuild-'))])
+    cluster = await startFaultCluster({ name: 'serve-rebuild', stream: STREAM, servers: 1, nodes: ['a', 'b', 'c', 'd'], start: false })
+    ;({ nats, nodes } = cluster)
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.kill()))
-    await nats?.close()
-    await bundle?.cleanup()
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    await cluster?.close()
   })
 
   it('a stopped node, a frozen one and a late one each rebuild from the stream and hold every acknowledged write', async () => {
-    const setup: NodeSetup = { bundle: bundle!, dir: dir!, nats: nats!.urls, stream: STREAM, replicas: 1 }
-    const tokenFile = await writeTokenFile(dir!)
-    nodes = ['a', 'b', 'c', 'd'].map((name) => new NodeProcess(setup, tokenFile, name))
     const [a, b, c, d] = nodes as [NodeProcess, NodeProcess, NodeProcess, NodeProcess]
     const context = (): string => nodes.map((node) => node.output()).join('\n')
     await a.start()

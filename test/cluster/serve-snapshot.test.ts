@@ -9,43 +9,34 @@
  * stopped node's store, as `--snapshot-every-minutes` publishes them from a running node's. Every
  * wait is for an observable state.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { publishSnapshot } from '../../src/cluster.js'
 import { PriceStore } from '../../src/index.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
-import type { ChildBundle } from '../reliability/child-process.js'
 import { checkNodesAgree, waitConverged } from './support/cluster-checks.js'
 import { ClusterWriter } from './support/cluster-writer.js'
 import { streamFirstSequence } from './support/stream-first.js'
-import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
-import { NodeProcess, bundleCli, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { startFaultCluster, type FaultCluster } from './support/fault-cluster.js'
+import { NATS_SKIP_REASON, natsServerPath, type NatsCluster } from './support/nats-cluster.js'
+import { type NodeProcess } from './support/node-process.js'
 
 const STREAM = 'SERVE_SNAPSHOT'
 
 describe.skipIf(!natsServerPath())(`a new serve node seeded from a snapshot ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
-  let bundle: ChildBundle | undefined
+  let cluster: FaultCluster | undefined
   let nats: NatsCluster | undefined
-  let dir: string | undefined
-  let nodes: NodeProcess[] = []
+  let nodes: readonly NodeProcess[] = []
 
   beforeAll(async () => {
-    ;[bundle, nats, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 1, name: 'serve-snapshot' }), mkdtemp(join(tmpdir(), 'price-store-serve-snapshot-'))])
+    cluster = await startFaultCluster({ name: 'serve-snapshot', stream: STREAM, servers: 1, nodes: ['a', 'b'], start: false, extraArgs: ['--nats-max-bytes', String(64 * 1024)] })
+    ;({ nats, nodes } = cluster)
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.kill()))
-    await nats?.close()
-    await bundle?.cleanup()
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    await cluster?.close()
   })
 
   it('joins a cluster whose stream retention trimmed its first commits, from the newest snapshot, and holds every acknowledged write', async () => {
-    const setup: NodeSetup = { bundle: bundle!, dir: dir!, nats: nats!.urls, stream: STREAM, replicas: 1, extraArgs: ['--nats-max-bytes', String(64 * 1024)] }
-    const tokenFile = await writeTokenFile(dir!)
-    nodes = ['a', 'b'].map((name) => new NodeProcess(setup, tokenFile, name))
     const [a, b] = nodes as [NodeProcess, NodeProcess]
     await a.start()
     const frozen = new Set<NodeProcess>()

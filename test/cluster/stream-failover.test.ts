@@ -12,41 +12,29 @@
  * One NATS server with an R1 stream (the laptop setup); the node faults are what this is about.
  */
 import { EventSource } from 'eventsource'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ChildBundle } from '../reliability/child-process.js'
 import { checkNodesAgree, streamLastSequence, waitConverged } from './support/cluster-checks.js'
 import { ClusterWriter } from './support/cluster-writer.js'
-import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
-import { NodeProcess, bundleCli, eventually, writeTokenFile, type NodeSetup } from './support/node-process.js'
+import { startFaultCluster, type FaultCluster } from './support/fault-cluster.js'
+import { NATS_SKIP_REASON, natsServerPath, type NatsCluster } from './support/nats-cluster.js'
+import { eventually, type NodeProcess } from './support/node-process.js'
 import { readStream, type StreamEvent } from './support/sse-replay.js'
 
 const STREAM = 'FAILOVER'
 
 describe.skipIf(!natsServerPath())(`a live-stream client failing over to another node (1 NATS server, R1) ${natsServerPath() ? '' : NATS_SKIP_REASON}`, () => {
-  let bundle: ChildBundle | undefined
+  let cluster: FaultCluster | undefined
   let nats: NatsCluster | undefined
-  let dir: string | undefined
-  let nodes: NodeProcess[] = []
-
-  const context = (): string => nodes.map((node) => node.output()).join('\n')
+  let nodes: readonly NodeProcess[] = []
+  const context = (): string => cluster?.context() ?? ''
 
   beforeAll(async () => {
-    ;[bundle, nats, dir] = await Promise.all([bundleCli(), startNatsCluster({ size: 1, name: 'failover' }), mkdtemp(join(tmpdir(), 'price-store-failover-'))])
-    const setup: NodeSetup = { bundle, dir, nats: nats.urls, stream: STREAM, replicas: 1 }
-    const tokenFile = await writeTokenFile(dir)
-    nodes = ['a', 'b', 'c'].map((name) => new NodeProcess(setup, tokenFile, name))
-    await nodes[0]!.start()
-    await Promise.all(nodes.slice(1).map((node) => node.start()))
+    cluster = await startFaultCluster({ name: 'failover', stream: STREAM, servers: 1 })
+    ;({ nats, nodes } = cluster)
   }, 120_000)
 
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.kill()))
-    await nats?.close()
-    await bundle?.cleanup()
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    await cluster?.close()
   })
 
   it('an EventSource following a node that is killed resumes on a node behind it with no gap and no duplicate', async () => {

@@ -1,8 +1,9 @@
 /**
- * The cluster a fault scenario file runs on: three NATS servers (R3) and price-store `serve` nodes on one
- * stream, each a real process, with a {@link ClusterWriter} writing through the nodes that serve. The
- * first node creates the stream; the others find it. `close()` (in afterAll) kills every process this
- * started, by PID, and removes the folders.
+ * The cluster a process-level cluster test runs on: NATS servers (three by default, the stream on
+ * every one of them) and price-store `serve` nodes on one stream, each a real process, with a
+ * {@link ClusterWriter} writing through the nodes that serve. The first node creates the stream; the
+ * others find it. A test that starts its nodes itself (in its own order, some late) says `start: false`.
+ * `close()` (in afterAll) kills every process this started, by PID, and removes the folders.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -31,6 +32,10 @@ export interface FaultClusterOptions {
   readonly extraArgs?: readonly string[]
   /** More options of the NATS servers. */
   readonly nats?: Omit<NatsClusterOptions, 'size' | 'name'>
+  /** NATS servers, each holding a copy of the stream (default 3): a cluster of three, or one server. */
+  readonly servers?: 1 | 3
+  /** Whether the nodes are started here (default true): the first, then the others together. */
+  readonly start?: boolean
 }
 
 export interface FaultCluster {
@@ -38,6 +43,8 @@ export interface FaultCluster {
   readonly nodes: readonly NodeProcess[]
   readonly writer: ClusterWriter
   readonly stream: string
+  /** The folder every node's database lies in (removed by `close()`). */
+  readonly dir: string
   /** The URLs of the nodes running and listening now. */
   serving(): string[]
   /** Every node's stderr, for failure messages. */
@@ -54,6 +61,7 @@ export async function startFaultCluster(options: FaultClusterOptions): Promise<F
   let setup: NodeSetup | undefined
   let tokenFile = ''
   const nodes: NodeProcess[] = []
+  const servers = options.servers ?? 3
   const close = async (): Promise<void> => {
     await Promise.all(nodes.map((node) => node.kill()))
     await nats?.close()
@@ -63,18 +71,20 @@ export async function startFaultCluster(options: FaultClusterOptions): Promise<F
   try {
     ;[bundle, nats, dir] = await Promise.all([
       bundleCli(),
-      startNatsCluster({ ...options.nats, size: 3, name: options.name }),
+      startNatsCluster({ ...options.nats, size: servers, name: options.name }),
       mkdtemp(join(tmpdir(), `price-store-${options.name}-`)),
     ])
-    setup = { bundle, dir, nats: nats.urls, stream: options.stream, replicas: 3, extraArgs: options.extraArgs ?? [] }
+    setup = { bundle, dir, nats: nats.urls, stream: options.stream, replicas: servers, extraArgs: options.extraArgs ?? [] }
     tokenFile = await writeTokenFile(dir)
     for (const given of options.nodes ?? ['a', 'b', 'c']) {
       const node: FaultNode = typeof given === 'string' ? { name: given } : given
       const urls = node.nats === undefined ? nats.urls : await node.nats(nats.urls)
       nodes.push(new NodeProcess({ ...setup, nats: urls, extraArgs: [...options.extraArgs ?? [], ...node.extraArgs ?? []] }, tokenFile, node.name))
     }
-    await nodes[0]!.start()
-    await Promise.all(nodes.slice(1).map((node) => node.start()))
+    if (options.start !== false) {
+      await nodes[0]!.start()
+      await Promise.all(nodes.slice(1).map((node) => node.start()))
+    }
   } catch (err) {
     await close()
     throw err
@@ -85,6 +95,7 @@ export async function startFaultCluster(options: FaultClusterOptions): Promise<F
     nodes,
     writer: new ClusterWriter(serving),
     stream: options.stream,
+    dir,
     serving,
     context: () => nodes.map((node) => node.output()).join('\n'),
     async addNode(name) {
