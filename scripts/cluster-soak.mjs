@@ -28,6 +28,8 @@ const FILES = [
   'test/cluster/faults-nodes.test.ts',
   'test/cluster/faults-partition.test.ts',
   'test/cluster/serve-rebuild.test.ts',
+  'test/cluster/snapshots.test.ts',
+  'test/cluster/nats-security.test.ts',
 ]
 
 const { values } = parseArgs({ options: { runs: { type: 'string' }, files: { type: 'string' }, out: { type: 'string' } } })

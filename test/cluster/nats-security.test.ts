@@ -18,6 +18,7 @@ import { ClusterNode, type ClusterOptions, type NatsAuth } from '../../src/clust
 import { PriceStore } from '../../src/index.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
+import { recordSoakRun } from './support/soak-ledger.js'
 import { timedBatch } from './support/store-fixtures.js'
 
 /** The block docs/cluster.md shows; its passwords come from the server's environment. */
@@ -135,7 +136,13 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     const err = await failure(ClusterNode.start(await openStore(), { servers: nats.urls }))
     expect(err).toMatchObject({ code: 'PRICE_LOG_UNAVAILABLE', details: { parameter: 'auth' } })
     expect(err.message).toMatch(/NATS refused the credentials/)
-    expect((await jsm.streams.info(STREAM)).state).toEqual(before)
+    const after = (await jsm.streams.info(STREAM)).state
+    recordSoakRun({
+      scenario: 'a NATS client without credentials tries to publish, and a node without them to start',
+      acknowledged: before.messages, lost: Math.max(0, before.messages - after.messages), phantom: Math.max(0, after.messages - before.messages),
+      diverged: after.last_seq === before.last_seq ? 0 : 1, stopped: 0, recoveryMs: 0,
+    })
+    expect(after).toEqual(before)
   })
 
   it("a node's own user cannot purge or delete the stream, delete a message or change the stream; the stream refuses purges and deletes to the admin too", async () => {

@@ -29,6 +29,7 @@ import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } 
 import { exportedJson, rejection, timedBatch } from './support/store-fixtures.js'
 import { bundleChild, startChild, type ChildBundle } from '../reliability/child-process.js'
 import { startByteLimitedRelay } from './support/byte-limited-relay.js'
+import { compareExports, recordSoakRun } from './support/soak-ledger.js'
 
 const cleanup: (() => Promise<void>)[] = []
 let nats: NatsCluster | undefined
@@ -214,13 +215,21 @@ describe.skipIf(natsServerPath() === undefined)(`snapshots in a NATS Object Stor
       await delay(20)
     }
     running.kill()
+    const killedAt = Date.now()
     expect(await running.ended).toBe('SIGKILL')
     expect(await exists(dir)).toBe(false)
     expect(await readdir(`${dir}.partial`)).toContain('PRICE-STORE-BACKUP-PARTIAL')
 
     await restoreSnapshot(snapshot, dir)
+    const restored = await exportedJson(await openRestored(dir))
+    const expected = await exportedJson(store)
+    const found = compareExports(expected, restored)
+    recordSoakRun({
+      scenario: 'a process killed (SIGKILL) while it restores a snapshot, then restoring again',
+      acknowledged: 10, ...found, diverged: found.lost + found.phantom > 0 ? 1 : 0, stopped: 0, recoveryMs: Date.now() - killedAt,
+    })
     expect(await exists(`${dir}.partial`)).toBe(false)
-    expect(await exportedJson(await openRestored(dir))).toEqual(await exportedJson(store))
+    expect(restored).toEqual(expected)
   })
 
   it('keeps at most `keep` snapshots, the newest always, and none older than maxAgeMs but the newest', async () => {
