@@ -10,11 +10,14 @@
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ClusterNode, type ClusterOptions, type NatsAuth } from '../../src/cluster.js'
+import { ClusterNode, listSnapshots, publishSnapshot, pruneSnapshots, restoreSnapshot, type ClusterOptions, type NatsAuth, type Snapshot } from '../../src/cluster.js'
 import { PriceStore } from '../../src/index.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { NATS_SKIP_REASON, natsServerPath, startNatsCluster, type NatsCluster } from './support/nats-cluster.js'
@@ -209,5 +212,32 @@ describe.skipIf(natsServerPath() === undefined)(`NATS with the documented author
     const after = await jsm.streams.info(STREAM)
     expect(after.config).toEqual(before.config)
     expect(after.state).toMatchObject({ messages: 2, first_seq: 1, last_seq: 2 })
+  })
+  it("a node's user publishes, lists, prunes and restores the stream's snapshots, and still may not purge the stream", async () => {
+    const nats = await securedServer()
+    await seededStream(nats)
+    const store = await openStore()
+    await store.putMany(timedBatch(0, 3))
+    const node = await startNode(nats, store, { auth: nodeA(), nodeId: 'a' })
+    await node.putBatch(timedBatch(100, 2))
+    const connection = { servers: nats.urls, auth: nodeA() }
+    const published: Snapshot[] = []
+    for (let i = 0; i < 3; i++) {
+      await node.putBatch(timedBatch(200 + i * 10, 1))
+      published.push((await publishSnapshot(store, connection, { stream: STREAM, nodeId: 'a' })).snapshot)
+    }
+    expect((await listSnapshots(connection, { stream: STREAM })).map((snapshot) => snapshot.name)).toEqual(published.map((snapshot) => snapshot.name).reverse())
+    const pruned = await pruneSnapshots(connection, { stream: STREAM, keep: 1 })
+    expect(pruned.map((snapshot) => snapshot.name).sort()).toEqual(published.slice(0, 2).map((snapshot) => snapshot.name).sort())
+    const [newest] = await listSnapshots(connection, { stream: STREAM })
+    expect(newest?.name).toBe(published[2]!.name)
+    const dir = await mkdtemp(join(tmpdir(), 'price-store-secured-snapshot-'))
+    cleanup.push(() => rm(dir, { recursive: true, force: true }))
+    await restoreSnapshot(newest!, join(dir, 'restored'))
+    const restored = await PriceStore.open(join(dir, 'restored'), { provider: TEST_PROVIDER })
+    cleanup.push(() => restored.close())
+    expect(restored.position).toBe(newest!.position)
+    const { jsm } = await manager(nats, 'node-a', PASSWORDS.NODE_A_PASSWORD)
+    await expect(jsm.streams.purge(STREAM)).rejects.toThrow(/Permissions Violation/)
   })
 })
