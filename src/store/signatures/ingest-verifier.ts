@@ -124,7 +124,7 @@ export class IngestVerifier {
       throw this.#closed ? closedError() : err
     } finally {
       shared.tasks--
-      if (shared.retired && shared.tasks === 0) void shared.verifier.close()
+      if (shared.retired && shared.tasks === 0) void shared.verifier.close().catch(() => {}) // a worker that fails to stop is gone either way
     }
   }
 
@@ -170,7 +170,7 @@ interface SharedVerifier {
 
 function retire(shared: SharedVerifier): void {
   shared.retired = true
-  if (shared.tasks === 0) void shared.verifier.close()
+  if (shared.tasks === 0) void shared.verifier.close().catch(() => {}) // a worker that fails to stop is gone either way
 }
 
 function closedError(): PriceStoreError {
