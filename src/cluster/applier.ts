@@ -63,11 +63,12 @@ const RECORD_REFUSALS: ReadonlySet<string> = new Set(['PRICE_INVALID_RECORD', 'P
 /**
  * The signature options a commit's writer verified it under, which every node applies it under (so that nodes with
  * other options of their own keep the same verdicts); `undefined` for a commit that carries none (a follower's copy
- * of a primary's events): the node's own options then.
+ * of a primary's events) or the store's own: the node's own options then.
  * @throws Refusal PRICE_CORRUPT_VALUE when they do not read as signature options (the same on every node)
  */
-function signaturesOf(commit: CommitMessage, log: string): SignatureOptions | undefined {
-  if (commit.signatures === undefined) return undefined
+function signaturesOf(commit: CommitMessage, log: string, own: string): SignatureOptions | undefined {
+  // The same text as the store's own options (every commit, when the nodes share them): nothing to read.
+  if (commit.signatures === undefined || commit.signatures === own) return undefined
   try {
     return parseSignatureRule(commit.signatures)
   } catch (err) {
@@ -248,7 +249,7 @@ export class Applier {
     // Before a commit goes on top of the store's newest one, the log must still hold that one where the store has
     // it: a log that lost acknowledged messages and reused their positions may show it only now (history-check.ts).
     // Asked while the commit's parts are read.
-    const signatures = signaturesOf(commit, this.#log.name)
+    const signatures = signaturesOf(commit, this.#log.name, store.signatureRule)
     const [records] = await Promise.all([this.#recordsOf(commit, decoded), checkHistory(store, this.#log)])
     try {
       await store.putBatch(records, { position: commit.position, ...(commit.id === undefined ? {} : { commitId: commit.id }), ...(signatures === undefined ? {} : { signatures }) })

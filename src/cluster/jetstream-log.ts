@@ -135,9 +135,8 @@ export class JetStreamLog implements ReplicationLog {
   }
 
   async messageAt(position: number): Promise<LogMessageAt | undefined> {
-    const message = await this.#message({ seq: position })
-    if (message === null) return undefined
-    return { kind: message.subject === this.#commitSubject ? 'commit' : 'part', id: message.header?.get(MSG_ID_HEADER) || undefined }
+    const message = await this.#leaderAt(position)
+    return message === undefined ? undefined : { kind: message.kind, id: message.id }
   }
 
   async bounds(): Promise<LogBounds> {
@@ -153,10 +152,7 @@ export class JetStreamLog implements ReplicationLog {
   commits(after: number, signal: AbortSignal): AsyncIterable<CommitMessage> {
     return confirmedCommits({
       consume: (from, stop) => this.#consume(from, stop),
-      leaderAt: async (position) => {
-        const message = await this.#message({ seq: position })
-        return message === null ? undefined : this.#streamMessage(message.seq, message.subject, message.header, message.data)
-      },
+      leaderAt: (position) => this.#leaderAt(position),
       leaderLast: async () => (await this.bounds()).last,
       partsOf: (commit) => {
         try {
@@ -197,6 +193,12 @@ export class JetStreamLog implements ReplicationLog {
       signal.removeEventListener('abort', stop)
       stop()
     }
+  }
+
+  /** The message at `position` as the stream's leader holds it (`STREAM.MSG.GET` is answered by the leader). */
+  async #leaderAt(position: number): Promise<StreamMessage | undefined> {
+    const message = await this.#message({ seq: position })
+    return message === null ? undefined : this.#streamMessage(message.seq, message.subject, message.header, message.data)
   }
 
   #streamMessage(position: number, subject: string, h: MsgHdrs | undefined, data: Uint8Array): StreamMessage {

@@ -68,7 +68,8 @@ export class IngestVerifier {
   async check(records: readonly StoredRecord[], framed: FramedRecords, count = true, rule: ResolvedSignatureOptions = this.#options): Promise<readonly RecordVerdict[] | undefined> {
     if (rule.policy === 'off') return undefined
     const task = (verifier: SignatureVerifier): Promise<RecordVerdict[]> => verifier.verifyEncoded(records.length, (_, to) => framed.share(to))
-    const text = signatureRuleText(rule)
+    // The store's own options need no text: only options given for a batch are compared (and may be the same).
+    const text = rule === this.#options ? this.#ownRule : signatureRuleText(rule)
     const verdicts = text === this.#ownRule ? await this.#run(task) : await this.#runOther(rule, text, task)
     if (count) for (const verdict of verdicts) this.#verdicts[verdict.overall]++
     if (rule.policy === 'reject') {
