@@ -27,14 +27,14 @@ export default defineConfig(() => {
   // the browser test imports chartPageBuild from this file.
   rmSync('dist', { recursive: true, force: true })
   return [
-    // The library, price-store, price-store/http and price-store/cluster: ESM and CommonJS, each with its own types.
+    // The library, price-store and its engine, trust, http and cluster entries: ESM and CommonJS, each with its own types.
     // One build with code splitting (also for CommonJS), so the two entries share one copy of
     // the code: the adapter tells a store's DeferredAnswer by `instanceof`, and a store from
     // price-store must be the same class for price-store/http. The shim gives the CommonJS
     // build `import.meta.url`, by which the server finds the page's script from any dist/ file.
     {
       ...shared,
-      entry: { index: 'src/index.ts', http: 'src/http.ts', cluster: 'src/cluster.ts' },
+      entry: { index: 'src/index.ts', engine: 'src/engine.ts', trust: 'src/trust.ts', http: 'src/http.ts', cluster: 'src/cluster.ts' },
       format: ['esm', 'cjs'],
       splitting: true,
       dts: true,

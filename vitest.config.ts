@@ -8,6 +8,8 @@ export default defineConfig({
     alias: {
       'price-store/http': new URL('./src/http.ts', import.meta.url).pathname,
       'price-store/cluster': new URL('./src/cluster.ts', import.meta.url).pathname,
+      'price-store/engine': new URL('./src/engine.ts', import.meta.url).pathname,
+      'price-store/trust': new URL('./src/trust.ts', import.meta.url).pathname,
       'price-store': new URL('./src/index.ts', import.meta.url).pathname,
     },
   },

@@ -2,12 +2,11 @@ import type { AbstractLevel } from 'abstract-level'
 import { executePlanDeferred } from '../engine/execute.js'
 import type { DeferredAnswer } from '../engine/deferred-answer.js'
 import { parseQuery } from '../engine/parse-query.js'
-import { checkPlan } from '../engine/plan.js'
 import type { QueryPlan } from '../engine/query-plan.js'
 import { typedAnswer } from '../engine/answer-form.js'
 import { answerBatchAsOf, type BatchAsOfAnswer, type BatchAsOfOptions, type BatchAsOfPage, type BatchAsOfPageOptions } from './batch-as-of.js'
 import type { CrossAnswerOf, CrossOptions } from '../engine/forms/cross-query.js'
-import { signalOf, toCandlesQuery, toExportSelection, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery, toTypedCrossQuery } from '../engine/typed-queries.js'
+import { signalOf, toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery, toTypedCrossQuery } from '../engine/typed-queries.js'
 import type { CandleOptions, ExportOptions, FillOf, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer } from '../types.js'
 import { closeStore, databaseAt, openStore } from './lifecycle/open-close.js'
@@ -18,7 +17,7 @@ import { readStoredProvider } from './lifecycle/stored-provider.js'
 import { isPlanShaped, streamOptions, type StreamOptions } from './read/query-arguments.js'
 import { answerPage, type PricePage } from './read/cursor-pages.js'
 import { backupWith, type BackupOptions, type BackupResult } from './services/backup.js'
-import { exportRecords } from './services/export.js'
+import { exportStore } from './services/export.js'
 import { storeQuality, type QualityOptions, type QualityReport } from './services/quality.js'
 import { storeStats, type StoreStats } from './services/stats.js'
 import { verifyWith, type VerifyOptions, type VerifyReport } from './services/verify-report.js'
@@ -129,17 +128,13 @@ export class PriceStore {
    * @example
    * const { stored, position } = await store.putBatch(records)
    */
-  async putBatch(records: Iterable<NewPriceRecord>, options: PutBatchOptions = {}): Promise<BatchCommit> {
-    return this.#parts.writer.putBatch(records, options)
-  }
+  putBatch(records: Iterable<NewPriceRecord>, options: PutBatchOptions = {}): Promise<BatchCommit> { return this.#parts.writer.putBatch(records, options) }
 
   /**
    * Under `signatures.policy` `reject`, refuses a batch as `putBatch` would, writing nothing (else does nothing): for a
    * writer that sends it elsewhere first. @throws PriceStoreError `PRICE_INVALID_SIGNATURE`, `PRICE_INVALID_RECORD`
    */
-  async checkSignatures(records: Iterable<NewPriceRecord>): Promise<void> {
-    await this.#parts.writer.checkSignatures(records)
-  }
+  checkSignatures(records: Iterable<NewPriceRecord>): Promise<void> { return this.#parts.writer.checkSignatures(records) }
 
   /**
    * The latest `limit` records of a symbol, newest first; with `to` (and/or `from`), the records as of that
@@ -258,8 +253,7 @@ export class PriceStore {
    */
   async ask(request: QueryParams | QueryPlan, options: QueryOptions = {}): Promise<TypedAnswer> {
     const plan = isPlanShaped(request) ? request : this.plan(request)
-    checkPlan(plan)
-    return typedAnswer(plan.query, await this.#parts.reader.answer(plan, signalOf(options)))
+    return typedAnswer(plan.query, await this.#parts.reader.answerGiven(plan, signalOf(options)))
   }
 
   /**
@@ -273,10 +267,7 @@ export class PriceStore {
    * Answers a plan made by {@link PriceStore.plan}.
    * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else, and as {@link PriceStore.query}
    */
-  async run(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer> {
-    checkPlan(plan)
-    return this.#parts.reader.answer(plan, signalOf(options))
-  }
+  run(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer> { return this.#parts.reader.answerGiven(plan, signalOf(options)) }
 
   /**
    * The work a plan will do, in records: 1 for each record it returns and 1/8 for each it only reads, with the
@@ -288,10 +279,7 @@ export class PriceStore {
    * const plan = store.plan(params)
    * if (store.cost(plan) > 5_000) queueForLater(plan)
    */
-  cost(plan: QueryPlan): number {
-    checkPlan(plan)
-    return this.#parts.reader.cost(plan)
-  }
+  cost(plan: QueryPlan): number { return this.#parts.reader.cost(plan) }
 
   /**
    * Answers a plan as {@link PriceStore.run} does, except that the latest-N and range forms give a
@@ -300,9 +288,8 @@ export class PriceStore {
    * JSON are ever whole in memory.
    * @throws PriceStoreError as {@link PriceStore.run}; reading an item may throw `PRICE_CORRUPT_VALUE`
    */
-  async runDeferred(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
-    checkPlan(plan)
-    return this.#parts.reader.answer(plan, signalOf(options), executePlanDeferred)
+  runDeferred(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
+    return this.#parts.reader.answerGiven(plan, signalOf(options), executePlanDeferred)
   }
 
   /**
@@ -363,10 +350,7 @@ export class PriceStore {
   async prune(options: PruneOptions): Promise<PruneResult> { return this.#parts.upkeep.prune(options) }
 
   /** Every symbol with at least one record, in UTF-8 byte order. */
-  async symbols(): Promise<string[]> {
-    this.#parts.life.assertOpen()
-    return [...this.#parts.state.symbols]
-  }
+  async symbols(): Promise<string[]> { return this.#parts.reader.symbols() }
 
   /**
    * Every stored record (of `symbols`, within `from..to` when given), read from one consistent view: each
@@ -378,11 +362,7 @@ export class PriceStore {
    * @example
    * for await (const record of store.export({ symbols: ['BTC'] })) out.write(`${JSON.stringify(record)}\n`)
    */
-  export(options: ExportOptions = {}): AsyncIterable<PriceRecord> {
-    const selection = toExportSelection(options)
-    const signal = signalOf(options)
-    return this.#parts.reader.viewStream('export the records', signal, (view) => exportRecords(view, selection, signal))
-  }
+  export(options: ExportOptions = {}): AsyncIterable<PriceRecord> { return exportStore(this.#parts.reader, options) }
 
   /**
    * Counts and facts about the store from one consistent view: records and symbols, each symbol's record count

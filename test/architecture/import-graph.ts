@@ -85,7 +85,10 @@ function sourceFiles(root: string): string[] {
 export function layerOf(file: string): string {
   const parts = file.split('/')
   if (parts[0] === 'adapters') return parts.slice(0, 2).join('/')
-  return parts.length === 1 ? (parts[0] as string).replace(/\.ts$/, '') : (parts[0] as string)
+  if (parts.length > 1) return parts[0] as string
+  // A file at the root is a layer of its own: types.ts and errors.ts by their names, a package entry
+  // (index.ts, http.ts, engine.ts, ...) by its file name, apart from the directory it re-exports.
+  return file === 'types.ts' || file === 'errors.ts' ? file.replace(/\.ts$/, '') : file
 }
 
 export const ROOT_DIR = join(dirname(new URL(import.meta.url).pathname), '..', '..', 'src')

@@ -32,9 +32,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   demo: ['types'],
   testing: ['types', 'errors'],
   page: [],
-  cli: ['types', 'errors', 'rules', 'engine', 'records', 'trust', 'keys', 'store', 'adapters/http', 'cluster', 'demo', 'index', 'http'],
-  index: ['types', 'errors', 'rules', 'engine', 'store', 'trust'],
-  http: ['types', 'errors', 'rules', 'engine', 'store', 'adapters/http'],
+  cli: ['types', 'errors', 'rules', 'engine', 'records', 'trust', 'keys', 'store', 'adapters/http', 'cluster', 'demo', 'index.ts', 'http.ts'],
+  // The package's entries re-export; each reaches only the rooms it publishes.
+  'index.ts': ['types', 'errors', 'engine', 'store'],
+  'engine.ts': ['types', 'engine'],
+  'trust.ts': ['trust', 'store'],
+  'http.ts': ['types', 'errors', 'rules', 'engine', 'store', 'adapters/http'],
   'cluster.ts': ['cluster'],
 }
 
@@ -122,10 +125,10 @@ describe('the rooms of the store', () => {
 })
 
 describe('the size of files', () => {
-  it('keeps every source file under 450 lines, and the PriceStore façade (one delegating member per capability) under 430', () => {
+  it('keeps every source file under 450 lines, and the PriceStore façade (one delegating member per capability) at most 400 lines', () => {
     const lines = (file: string): number => readFileSync(join(ROOT_DIR, file), 'utf8').split('\n').length - 1
     const long = [...graph.keys()].filter((file) => lines(file) > 450).map((file) => `${file}: ${lines(file)}`)
     expect(long).toEqual([])
-    expect(lines('store/price-store.ts')).toBeLessThanOrEqual(430)
+    expect(lines('store/price-store.ts')).toBeLessThanOrEqual(400)
   })
 })

@@ -1,9 +1,8 @@
 /**
- * The public surface (issue 19): `price-store` holds what a host of the
- * store needs, at most 100 names, types included (70 until issue 22 added
- * signature verification and feed quality, 90 until issue 24 added batch
- * as-of, cross rates and pages); the HTTP adapter is
- * `price-store/http`; the machinery behind both stays internal. The names
+ * The public surface: `price-store` holds what a host of the store needs,
+ * at most 70 names, types included; the pure engine is `price-store/engine`,
+ * signature verdicts and options `price-store/trust`, the HTTP adapter
+ * `price-store/http`; the machinery behind them stays internal. The names
  * are read from the entry files' export lists (TypeScript's parser, so type
  * exports count too) and checked against what the modules really export.
  */
@@ -12,6 +11,8 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import * as root from '../../src/index.js'
 import * as http from '../../src/http.js'
+import * as engine from '../../src/engine.js'
+import * as trust from '../../src/trust.js'
 
 interface Exported {
   readonly name: string
@@ -36,23 +37,34 @@ function exportsOf(path: string): Exported[] {
 
 const rootNames = exportsOf('index.ts')
 const httpNames = exportsOf('http.ts')
+const engineNames = exportsOf('engine.ts')
+const trustNames = exportsOf('trust.ts')
 const valuesOf = (names: readonly Exported[]): string[] => names.filter((n) => !n.typeOnly).map((n) => n.name).sort()
 
-/** The internals issue 19 named, and the plumbing around them: in neither entry. */
+/** The plumbing between the store and the adapter: in no entry. */
 const INTERNAL = [
   'QueryGate', 'GateRequest', 'StreamedBody', 'DeferredAnswer', 'DeferredItem', 'READ_COST', 'executePlanDeferred',
   'planRequest', 'answerPlanned', 'PlannedRequest', 'answerToJsonInSlices', 'LIGHT_QUERY_RECORDS', 'minuteOfHour',
 ]
 
 describe('the public surface', () => {
-  it('price-store exports at most 100 names, types included', () => {
+  it('price-store exports at most 70 names, types included', () => {
     expect(rootNames.length).toBeGreaterThan(40)
-    expect(rootNames.length).toBeLessThanOrEqual(100)
+    expect(rootNames.length).toBeLessThanOrEqual(70)
   })
 
   it('counts what the modules really export (the values; types leave no trace at run time)', () => {
     expect(Object.keys(root).sort()).toEqual(valuesOf(rootNames))
     expect(Object.keys(http).sort()).toEqual(valuesOf(httpNames))
+    expect(Object.keys(engine).sort()).toEqual(valuesOf(engineNames))
+    expect(Object.keys(trust).sort()).toEqual(valuesOf(trustNames))
+  })
+
+  it('gives each name of the root, the engine and trust one home', () => {
+    const all = [...rootNames, ...engineNames, ...trustNames].map((n) => n.name)
+    expect(all.filter((name, i) => all.indexOf(name) !== i)).toEqual([])
+    expect(engineNames.map((n) => n.name)).toEqual(expect.arrayContaining(['parseQuery', 'planQuery', 'executeQuery', 'ScanSource']))
+    expect(trustNames.map((n) => n.name)).toEqual(expect.arrayContaining(['verifyRecord', 'SignatureVerifier', 'SignatureOptions']))
   })
 
   it('gives each name one home: the HTTP adapter lives in price-store/http only', () => {
@@ -63,7 +75,7 @@ describe('the public surface', () => {
   })
 
   it('keeps the internals internal', () => {
-    const exported = [...rootNames, ...httpNames].map((n) => n.name)
+    const exported = [...rootNames, ...httpNames, ...engineNames, ...trustNames].map((n) => n.name)
     expect(INTERNAL.filter((name) => exported.includes(name))).toEqual([])
   })
 })

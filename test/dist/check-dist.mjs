@@ -65,6 +65,20 @@ for (const [name, api, http] of [['esm', esm, httpEsm], ['cjs', cjs, httpCjs]]) 
   }
   await store.close()
 }
+// price-store/engine shares the main entry's code: a plan it makes is run by a store of the same format (a
+// plan is told by `instanceof`). price-store/trust is checked with the worker threads below.
+const engineEsm = await import('price-store/engine')
+const engineCjs = require('price-store/engine')
+const trustEsm = await import('price-store/trust')
+const trustCjs = require('price-store/trust')
+for (const [name, api, engine] of [['esm', esm, engineEsm], ['cjs', cjs, engineCjs]]) {
+  const store = await api.PriceStore.open(new MemoryLevel(), { provider })
+  await store.put(record)
+  const plan = engine.planQuery(engine.parseQuery({ symbol: 'BTC' }, { provider, limits: api.DEFAULT_LIMITS }), api.DEFAULT_LIMITS.maxRangePoints)
+  assert.deepEqual((await store.run(plan)).map((r) => r.value), [1.5], `${name}: store.run of price-store/engine's plan`)
+  await store.close()
+}
+for (const name of ['parseQuery', 'verifyRecord', 'SignatureVerifier']) assert.equal(esm[name], undefined, `the main entry leaves ${name} to its own entry`)
 // Errors of one entry and format are recognised by the others.
 for (const [name, http] of [['esm', httpEsm], ['cjs', httpCjs]]) {
   assert.equal(http.statusForError(new esm.PriceStoreError('PRICE_NOT_OPEN', 'x').code), 503, `${name}: statusForError`)
@@ -109,8 +123,8 @@ for (const [name, cluster, api] of [['esm', clusterEsm, esm], ['cjs', clusterCjs
 const fixture = JSON.parse(readFileSync(new URL('../trust/fixtures/redstone-api-lite-records.json', import.meta.url), 'utf8'))
 const served = fixture.captures.flatMap((capture) => capture.records)
 const signers = { providers: [{ id: fixture.provider.id, publicKey: fixture.provider.publicKey, evmAddresses: [fixture.provider.evmAddress] }] }
-for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
-  const verifier = new api.SignatureVerifier({ signers, threads: 2 })
+for (const [name, api, trust] of [['esm', esm, trustEsm], ['cjs', cjs, trustCjs]]) {
+  const verifier = new trust.SignatureVerifier({ signers, threads: 2 })
   try {
     const verdicts = await verifier.verifyMany([...served, { ...served[0], value: served[0].value + 1 }])
     assert.deepEqual(verdicts.map((verdict) => verdict.overall), [...served.map(() => 'valid'), 'invalid'], `${name}: SignatureVerifier in worker threads`)
@@ -127,7 +141,7 @@ for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
   try {
     const given = served.map((record) => ({ ...record, signature: 'AAAA' }))
     await store.putBatch(given)
-    const expected = given.map((record) => api.verifyRecord(record, signers))
+    const expected = given.map((record) => trust.verifyRecord(record, signers))
     assert.deepEqual(expected.map((verdict) => verdict.checks.map((check) => check.result)), given.map(() => ['malformed', 'valid']), `${name}: the expected verdicts`)
     const report = await store.verify({ limit: given.length })
     assert.deepEqual(report.failing.map((failing) => failing.verdict), expected, `${name}: a store's ingest workers verify its batches`)
@@ -137,4 +151,4 @@ for (const [name, api] of [['esm', esm], ['cjs', cjs]]) {
 }
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/testing, the signature workers and bin OK')
+console.log('dist: esm, cjs, price-store/engine, price-store/trust, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/testing, the signature workers and bin OK')

@@ -4,8 +4,9 @@
  * batches once it has aborted and close the scan they were reading.
  */
 import { describe, expect, it } from 'vitest'
-import { executePlan, planQuery, streamBuckets } from '../../src/index.js'
-import type { PriceQuery, ScanOptions, ScanRow, ScanSource } from '../../src/index.js'
+import { executePlan, planQuery, streamBuckets } from '../../src/engine.js'
+import type { PriceQuery } from '../../src/index.js'
+import type { ScanOptions, ScanRow, ScanSource } from '../../src/engine.js'
 import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
 import { ArraySource } from '../support/array-source.js'
 import { rejectsCode } from '../support/assertions.js'

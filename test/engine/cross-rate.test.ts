@@ -1,6 +1,9 @@
+import { MemoryLevel } from 'memory-level'
 import { describe, expect, it } from 'vitest'
+import { answerPrices } from '../../src/http.js'
 import { CrossWalk, crossOutcome, derivedSeries } from '../../src/engine/kernels/cross-rate.js'
-import { executeQuery, parseQuery } from '../../src/index.js'
+import { PriceStore } from '../../src/index.js'
+import { executeQuery, parseQuery } from '../../src/engine.js'
 import { TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
 import { referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { toTypedCrossQuery } from '../../src/engine/typed-queries.js'
@@ -70,6 +73,50 @@ describe('cross-rate forms over an array source', () => {
     expect(twap.twap).toBeCloseTo(5 / 3, 14)
     const refused = (await ask('quote=ETH&base=BTC&fromTimestamp=0&toTimestamp=4000&aggregate=twap&maxAge=999')) as any
     expect(refused).toMatchObject({ refused: 'legs-too-far-apart', at: 2_000, legs: { quote: { id: 'b' }, base: { id: 'y' } } })
+  })
+})
+
+describe('cross-rate TWAP with no rate in force by `to`', () => {
+  const config = { provider: TEST_PROVIDER, limits: { maxLimit: 50, maxSymbols: 5, maxRangePoints: 100 } }
+  const from = 1_705_280_789_482
+  const to = 1_705_280_849_482
+  // TIE's newest record is inside the window, well before `to`; SAME is stored, but only after `to`.
+  const stored = storedRecords([
+    makeRecord({ symbol: 'TIE', id: 't1', timestamp: 1_705_280_700_000, value: 2 }),
+    makeRecord({ symbol: 'TIE', id: 't2', timestamp: 1_705_280_820_000, value: 3 }),
+    makeRecord({ symbol: 'SAME', id: 's1', timestamp: to + 1, value: 5 }),
+  ], TEST_PROVIDER)
+  const params = (start: number) => ({ quote: 'SAME', base: 'TIE', fromTimestamp: String(start), toTimestamp: String(to), aggregate: 'twap' })
+  const ask = (start: number) => executeQuery(parseQuery(params(start), config), new ArraySource(stored, { batchSize: 2 }), config.limits)
+  const refusedAtTo = (start: number, base: { id: string; timestamp: number; value: number }) =>
+    ({ quote: 'SAME', base: 'TIE', from: start, to, refused: 'no-quote', at: to, legs: { base } })
+
+  it('is refused no-quote at `to`, with the base leg in force then, not at the last leg record', async () => {
+    const expected = refusedAtTo(from, ref('t2', 1_705_280_820_000, 3))
+    expect(await ask(from)).toEqual(expected)
+    expect(referenceQuery(stored, params(from), config)).toEqual({ answer: expected })
+  })
+
+  it('is refused at `to`, not at `from`, when the only leg record in force is carried in from before the window', async () => {
+    const start = 1_705_280_750_000
+    const short = { ...params(start), toTimestamp: String(1_705_280_800_000) }
+    const expected = { ...refusedAtTo(start, ref('t1', 1_705_280_700_000, 2)), to: 1_705_280_800_000, at: 1_705_280_800_000 }
+    expect(await executeQuery(parseQuery(short, config), new ArraySource(stored, { batchSize: 2 }), config.limits)).toEqual(expected)
+    expect(referenceQuery(stored, short, config)).toEqual({ answer: expected })
+  })
+
+  it('answers the same through the store and HTTP', async () => {
+    const store = await PriceStore.open(new MemoryLevel() as never, { provider: TEST_PROVIDER })
+    try {
+      await store.putMany(stored)
+      const expected = refusedAtTo(from, ref('t2', 1_705_280_820_000, 3))
+      expect(await store.query(params(from))).toEqual(expected)
+      const answer = await answerPrices(store, new URLSearchParams(params(from)))
+      expect(answer.status).toBe(200)
+      expect(JSON.parse(answer.body)).toEqual(expected)
+    } finally {
+      await store.close()
+    }
   })
 })
 

@@ -11,7 +11,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { executeQuery, parseQuery, PriceStore } from '../../src/index.js'
+import { PriceStore } from '../../src/index.js'
+import { executeQuery, parseQuery } from '../../src/engine.js'
 import { answerPrices } from '../../src/http.js'
 import { TEST_LIMITS } from '../../src/testing/record-arbitraries.js'
 import { TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'

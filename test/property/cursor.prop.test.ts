@@ -21,7 +21,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PriceStore, parseQuery, type PriceRecord } from '../../src/index.js'
+import { PriceStore, type PriceRecord } from '../../src/index.js'
+import { parseQuery } from '../../src/engine.js'
 import { planPage, runPage, type PageableQuery } from '../../src/engine/cursor-page.js'
 import type { PagePosition } from '../../src/engine/cursor.js'
 import { dataSetArb } from '../../src/testing/record-arbitraries.js'

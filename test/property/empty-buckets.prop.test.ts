@@ -9,7 +9,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { executeQuery, parseQuery, PriceStore } from '../../src/index.js'
+import { PriceStore } from '../../src/index.js'
+import { executeQuery, parseQuery } from '../../src/engine.js'
 import { dataSetArb, TEST_LIMITS } from '../../src/testing/record-arbitraries.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 import { referenceQuery, storedRecords } from '../../src/testing/reference-model.js'

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { executeQuery, isPriceStoreError, parseQuery } from '../../src/index.js'
+import { isPriceStoreError } from '../../src/index.js'
+import { executeQuery, parseQuery } from '../../src/engine.js'
 import { paramContextArb, queryParamsArb, showParams } from '../../src/testing/query-arbitraries.js'
 import { dataSetArb, TEST_LIMITS } from '../../src/testing/record-arbitraries.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { sampleByInterval, type PriceRecord, type SampledRecord } from '../../src/index.js'
+import { type PriceRecord, type SampledRecord } from '../../src/index.js'
+import { sampleByInterval } from '../../src/engine.js'
 import { minuteOfHour } from '../../src/engine/kernels/sample.js'
 import { dataIntervalArb, idArb, timestampArb } from '../../src/testing/record-arbitraries.js'
 import { makeRecord, T0, TEST_PROVIDER } from '../../src/testing/records.js'

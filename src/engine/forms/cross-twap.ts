@@ -40,7 +40,7 @@ async function averageOfRates(plan: PlanOf<CrossTwapQuery>, source: ScanSource):
     last = timed.outcome.point
     builder.push(rateRow(timed.at, last.value))
   }
-  if (first === undefined || last === undefined) return { ...head, ...refusalAt(latest as TimedOutcome) }
+  if (first === undefined || last === undefined) return { ...head, ...neverInForce(latest as TimedOutcome, query.to) }
   const average = builder.finish()!
   return { ...head, twap: average.twap, start: average.start, count: average.count, first, last }
 }
@@ -53,6 +53,15 @@ function missingLeg(outcome: CrossOutcome): boolean {
 function refusalAt({ at, outcome }: TimedOutcome): CrossRefused & { readonly at: number } {
   const { refused, legs } = outcome as CrossRefused
   return { refused, legs, at }
+}
+
+/**
+ * No rate in force by `to` at all: the refusal is the rate at `to`, not at the
+ * series' last change. The series holds every change up to `to`, so its last
+ * outcome (reason and legs) is still the one in force at `to`.
+ */
+function neverInForce(latest: TimedOutcome, to: number): CrossRefused & { readonly at: number } {
+  return refusalAt({ at: to, outcome: latest.outcome })
 }
 
 /** A rate of the series as the TWAP builder takes a row: its value in force from `at`. */

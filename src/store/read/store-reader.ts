@@ -6,7 +6,7 @@
  */
 import { executePlan, streamBuckets } from '../../engine/execute.js'
 import { costOf } from '../../engine/cost.js'
-import { planQuery } from '../../engine/plan.js'
+import { checkPlan, planQuery } from '../../engine/plan.js'
 import type { QueryPlan } from '../../engine/query-plan.js'
 import type { ScanSource } from '../../engine/scan-source.js'
 import type { QueryOptions } from '../../engine/typed-queries.js'
@@ -36,6 +36,12 @@ export class StoreReader {
   /** The plan of a query, under the store's `maxRangePoints`. */
   plan(query: PriceQuery): QueryPlan {
     return planQuery(query, this.#limits.maxRangePoints)
+  }
+
+  /** Answers a plan a caller gave, checked first: `PRICE_INVALID_QUERY` for anything but a plan the engine made. */
+  async answerGiven<T = PriceAnswer>(plan: QueryPlan, signal: AbortSignal | undefined, execute: PlanRunner<T> = executePlan as never): Promise<T> {
+    checkPlan(plan)
+    return this.answer(plan, signal, execute)
   }
 
   /** Plans a query and answers it (see {@link StoreReader.answer}). */
@@ -104,6 +110,12 @@ export class StoreReader {
     }
   }
 
+  /** Every symbol with at least one record, in UTF-8 byte order. */
+  symbols(): string[] {
+    this.#assertOpen()
+    return [...this.#state.symbols]
+  }
+
   /** A view of the store as it is now (rule 2 of read-state.ts). */
   view(): ReadView {
     this.#assertOpen()
@@ -112,9 +124,10 @@ export class StoreReader {
 
   /**
    * The work a plan will do (see `PriceStore.cost`), with the records a
-   * range covers estimated from one view's counts.
+   * range covers estimated from one view's counts. The plan is checked first, as for {@link StoreReader.answerGiven}.
    */
   cost(plan: QueryPlan): number {
+    checkPlan(plan)
     this.#assertOpen()
     const state = this.#state
     const kind = plan.query.kind

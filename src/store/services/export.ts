@@ -6,9 +6,20 @@
  * record as `latest()` returns it, so NDJSON of them imports back unchanged.
  */
 import { throwIfAborted } from '../../rules/abort.js'
-import type { ExportSelection } from '../../engine/typed-queries.js'
+import { signalOf, toExportSelection, type ExportOptions, type ExportSelection } from '../../engine/typed-queries.js'
 import type { PriceRecord } from '../../types.js'
 import type { ReadView } from '../read/read-view.js'
+import type { StoreReader } from '../read/store-reader.js'
+
+/**
+ * `store.export(options)`: the options are checked when it is called; the view is taken at the first
+ * pull and held until the iteration ends, is left, fails or `signal` aborts.
+ */
+export function exportStore(reader: StoreReader, options: ExportOptions): AsyncIterable<PriceRecord> {
+  const selection = toExportSelection(options)
+  const signal = signalOf(options)
+  return reader.viewStream('export the records', signal, (view) => exportRecords(view, selection, signal))
+}
 
 /**
  * The records of `selection` in `view`, oldest first per symbol, a

@@ -137,17 +137,17 @@ function referenceCrossCandle(records: readonly PriceRecord[], quote: string, ba
 /**
  * The TWAP of the derived series: it starts when both legs are in force;
  * any refused rate from then until `to` refuses the whole average (the first
- * one, with its time). The average itself is the single-symbol reference
- * TWAP of the derived rates, as records in force from their times.
+ * one, with its time). With no rate in force by `to` at all, the refusal is
+ * the one at `to` (`no-quote` / `no-base` and the legs there). The average
+ * itself is the single-symbol reference TWAP of the derived rates, as
+ * records in force from their times.
  */
 function referenceCrossTwap(records: readonly PriceRecord[], quote: string, base: string, from: number, to: number, maxAge: number | undefined): unknown {
   const series = referenceSeries(records, quote, base, from, to, maxAge)
   const missing = (o: ReferenceCross) => 'refused' in o && (o.refused === 'no-quote' || o.refused === 'no-base')
   const live = series.filter(({ outcome }) => !missing(outcome))
-  if (live.length === 0) {
-    const last = series[series.length - 1]!
-    return { ...(last.outcome as object), at: last.at }
-  }
+  // No rate in force by `to` at all: refused as the rate at `to` itself, asked afresh rather than read off the series.
+  if (live.length === 0) return { ...(referenceCross(records, quote, base, to, maxAge) as object), at: to }
   const bad = live.find(({ outcome }) => 'refused' in outcome)
   if (bad !== undefined) return { ...(bad.outcome as object), at: bad.at }
   const rates = live.map(({ at, outcome }) => ({ id: '', symbol: '', timestamp: at, value: (outcome as { point: ReferencePoint }).point.value }) as unknown as PriceRecord)

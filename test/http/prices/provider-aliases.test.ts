@@ -13,7 +13,8 @@ import redstone from 'redstone-api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../../src/adapters/http/node.js'
 import type { DemoRecord } from '../../../src/demo/demo-data.js'
-import { DEFAULT_LIMITS, PriceStore, isPriceStoreError, parseQuery, type ProviderNames } from '../../../src/index.js'
+import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../../src/index.js'
+import { parseQuery, type ProviderNames } from '../../../src/engine.js'
 import { END, PROVIDER, demoRecords, newestFirst, serve } from '../../support/http/demo-server.js'
 
 const WITH_ALIAS: ProviderNames = { ...PROVIDER, aliases: ['redstone-rapid'] }

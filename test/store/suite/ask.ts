@@ -6,7 +6,8 @@
  * compiled by `npm run typecheck`).
  */
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { formOf, type AnswerForm, type Candle, type FilledPoint, type PriceRecord, type QueryParams, type RangeQuery, type SampledRecord, type Twap, type TypedAnswer } from '../../../src/index.js'
+import { type Candle, type FilledPoint, type PriceRecord, type QueryParams, type RangeQuery, type SampledRecord, type Twap, type TypedAnswer } from '../../../src/index.js'
+import { formOf, type AnswerForm } from '../../../src/engine.js'
 import type { CountedBucket, EmptyCandle } from '../../../src/index.js'
 import { rejectsCode } from '../../support/assertions.js'
 import { type FeatureTests, useStores } from './context.js'

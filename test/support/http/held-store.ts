@@ -1,6 +1,7 @@
 import { expect } from 'vitest'
 import type { PricesQueryable } from '../../../src/adapters/http/prices/answer.js'
-import { DEFAULT_LIMITS, parseQuery, planQuery, type PriceAnswer } from '../../../src/index.js'
+import { DEFAULT_LIMITS, type PriceAnswer } from '../../../src/index.js'
+import { parseQuery, planQuery } from '../../../src/engine.js'
 import { PROVIDER } from './demo-server.js'
 
 /**

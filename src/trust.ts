@@ -1,0 +1,15 @@
+/**
+ * `price-store/trust`: the signatures of price records. The verdict of a
+ * record (checked in the calling thread or in a pool of worker threads), the
+ * signature options a store verifies its records under, and the report of
+ * `store.verify()`. See docs/semantics.md, "Signature verdicts".
+ * @packageDocumentation
+ */
+export { verifyRecord } from './trust/verify-record.js'
+export { SignatureVerifier } from './trust/signature-verifier.js'
+export type { SignatureVerifierOptions } from './trust/signature-verifier.js'
+export { fieldCoverage } from './trust/verdict.js'
+export type { RecordVerdict, SignatureCheck, SignatureKind } from './trust/verdict.js'
+export type { AllowedSigners } from './trust/allowed-signers.js'
+export type { SignatureOptions, SignaturePolicy } from './store/signatures/signature-options.js'
+export type { VerifyOptions, VerifyReport } from './store/services/verify-report.js'
