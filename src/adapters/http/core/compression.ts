@@ -34,7 +34,7 @@ export const ZSTD_AVAILABLE = typeof (zlib as { createZstdCompress?: unknown }).
 /**
  * The codings offered, best first: the order that breaks a tie between
  * codings of equal weight. Brotli first: measured on this service's answers
- * (docs/benchmarks.md, "Compression"), brotli at quality 1 is both smaller
+ * (bench/results/history/benchmarks-journal.md, "Compression"), brotli at quality 1 is both smaller
  * than gzip at level 1 and 2.5 to 3 times cheaper. zstd (where Node has it) before
  * gzip: its speed is gzip's at a smaller size, by zstd's own figures (not
  * measured here: Node 20 has none).
@@ -114,7 +114,7 @@ export interface CompressionOptions {
 }
 
 /**
- * Default smallest body compressed (bytes). Measured (docs/benchmarks.md):
+ * Default smallest body compressed (bytes). Measured (bench/results/history/benchmarks-journal.md):
  * a latest-1 answer (one record, 1.4 to 3 KB) shrinks by only a quarter
  * (its signature and key are random base64) while compressing it cut the
  * requests a second by three to six times; from two records on, the public
