@@ -11,7 +11,7 @@
  * that is a lowercase canonical UUID is stored as its 16 bytes (tag 0);
  * any other id as tag `length + 1` and its UTF-8 bytes.
  *
- * A paged chunk's **key column** (format 5) has the same layout with version
+ * A paged chunk's **key column** has the same layout with version
  * byte {@link KEY_COLUMN_VERSION}: its part count is the chunk's page count,
  * it holds every base record of the chunk (up to {@link MAX_KEY_RECORDS}),
  * and each record's value is its value's 9-byte header (flags and value),
@@ -118,9 +118,9 @@ export function readPartRecordCount(bytes: Buffer): number {
   return reader.varint()
 }
 
-/** Whether a key column is a paged chunk's (format 5) rather than format 4's value-less one. @throws MalformedBytes */
-export function isPagedKeyColumn(bytes: Buffer): boolean {
-  return readFormatVersion(new ByteReader(bytes), PART_VERSIONS) === KEY_COLUMN_VERSION
+/** Checks that a chunk's key column is one (its version byte {@link KEY_COLUMN_VERSION}). @throws MalformedBytes */
+export function checkKeyColumn(bytes: Buffer): void {
+  readFormatVersion(new ByteReader(bytes), [KEY_COLUMN_VERSION])
 }
 
 /** A chunk part's column, parsed: per record its timestamp, and where its id and value sit in the part. */

@@ -16,7 +16,7 @@
  * goes from the heads entry straight to one page (and the chunk's delta
  * parts, whose records are merged over the pages').
  *
- * The **delta keys** (format 7; length 0: none) are, for a chunk with delta
+ * The **delta keys** (length 0: none) are, for a chunk with delta
  * parts, their records' timestamps, ids and value headers as one key column
  * (chunk-codec.ts) whose part count is the delta count: the parts merged, a
  * later part's record replacing an earlier one's with the same timestamp
@@ -24,21 +24,13 @@
  * pages or the key column, and reads a delta part only for a delta record it
  * returns whole. A chunk with more than {@link MAX_DELTA_KEYS} delta records
  * has none (its readers read the delta parts).
- *
- * A version 6 entry (format 6) has no delta keys; a version 4 entry
- * (formats 4 and 5) has no page table either; a version 3 entry (format 3)
- * has no delta count either: it has no delta parts.
  */
 import { ByteReader, ByteWriter, MalformedBytes } from './bytes.js'
 import { HEADS_PER_PERIOD, MAX_DELTA_PARTS, PERIOD_MS } from './key-layout.js'
-import {
-  HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTAS, HEADS_VERSION_WITHOUT_DELTA_KEYS, HEADS_VERSION_WITHOUT_PAGES, KEY_COLUMN_VERSION, readFormatVersion,
-} from './format-version.js'
+import { HEADS_VERSION, KEY_COLUMN_VERSION, readFormatVersion } from './format-version.js'
 import { readPartCount, readPartRecordCount, type ChunkRecord } from './chunk-codec.js'
 
-const READABLE = [HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTA_KEYS, HEADS_VERSION_WITHOUT_PAGES, HEADS_VERSION_WITHOUT_DELTAS]
-/** Versions whose entries have a page table. */
-const WITH_PAGES = [HEADS_VERSION, HEADS_VERSION_WITHOUT_DELTA_KEYS]
+const READABLE = [HEADS_VERSION]
 
 /**
  * Delta records a heads entry keeps the keys of at most (about 15 KB with
@@ -116,7 +108,7 @@ export function readHeads(
   visit: (timestamp: number, idStart: number, idEnd: number, valueStart: number, valueEnd: number) => void,
 ): ReadSummary {
   const reader = new ByteReader(bytes)
-  const { version, ...summary } = readSummary(reader)
+  const summary = readSummary(reader)
   const heads = reader.byte()
   if (heads > HEADS_PER_PERIOD) throw new MalformedBytes(`${heads} heads, more than a period has`)
   for (let i = 0; i < heads; i++) {
@@ -126,15 +118,15 @@ export function readHeads(
     const valueStart = reader.sized()
     visit(timestamp, idStart, idEnd, valueStart, reader.offset)
   }
-  const pageStarts = WITH_PAGES.includes(version) ? readPageTable(reader, periodStart) : NO_PAGES
+  const pageStarts = readPageTable(reader, periodStart)
   const pages = pageStarts.timestamps.length
   const base = pageStarts.records
   // A table places the chunk's base records, ceil(base / pages) a page, none empty; without delta parts they are all its records.
   if (pages > 0 && (heads === 0 || (pages - 1) * Math.ceil(base / pages) >= base || (summary.deltas === 0 ? base !== summary.records : base > summary.records))) {
     throw new MalformedBytes(`a page table of ${pages} pages for ${base} base records, with ${summary.records} records, ${summary.deltas} delta parts and ${heads} heads`)
   }
-  const deltaKeys = version === HEADS_VERSION ? readDeltaKeys(reader, summary) : undefined
-  if (!reader.done) throw new MalformedBytes(`bytes after the ${version === HEADS_VERSION ? 'delta keys' : WITH_PAGES.includes(version) ? 'page table' : 'last head'}`)
+  const deltaKeys = readDeltaKeys(reader, summary)
+  if (!reader.done) throw new MalformedBytes('bytes after the delta keys')
   return { ...summary, pageStarts, deltaKeys }
 }
 
@@ -188,10 +180,10 @@ export function readHeadsCount(bytes: Buffer): number {
   return readSummary(new ByteReader(bytes)).records
 }
 
-function readSummary(reader: ByteReader): ChunkSummary & { readonly version: number } {
-  const version = readFormatVersion(reader, READABLE)
+function readSummary(reader: ByteReader): ChunkSummary {
+  readFormatVersion(reader, READABLE)
   const records = reader.varint()
-  const deltas = version === HEADS_VERSION_WITHOUT_DELTAS ? 0 : reader.varint()
+  const deltas = reader.varint()
   if (deltas > MAX_DELTA_PARTS) throw new MalformedBytes(`${deltas} delta parts, more than a chunk holds`)
-  return { version, records, deltas }
+  return { records, deltas }
 }

@@ -1,5 +1,5 @@
 /**
- * A paged chunk's key column (format 5, see chunk-codec.ts) read for a
+ * A paged chunk's key column (see chunk-codec.ts) read for a
  * series: the timestamps and values of its records inside a window, in one
  * tight pass over the column and one over the 9-byte value headers, with
  * nothing built per record (no row, no `fields` array, no id). The quality

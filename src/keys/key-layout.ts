@@ -13,11 +13,8 @@
  * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads, record count and delta count (heads-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
  * | `j` journal | `commit position (u64 BE)` | the keys of one batch's records, in batch order (journal-codec) |
- * | `m` meta | `format`, `provider`, `journal-floor`, `commit-id` (UTF-8) | `"8"`, the provider as JSON, decimal text, `<position> <id>` |
+ * | `m` meta | `format`, `provider`, `journal-floor`, `commit-id` (UTF-8) | `"9"`, the provider as JSON, decimal text, `<position> <id>` |
  * | `w` verdicts | `symbol (UTF-8) · 0x00 · period (u32 BE) · commit position (u64 BE)` | the verdicts one commit wrote for the symbol's records of that period (verdict-group-codec) |
- *
- * Format 7 kept one verdict per record in sublevel `v` (see {@link readRecordVerdictKey}); opening such a
- * database moves them into groups (store/lifecycle/verdict-migration.ts).
  *
  * Symbols never contain control characters, so the 0x00 after a symbol sorts
  * before any symbol byte: `BTC` never runs into `BTC-USD`.
@@ -55,7 +52,7 @@ export function readLogKey(key: Uint8Array): { period: number; sequence: number 
 
 /**
  * The part number of a chunk's first delta part: base parts count up from 0,
- * delta parts (records that reached the hour after it was sealed, format 4)
+ * delta parts (records that reached the hour after it was sealed)
  * from here, so both sort after each other under the chunk's prefix and a
  * key range over parts 0..0xffff holds all of them.
  */
@@ -131,7 +128,7 @@ export function readHeadsSymbol(key: Uint8Array): string {
 /**
  * The key of a **verdict group**: the signature verdicts one commit wrote for a symbol's records in one period.
  * Keys of a symbol sort by period, then by commit position, so a later group's verdict of a record replaces an
- * earlier one's (format 8).
+ * earlier one's.
  */
 export function verdictGroupKey(symbol: string, period: number, position: number): Buffer {
   const symbolBytes = Buffer.byteLength(symbol, 'utf8')
@@ -164,17 +161,6 @@ export function readVerdictGroupKey(key: Uint8Array): { period: number; position
   if (key.length < 14) throw new MalformedBytes(`a verdict group key has at least 14 bytes, this one ${key.length}`)
   const bytes = asBuffer(key)
   return { period: bytes.readUInt32BE(key.length - 12), position: readUint64(bytes, key.length - 8) }
-}
-
-/**
- * The symbol, timestamp and id of a **format 7** verdict key (sublevel `v`, one verdict per record:
- * `symbol · 0x00 · timestamp (u64 BE) · id`), which a store opening a format 7 database moves into verdict groups.
- */
-export function readRecordVerdictKey(key: Uint8Array): { symbol: string; timestamp: number; id: string } {
-  const bytes = asBuffer(key)
-  const separator = bytes.indexOf(SEPARATOR)
-  if (separator < 0 || key.length < separator + 9) throw new MalformedBytes(`a format 7 verdict key of ${key.length} bytes without a symbol and timestamp`)
-  return { symbol: bytes.toString('utf8', 0, separator), timestamp: readUint64(bytes, separator + 1), id: bytes.toString('utf8', separator + 9) }
 }
 
 /** A symbol as a key of the symbols sublevel. */

@@ -17,10 +17,8 @@ export const SUBLEVELS = {
   journal: 'j',
   /** The format version and the provider (UTF-8 keys and values). */
   meta: 'm',
-  /** Signature verdicts of the records verified at ingest, a group per commit, symbol and hour (format 8). */
+  /** Signature verdicts of the records verified at ingest, a group per commit, symbol and hour. */
   verdicts: 'w',
-  /** Format 7's signature verdicts, one per record: moved into `verdicts` when such a database opens, then empty. */
-  recordVerdicts: 'v',
 } as const
 
 /** The name of one of the store's sublevels. */

@@ -1,5 +1,5 @@
 /**
- * Record values, format 3:
+ * Record values:
  * `flags (1 byte) | value (float64 LE) | body`.
  *
  * `symbol`, `timestamp` and `id` are stored beside the value (in the log

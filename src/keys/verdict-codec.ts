@@ -1,7 +1,7 @@
 /**
  * The bytes of a record's signature verdict: each distinct verdict of a
- * verdict group (verdict-group-codec.ts), and format 7's value per record.
- * Small, because a store may keep many (format 7 kept one per record):
+ * verdict group (verdict-group-codec.ts).
+ * Small, because a store may keep many:
  * what can be derived is not stored (the fields a kind covers, the overall
  * verdict), and the commonest signer, the record's own provider (an Arweave
  * signature by its key), is one flag. A valid Arweave verdict is 3 bytes.

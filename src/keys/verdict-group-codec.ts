@@ -1,5 +1,5 @@
 /**
- * The bytes of a **verdict group** (sublevel `w`, format 8): the signature
+ * The bytes of a **verdict group** (sublevel `w`): the signature
  * verdicts one commit wrote for one symbol's records of one period. A batch
  * of 10,000 records then adds one entry per symbol and hour it touches, not
  * one per record: LevelDB's and abstract-level's cost per entry was most of

@@ -178,7 +178,7 @@ describe('price-store stats', () => {
     const { code, stdout, stderr } = await run(['stats', '--db', db])
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     expect(stdout).toContain(`price-store stats: ${db}\nrecords    8,640\nsymbols    20\non disk    `)
-    expect(stdout).toMatch(/^format {5}8$/m)
+    expect(stdout).toMatch(/^format {5}9$/m)
     expect(stdout).toContain(`provider   redstone, id ${DEFAULT_PROVIDER.id}, public key ${DEFAULT_PROVIDER.publicKey.slice(0, 16)}…`)
     expect(stdout).toMatch(/^symbol +records +first +last$/m)
     expect(stdout).toMatch(/^BTC +432 +2024-05-31T22:\d\d:\d\d\.\d{3}Z +2024-05-31T23:59:\d\d\.\d{3}Z$/m)

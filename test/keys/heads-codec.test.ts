@@ -141,19 +141,12 @@ describe('heads entries', () => {
     expect(withPages(encodeHeads(H, { records: 100_000, deltas: 0 }, [last], many(MAX_TABLE_PAGES))).pages.timestamps).toHaveLength(MAX_TABLE_PAGES)
   })
 
-  it('reads a format 5 entry (version 4, no page table) with its heads and counts, and no page table', () => {
-    const v4 = new ByteWriter().byte(4).varint(300).varint(2).byte(1).varint(599_999).text('é').sized(Buffer.from([7])).finish()
-    expect(withPages(v4)).toEqual({
-      entry: { count: 300, deltas: 2, heads: [{ timestamp: H + 599_999, id: 'é', value: Buffer.from([7]) }] },
-      pages: { timestamps: [], idTags: [], records: 0 },
-    })
-  })
-
   it('a page table too long, out of order, past the period, with a tag over 32 bits, or that cannot place the records is MalformedBytes', () => {
     const entry = (table: (writer: ByteWriter) => ByteWriter, records = 9, deltas = 0, heads = 1) => {
-      const writer = new ByteWriter().byte(6).varint(records).varint(deltas).byte(heads)
+      const writer = new ByteWriter().byte(7).varint(records).varint(deltas).byte(heads)
       for (let i = 0; i < heads; i++) writer.varint(PERIOD_MS - 1 - i).text('z').sized(Buffer.alloc(0))
-      return table(writer).finish()
+      // No delta keys (length 0) after the table.
+      return table(writer).varint(0).finish()
     }
     expectMalformed(() => read(entry((w) => w.varint(MAX_TABLE_PAGES + 1))), 'too many pages')
     expectMalformed(() => read(entry((w) => w.varint(2).varint(9).varint(10).varint(1).varint(9).varint(1))), 'out of order')
@@ -176,28 +169,22 @@ describe('heads entries', () => {
     expect(read(encodeHeads(H, { records: 0, deltas: 0 }, []))).toEqual({ count: 0, deltas: 0, heads: [] })
   })
 
-  it('reads a format 3 entry (version 3, no delta count) as a chunk without delta parts', () => {
-    const v3 = new ByteWriter().byte(3).varint(300).byte(1).varint(599_999).text('é').sized(Buffer.from([7])).finish()
-    expect(read(v3)).toEqual({ count: 300, deltas: 0, heads: [{ timestamp: H + 599_999, id: 'é', value: Buffer.from([7]) }] })
-  })
-
   it(`more than ${MAX_DELTA_PARTS} delta parts is MalformedBytes`, () => {
-    expectMalformed(() => read(new ByteWriter().byte(6).varint(3).varint(MAX_DELTA_PARTS + 1).byte(0).varint(0).finish()), 'too many deltas')
+    expectMalformed(() => read(new ByteWriter().byte(7).varint(3).varint(MAX_DELTA_PARTS + 1).byte(0).varint(0).finish()), 'too many deltas')
   })
 
   it(`more than ${HEADS_PER_PERIOD} heads is MalformedBytes`, () => {
-    const seven = new ByteWriter().byte(6).varint(7).varint(0).byte(HEADS_PER_PERIOD + 1)
+    const seven = new ByteWriter().byte(7).varint(7).varint(0).byte(HEADS_PER_PERIOD + 1)
     for (let i = 0; i <= HEADS_PER_PERIOD; i++) seven.varint(i).text(`id${i}`).sized(Buffer.from([i]))
     expectMalformed(() => read(seven.finish()), 'seven heads')
   })
 
-  it('a version other than 3, 4, 6 or 7, every truncation, and trailing bytes are MalformedBytes', () => {
+  it('a version other than 7, every truncation, and trailing bytes are MalformedBytes', () => {
     const heads = [head(H + 5, 'a', Buffer.from('one')), head(H + HEAD_MS, 'b', Buffer.from('two'))]
     const deltaKeys = encodeChunkPart(H, 1, [head(H + 7, 'late', valueHeader(2.5))], KEY_COLUMN_VERSION)
     const pages = { timestamps: Float64Array.of(H + 5, H + HEAD_MS), idTags: Uint32Array.of(1, 2 ** 32 - 1), records: 11 }
     const good = encodeHeads(H, { records: 12, deltas: 1 }, heads, pages, deltaKeys)
-    // Read as an older version, the same bytes have bytes left over (a version 6 entry ends at its page table).
-    for (const version of [...OTHER_VERSIONS, 5, 6, 8]) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
+    for (const version of [...OTHER_VERSIONS, 3, 5, 6, 8]) expectMalformed(() => read(withVersion(good, version)), `version ${version}`)
     expectEveryCutMalformed(good, read)
     expectMalformed(() => read(Buffer.concat([good, Buffer.from([0])])), 'one byte more')
   })

@@ -1,5 +1,5 @@
 /**
- * Verdict groups (format 8): the bytes of one commit's verdicts for a
+ * Verdict groups: the bytes of one commit's verdicts for a
  * symbol's records of one hour, and their keys. Round trips for any group,
  * every malformed shape refused, and a group's records filtered as a prune
  * needs, checked against filtering the arrays by hand.
@@ -7,10 +7,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MalformedBytes } from '../../src/keys/bytes.js'
-import { PERIOD_MS, readRecordVerdictKey, readVerdictGroupKey, verdictGroupKey, verdictGroupRange } from '../../src/keys/key-layout.js'
+import { PERIOD_MS, readVerdictGroupKey, verdictGroupKey, verdictGroupRange } from '../../src/keys/key-layout.js'
 import { encodeVerdict } from '../../src/keys/verdict-codec.js'
 import { decodeVerdictGroup, encodeVerdictGroup, withoutRecords, type VerdictGroup } from '../../src/keys/verdict-group-codec.js'
-import { writeUint64 } from '../../src/keys/bytes.js'
 
 const PERIOD = 472_222
 const START = PERIOD * PERIOD_MS
@@ -112,14 +111,4 @@ describe('verdict group keys', () => {
     expect(Buffer.compare(verdictGroupKey('BTC', Math.floor(Number.MAX_SAFE_INTEGER / PERIOD_MS), 1), all.lt)).toBeLessThan(0)
   })
 
-  it('format 7 per-record keys read back their symbol, timestamp and id', () => {
-    const key = Buffer.alloc(3 + 1 + 8 + 6)
-    key.write('ETH', 0)
-    key[3] = 0
-    writeUint64(key, 4, START + 99)
-    key.write('ETH-é', 12)
-    expect(readRecordVerdictKey(key)).toEqual({ symbol: 'ETH', timestamp: START + 99, id: 'ETH-é' })
-    expect(() => readRecordVerdictKey(Buffer.from('ETH'))).toThrow(MalformedBytes)
-    expect(() => readRecordVerdictKey(Buffer.of(0x45, 0, 1, 2))).toThrow(MalformedBytes)
-  })
 })

@@ -26,7 +26,6 @@ import {
   type AnyLevel, type Backend, type Bytes, type Location,
 } from './layout-harness.js'
 import { exportLines, modelExport } from './suite/export.js'
-import { olderHeads } from '../keys/older-heads.js'
 
 
 const HOUR = 3_600_000
@@ -450,34 +449,6 @@ describe.each(BACKENDS)('delta parts on $name', (backend) => {
       expect(chunk.deltaKeys, `after late batch ${k}`).toEqual({ covers: k + 1, records: expectedDeltaKeys(batches.slice(0, k + 1)) })
     }
     await expectModel(location, writes, queriesAround('BTC', H, [head.timestamp, H + 1_234_567, H + 4_500]), 'delta keys')
-  })
-
-  it('a format 6 store (heads entries without delta keys) with delta parts: answers equal the model; the next delta part writes delta keys for all of them', async () => {
-    const { location, writes } = await sealedHour()
-    const batches: InputRecord[][] = [
-      [makeRecord({ symbol: 'BTC', timestamp: H + 100_001, value: 5 })],
-      [{ ...(writes[20] as InputRecord), value: 6.5, signature: 'rewritten' }],
-    ]
-    for (const batch of batches) {
-      writes.push(...batch)
-      await writeAndSeal(location, batch)
-    }
-    // As format 6 wrote it: the heads entries at version 6 (the delta keys cut), the format key "6".
-    await withRaw(backend, location, async (_, db) => {
-      const heads = headsOf(db)
-      for (const [key, value] of await heads.iterator().all()) await heads.put(key, olderHeads(Buffer.from(value), 6))
-      await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '6')
-    })
-    expect((await chunkOnDisk(backend, location, 'BTC', periodOf(H))).deltaKeys).toBeUndefined()
-    const times = [H + 100_001, (writes[20] as InputRecord).timestamp]
-    await expectModel(location, writes, queriesAround('BTC', H, times), 'format 6 heads with delta parts')
-    const third = [makeRecord({ symbol: 'BTC', timestamp: H + 200_002, value: 7 })]
-    batches.push(third)
-    writes.push(...third)
-    await writeAndSeal(location, third)
-    const chunk = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
-    expect(chunk.deltaKeys).toEqual({ covers: 3, records: expectedDeltaKeys(batches) })
-    await expectModel(location, writes, queriesAround('BTC', H, [...times, H + 200_002]), 'a delta part after format 6')
   })
 
   it(`more than ${MAX_DELTA_KEYS} delta records: the heads entry keeps no delta keys, answers equal the model`, async () => {

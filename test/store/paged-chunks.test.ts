@@ -1,5 +1,5 @@
 /**
- * Paged chunks (storage format 5, issue 20): a sealed (hour, symbol) chunk is
+ * Paged chunks: a sealed (hour, symbol) chunk is
  * written as pages of about 16 KB of values (base parts 0..k-1, at most 64
  * records each, page p holding records p·span..(p+1)·span-1 with
  * span = ceil(N/k)) plus a key column at part 0x7fff (version byte 5, part
@@ -10,8 +10,7 @@
  * reference model of `price-store/testing` (a fast-check property with a
  * fixed seed, late records and rewrites joining as delta parts over pages);
  * damage to a page or the key column (an error naming the page, never a
- * wrong answer; an as-of answered from another page still answers); and a
- * database rewritten raw into what format 4 wrote, opened by this code.
+ * wrong answer; an as-of answered from another page still answers).
  * On classic-level and memory-level. Sealing is deterministic: `close()`
  * seals every open hour.
  */
@@ -19,12 +18,11 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, PriceStore, isPriceStoreError } from '../../src/index.js'
 import type { QueryParams } from '../../src/index.js'
-import { encodeChunkPart, readChunkPart, readCompactId, type ChunkRecord } from '../../src/keys/chunk-codec.js'
+import { readChunkPart, readCompactId } from '../../src/keys/chunk-codec.js'
 import { readHeads } from '../../src/keys/heads-codec.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../src/testing/records.js'
 import { outcomeOf, referenceQuery, storedRecords } from '../../src/testing/reference-model.js'
 import { expectSameOutcome } from '../property/hours-model.js'
-import { olderHeads } from '../keys/older-heads.js'
 import {
   BACKENDS, scratchLocations, DELTA_PART, KEYS_PART, MEMORY, chunkKeyOf, headsKeyOf, symbolChunkPrefix, expectModel, withRaw, writeAndSeal, type Backend, type Location,
 } from './layout-harness.js'
@@ -37,7 +35,6 @@ const config = { provider: TEST_PROVIDER, limits: DEFAULT_LIMITS }
 /** Independent of chunk-codec.ts: the numbers the issue states. */
 const PAGE_BYTES = 16 * 1024
 const MAX_PAGE_RECORDS = 64
-const FORMAT4_PART_RECORDS = 4096
 const SEED = 20_2605
 
 const periodOf = (timestamp: number): number => Math.floor(timestamp / HOUR)
@@ -499,79 +496,4 @@ describe.each(BACKENDS)('paged chunks on $name', (backend) => {
     await writeAndSeal(location, [late])
     await expectModel(location, writes, queriesAround('BTC', H, [H + 17]), 'no key column, a late record')
   })
-
-  it('format 4: a database rewritten raw into format 4 opens as format 8, answers equal the model, new hours are paged', async () => {
-    const location = await fresh()
-    const writes: InputRecord[] = [
-      ...bigHour(H, 40),
-      // More than 4096 small records in one hour: format 4 wrote them as parts of 4096 and no key column.
-      ...Array.from({ length: 5000 }, (_, i) => makeRecord({ symbol: 'BTC', timestamp: H + HOUR + i * 700, id: `s${i}`, signature: 'c2ln', source: { x: i } })),
-      ...Array.from({ length: 30 }, (_, i) => big({ symbol: 'ETH', timestamp: H + i * 60_000 + 5 })),
-      dueMarker(H + HOUR),
-    ]
-    await writeAndSeal(location, writes)
-    await withRaw(backend, location, async (chunks, db) => {
-      const byChunk = new Map<string, { prefix: Buffer; period: number; parts: Map<number, Buffer> }>()
-      for (const [key, value] of await chunks.iterator().all()) {
-        const k = Buffer.from(key)
-        const prefix = k.subarray(0, k.length - 2)
-        const entry = byChunk.get(prefix.toString('hex')) ?? { prefix, period: k.readUInt32BE(0), parts: new Map() }
-        entry.parts.set(k.readUInt16BE(k.length - 2), Buffer.from(value))
-        byChunk.set(prefix.toString('hex'), entry)
-      }
-      expect(byChunk.size).toBeGreaterThanOrEqual(4)
-      for (const { prefix, period, parts } of byChunk.values()) {
-        expect(deltaParts(parts)).toEqual([])
-        expect(parts.get(KEYS_PART)?.[0]).toBe(5)
-        const records: ChunkRecord[] = baseParts(parts).flatMap((page) => rawRecords(parts.get(page) as Buffer, period))
-          .map((r) => ({ timestamp: r.timestamp, idBytes: Buffer.from(r.id, 'utf8'), value: r.value }))
-        const key = (part: number) => { const tail = Buffer.alloc(2); tail.writeUInt16BE(part); return Buffer.concat([prefix, tail]) }
-        for (const part of parts.keys()) await chunks.del(key(part))
-        if (records.length <= FORMAT4_PART_RECORDS) {
-          await chunks.put(key(0), encodeChunkPart(period * HOUR, 1, records))
-          await chunks.put(key(KEYS_PART), encodeChunkPart(period * HOUR, 1, records.map((r) => ({ ...r, value: Buffer.alloc(0) }))))
-        } else {
-          const count = Math.ceil(records.length / FORMAT4_PART_RECORDS)
-          for (let part = 0; part < count; part++) {
-            await chunks.put(key(part), encodeChunkPart(period * HOUR, count, records.slice(part * FORMAT4_PART_RECORDS, (part + 1) * FORMAT4_PART_RECORDS)))
-          }
-        }
-      }
-      // Format 4's heads entries (version 4) had no page table.
-      const heads = db.sublevel<Uint8Array, Uint8Array>('h', { keyEncoding: 'view', valueEncoding: 'view' })
-      for (const [key, value] of await heads.iterator().all()) await heads.put(key, olderHeads(Buffer.from(value), 4))
-      await db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).put('format', '4')
-    })
-    const big4 = await chunkOnDisk(backend, location, 'BTC', periodOf(H + HOUR))
-    expect([...big4.keys()]).toEqual([0, 1])
-    expect(big4.get(0)?.readUInt16BE(1)).toBe(2)
-    const small4 = await chunkOnDisk(backend, location, 'BTC', periodOf(H))
-    expect([...small4.keys()].sort((a, b) => a - b)).toEqual([0, KEYS_PART])
-    expect(small4.get(KEYS_PART)?.[0]).toBe(3)
-
-    const queries = [...queriesAround('BTC', H, [writes[3]!.timestamp]), ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700]), ...queriesAround('ETH', H)]
-    await expectModel(location, writes, queries, 'format 4')
-    const readFormat = () => withRaw(backend, location, (_, db) => db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' }).get('format'))
-    expect(await readFormat()).toBe('8')
-
-    // New records into a new hour, late records into both format 4 hours.
-    const newHour = H + 4 * HOUR
-    const more = [
-      ...bigHour(newHour, 45),
-      big({ symbol: 'BTC', timestamp: H + 77, value: -0 }),
-      { ...writes[5]!, value: 9.87654321, signature: 'rewritten' },
-      makeRecord({ symbol: 'BTC', timestamp: H + HOUR + 4096 * 700 + 1, id: 'late', value: 1e-9 }),
-      dueMarker(newHour),
-    ]
-    writes.push(...more)
-    await writeAndSeal(location, more)
-    const paged = await chunkOnDisk(backend, location, 'BTC', periodOf(newHour))
-    expectPagedLayout(paged, periodOf(newHour), 45)
-    expect(baseParts(paged).length).toBeGreaterThan(1)
-    await expectModel(location, writes, [
-      ...queries, ...queriesAround('BTC', newHour), ...queriesAround('BTC', H, [H + 77, writes[5]!.timestamp]),
-      ...queriesAround('BTC', H + HOUR, [H + HOUR + 4096 * 700 + 1]),
-    ], 'format 4 then new writes')
-    expect(await readFormat()).toBe('8')
-  }, 60_000)
 })

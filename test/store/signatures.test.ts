@@ -13,9 +13,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { PriceStore, type NewPriceRecord, type PriceStoreOptions } from '../../src/index.js'
 import { ClusterNode } from '../../src/cluster.js'
 import { T0 } from '../../src/testing/records.js'
-import { writeUint64 } from '../../src/keys/bytes.js'
-import { readVerdictGroupKey } from '../../src/keys/key-layout.js'
-import { decodeVerdictGroup } from '../../src/keys/verdict-group-codec.js'
 import { SignatureVerifier } from '../../src/trust/signature-verifier.js'
 import { MemoryLog } from '../cluster/support/memory-log.js'
 import { arweaveSign, newArweaveWallet, type ArweaveWallet } from '../trust/support/redstone-signers.js'
@@ -203,54 +200,6 @@ describe('a store that verifies, closed and opened again', () => {
     expect(store.signatures).toMatchObject({ policy: 'flag', rejectedBatches: 0, verdicts: { valid: 0 } })
     await store.putMany([await signed('ETH', 0)])
     expect((await store.verify({ recheck: true })).recheck).toMatchObject({ verdicts: { valid: 2 }, altered: [] })
-  })
-})
-
-describe('a format 7 store, which kept one verdict entry per record', () => {
-  it('opens as format 8, its verdicts moved into groups: the same report, and a record written again takes its new verdict', async () => {
-    const db = new MemoryLevel<any, any>()
-    const store = await openStore('flag', db)
-    const records = [
-      await signed('BTC', 0), await signed('BTC', 1000), { ...(await signed('BTC', 2 * HOUR)), value: 7 },
-      await signed('ETH', 0), { ...(await signed('ETH', HOUR)), source: { binance: 1 } },
-    ]
-    await store.putMany(records)
-    const before = await store.verify({ recheck: true })
-    expect(before.stored).toMatchObject({ valid: 3, invalid: 2 })
-    await store.close()
-    // What format 7 wrote: each record's verdict under symbol · 0x00 · timestamp · id, and its format key.
-    await db.open()
-    const groups = db.sublevel<Uint8Array, Uint8Array>('w', { keyEncoding: 'view', valueEncoding: 'view' })
-    const perRecord = db.sublevel<Uint8Array, Uint8Array>('v', { keyEncoding: 'view', valueEncoding: 'view' })
-    const meta = db.sublevel<string, string>('m', { keyEncoding: 'utf8', valueEncoding: 'utf8' })
-    await Promise.all([groups.open(), perRecord.open(), meta.open()])
-    expect(await meta.get('format')).toBe('8')
-    for (const [key, value] of await groups.iterator().all()) {
-      const symbol = Buffer.from(key).toString('utf8', 0, key.length - 13)
-      const group = decodeVerdictGroup(value, readVerdictGroupKey(key).period)
-      for (const [i, timestamp] of group.timestamps.entries()) {
-        const id = group.ids[i] as string
-        const recordKey = Buffer.alloc(Buffer.byteLength(symbol) + 9 + Buffer.byteLength(id))
-        recordKey.write(symbol, 0)
-        writeUint64(recordKey, Buffer.byteLength(symbol) + 1, timestamp)
-        recordKey.write(id, Buffer.byteLength(symbol) + 9)
-        await perRecord.put(recordKey, group.verdicts[(group.picks[i] as number) - 1] as Uint8Array)
-      }
-      await groups.del(key)
-    }
-    await meta.put('format', '7')
-    expect(await perRecord.keys().all()).toHaveLength(5)
-    await db.close()
-
-    const reopened = await openStore('flag', db)
-    expect(await reopened.verify({ recheck: true })).toEqual(before)
-    expect((await reopened.stats()).formatVersion).toBe(8)
-    await Promise.all([perRecord.open(), meta.open()])
-    expect(await perRecord.keys().all()).toEqual([])
-    expect(await meta.get('format')).toBe('8')
-    // Written again after the move, the ETH record passes: its new group (a later position) decides.
-    await reopened.putMany([await signed('ETH', HOUR)])
-    expect((await reopened.verify()).stored).toMatchObject({ valid: 4, invalid: 1 })
   })
 })
 

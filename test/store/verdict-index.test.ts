@@ -1,5 +1,5 @@
 /**
- * The verdicts sublevel in groups (format 8) against a model that keeps one
+ * The verdicts sublevel in groups against a model that keeps one
  * verdict per record: any sequence of verified and unverified writes (the
  * same record written again in later commits and within one), prunes of any
  * time range, and reopening, then reads of any range. A record's verdict is

@@ -28,7 +28,7 @@ export function createSublevels(db: AbstractLevel<any, any, any>): StoreSublevel
   return {
     log: bytes(SUBLEVELS.log), chunks: bytes(SUBLEVELS.chunks), heads: bytes(SUBLEVELS.heads),
     symbols: bytes(SUBLEVELS.symbols), journal: bytes(SUBLEVELS.journal), meta: bytes(SUBLEVELS.meta),
-    verdicts: bytes(SUBLEVELS.verdicts), recordVerdicts: bytes(SUBLEVELS.recordVerdicts),
+    verdicts: bytes(SUBLEVELS.verdicts),
   }
 }
 
@@ -39,9 +39,9 @@ export async function openSublevels(levels: StoreSublevels): Promise<void> {
 
 /** Each sublevel's key prefix in the root database. */
 export function prefixesOf(levels: StoreSublevels): SublevelPrefixes {
-  const { log, chunks, heads, symbols, journal, meta, verdicts, recordVerdicts } = levels
+  const { log, chunks, heads, symbols, journal, meta, verdicts } = levels
   return {
     log: prefixOf(log), chunks: prefixOf(chunks), heads: prefixOf(heads), symbols: prefixOf(symbols),
-    journal: prefixOf(journal), meta: prefixOf(meta), verdicts: prefixOf(verdicts), recordVerdicts: prefixOf(recordVerdicts),
+    journal: prefixOf(journal), meta: prefixOf(meta), verdicts: prefixOf(verdicts),
   }
 }

@@ -1,6 +1,6 @@
 import type { AbstractLevel } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
-import { STORE_FORMAT, UPGRADABLE_FORMATS } from '../../keys/format-version.js'
+import { STORE_FORMAT } from '../../keys/format-version.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 
@@ -18,12 +18,9 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
  * Checks a database's format version and provider, or records them in a new
- * database; a format 3 to 7 database of the right provider becomes
- * format 8 (its version key rewritten: its layout is a subset of format 8's, but
- * for format 7's verdicts, which the opening store moves into groups, see
- * keys/format-version.ts). A store belongs to one
- * provider: opening it as another would relabel every stored record, so it
- * is refused.
+ * database. A database of another format is refused, naming the way over
+ * (see keys/format-version.ts). A store belongs to one provider: opening it
+ * as another would relabel every stored record, so it is refused.
  * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`
  */
 export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, any, any>, provider: Provider): Promise<void> {
@@ -39,15 +36,7 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
     ] as never, TEXT as never)
     return
   }
-  const upgrade = UPGRADABLE_FORMATS.includes(format)
-  if (format !== String(STORE_FORMAT) && !upgrade) {
-    const earlier = format === '1' || format === '2'
-    throw new PriceStoreError(
-      'PRICE_UNSUPPORTED_FORMAT',
-      `the database has format version ${JSON.stringify(format)}; this release reads versions ${[...UPGRADABLE_FORMATS, STORE_FORMAT].join(', ')}` +
-        (earlier ? '. It was written by an unreleased development version: delete the directory and import the records again (price-store import)' : ''),
-    )
-  }
+  if (format !== String(STORE_FORMAT)) throw otherFormat(format)
   const stored = parseProvider(storedProvider)
   if (stored === undefined) throw new PriceStoreError('PRICE_UNSUPPORTED_FORMAT', 'the database records no readable provider')
   if (stored.id !== provider.id || stored.publicKey !== provider.publicKey) {
@@ -60,8 +49,17 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
       { details: { field: 'provider' } },
     )
   }
-  // Formats 3 to 7 are format 8 without some of its parts (see keys/format-version.ts); format 7's verdicts move next.
-  if (upgrade) await meta.put(FORMAT_KEY as never, String(STORE_FORMAT) as never, TEXT as never)
+}
+
+/** A database of another format: nothing is changed; its records cross over as NDJSON. */
+function otherFormat(format: string): PriceStoreError {
+  return new PriceStoreError(
+    'PRICE_UNSUPPORTED_FORMAT',
+    `the database has format version ${JSON.stringify(format)}; this release opens format ${STORE_FORMAT} only and changes nothing in it. ` +
+      'Export its records with the release that wrote it (price-store export --db DIR > records.ndjson), then import ' +
+      'them into a new store with this one, naming the same provider (price-store import --db NEW_DIR [provider flags] records.ndjson)',
+    { details: { field: 'format' } },
+  )
 }
 
 /**

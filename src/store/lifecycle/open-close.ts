@@ -9,7 +9,6 @@ import type { HourSpan } from '../read/read-view.js'
 import { replayLog } from '../write/log-replay.js'
 import { checkFormat } from './format.js'
 import { checkLocation } from './location.js'
-import { moveRecordVerdicts } from './verdict-migration.js'
 import type { StoreParts } from './store-parts.js'
 
 /** Options for the on-disk database the store creates from a location. */
@@ -46,9 +45,6 @@ export async function openStore(parts: StoreParts): Promise<void> {
     // Closing a database closes its sublevels too, and reopening it does not reopen them.
     await openSublevels(levels)
     await checkFormat(levels.meta, db, options.provider)
-    // A format 7 database's verdicts, one entry per record, become verdict groups (none in a later format's). Its
-    // format key already says 8, so a move a crash cut short goes on at the next open, and older releases keep out.
-    await moveRecordVerdicts({ db, from: levels.recordVerdicts, to: levels.verdicts, sync: options.sync })
     step.resetCounters()
     ingest.opened()
     // The database may have changed while the store was closed: start from what it holds now.

@@ -52,7 +52,7 @@ export interface PriceStoreOptions {
     /**
      * Bytes of sealed chunks (an hour of one symbol) kept in memory for the
      * edges of ranges and for as-of reads of hours read through their key
-     * columns (sealed before format 6, or read oldest first with delta parts;
+     * columns (hours without a page table, or read oldest first with delta parts;
      * an hour with a page table is read one page a search, nothing cached), least recently
      * used out first (default 32 MiB; 0 turns it off). Long scans read past it.
      */

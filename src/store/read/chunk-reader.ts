@@ -1,17 +1,17 @@
 /**
  * How a view reads the sealed chunk of one (hour, symbol): from the chunk
- * cache, or from the view's snapshot. A paged chunk (format 5) is read
- * through its key column, each page only when one of its records is asked
- * for, or, for a read of a few records, through its heads entry's page
- * table (format 6), with no key column; a format 4 chunk (or one too large
- * for a key column) is read whole. Delta parts are merged in either way:
- * for reads of keys alone or of a few records, as the heads entry's delta
- * keys (format 7), a delta part read only for a delta record returned.
+ * cache, or from the view's snapshot. A paged chunk is read through its
+ * key column, each page only when one of its records is asked for, or, for
+ * a read of a few records, through its heads entry's page table, with no
+ * key column; a chunk too large for a key column is read whole. Delta parts
+ * are merged in either way: for reads of keys alone or of a few records, as
+ * the heads entry's delta keys, a delta part read only for a delta record
+ * returned.
  */
 import type { AbstractSnapshot } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
 import { asBuffer } from '../../keys/bytes.js'
-import { isPagedKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
+import { checkKeyColumn, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { DELTA_PART, KEYS_PART, chunkKey, describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
@@ -23,7 +23,7 @@ import { PageTableChunk } from './page-table-chunk.js'
 import { PagedChunk, PagedIndex } from './paged-chunk.js'
 import { SealedChunk, type RowList } from './row-list.js'
 
-/** What the chunk cache holds of a sealed hour: a chunk read whole (format 4, or too large to page), or a paged chunk's index. */
+/** What the chunk cache holds of a sealed hour: a chunk read whole (too large for a key column), or a paged chunk's index. */
 export type CachedChunk = SealedChunk | PagedIndex
 
 /** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
@@ -124,7 +124,7 @@ export class ChunkReader {
     const cached = this.#cached(symbol, period)
     if (cached !== undefined) return cached instanceof PagedIndex ? (this.#listOf(cached, symbol, period) as PagedChunk) : undefined
     const column = this.#keyColumn(symbol, period)
-    if (column === undefined || !this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))) return undefined
+    if (column === undefined) return undefined
     return this.#read(symbol, period, column, deltas, true) as PagedChunk
   }
 
@@ -138,8 +138,7 @@ export class ChunkReader {
     const { deltas } = heads
     const column = this.#keyColumn(symbol, period)
     if (column === undefined) return this.#load(symbol, period, undefined, deltas, false) as SealedChunk
-    const keys = heads.deltaKeys === undefined ? undefined : this.#keysWithDeltaKeys(symbol, period, column, heads.deltaKeys)
-    if (keys !== undefined) return keys
+    if (heads.deltaKeys !== undefined) return this.#keysWithDeltaKeys(symbol, period, column, heads.deltaKeys)
     const parts = [column, ...this.#deltaParts(symbol, period, deltas)]
     return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, parts, this.#caches.provider, deltas, KEYS_PART))
   }
@@ -208,9 +207,11 @@ export class ChunkReader {
 
   /** Reads the chunk given its key column (if it has one), and caches it when `install`. */
   #load(symbol: string, period: number, column: Buffer | undefined, deltas: number, install: boolean): CachedChunk {
-    const paged = column !== undefined && this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))
-    const chunk: CachedChunk = paged
-      ? this.#decoding(symbol, period, KEYS_PART, () => new PagedIndex(symbol, period, column, this.#deltaParts(symbol, period, deltas), this.#caches.provider))
+    const chunk: CachedChunk = column !== undefined
+      ? this.#decoding(symbol, period, KEYS_PART, () => {
+          checkKeyColumn(column)
+          return new PagedIndex(symbol, period, column, this.#deltaParts(symbol, period, deltas), this.#caches.provider)
+        })
       : this.#decoding(symbol, period, 0, () => {
           const first = this.part(symbol, period, 0)
           const parts = [first]
@@ -238,15 +239,13 @@ export class ChunkReader {
       new SealedChunk(symbol, period, [this.part(symbol, period, DELTA_PART + delta)], this.#caches.provider, 0, DELTA_PART + delta))
   }
 
-  /**
-   * A paged chunk's keys (key column) with the heads entry's delta keys
-   * merged over them, as its delta parts would be; `undefined` when the
-   * key column is not a paged one (its chunk is read otherwise).
-   */
-  #keysWithDeltaKeys(symbol: string, period: number, column: Buffer, deltaKeys: Buffer): SealedChunk | undefined {
-    if (!this.#decoding(symbol, period, KEYS_PART, () => isPagedKeyColumn(column))) return undefined
+  /** A paged chunk's keys (key column) with the heads entry's delta keys merged over them, as its delta parts would be. */
+  #keysWithDeltaKeys(symbol: string, period: number, column: Buffer, deltaKeys: Buffer): SealedChunk {
     // The delta keys were checked when the heads entry was read: what does not parse here is the key column.
-    return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, [column, deltaKeys], this.#caches.provider, 1, KEYS_PART))
+    return this.#decoding(symbol, period, KEYS_PART, () => {
+      checkKeyColumn(column)
+      return new SealedChunk(symbol, period, [column, deltaKeys], this.#caches.provider, 1, KEYS_PART)
+    })
   }
 
   /** Runs `decode`; what does not decode is `PRICE_CORRUPT_VALUE` naming part `part` of the chunk. */

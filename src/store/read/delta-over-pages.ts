@@ -4,7 +4,7 @@
  * records from the one page each search needs, the delta records merged
  * beside them, a later part's record replacing an earlier one (or a page's)
  * with the same timestamp and id. The delta records come from the heads
- * entry's delta keys (format 7), and a delta part is read only for a delta
+ * entry's delta keys, and a delta part is read only for a delta
  * record returned; without delta keys, from the delta parts, parsed whole.
  * Any other access (by position, or oldest first) reads the chunk through
  * its key column, once.

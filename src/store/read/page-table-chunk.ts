@@ -1,5 +1,5 @@
 /**
- * A paged chunk read through its heads entry's page table (format 6)
+ * A paged chunk read through its heads entry's page table
  * instead of its key column: the table gives each page's first timestamp,
  * so a search by timestamp reads the one page that can hold the answer,
  * and an as-of read costs one page beside the heads entry (cached) where

@@ -1,8 +1,8 @@
 /**
- * Paged chunks (format 5): a sealed hour of one symbol read through its key
- * column, each record's body fetched with its page only when the record is
- * asked for. An as-of read costs the key column and one page (a few KB
- * each) where a format 4 chunk cost the hour's every body.
+ * Paged chunks: a sealed hour of one symbol read through its key column,
+ * each record's body fetched with its page only when the record is asked
+ * for. An as-of read costs the key column and one page (a few KB each),
+ * not the hour's every body.
  */
 import { PriceStoreError } from '../../errors.js'
 import { pageSpan, readPartCount } from '../../keys/chunk-codec.js'

@@ -3,14 +3,14 @@
  * from one view into columns for the engine's quality kernel
  * (`engine/quality/`), which computes the report.
  *
- * What is read: a sealed hour that is just its paged key column (format 5:
- * no delta part, no open row) is read from the column's bytes in one pass,
+ * What is read: a sealed hour that is just its paged key column (no delta
+ * part, no open row) is read from the column's bytes in one pass,
  * timestamps and values (key-column-series.ts), the columns of a block of
  * hours fetched in one round trip ahead of their parsing; no heads entry,
  * no row and no page is read unless a record's id is needed (the records
  * the report names: moves, duplicates). Any other hour is read as before:
- * a paged chunk through its key column and delta parts, a format 4 chunk
- * whole for its values (each from its fixed slot, no body decoded), or with
+ * a paged chunk through its key column and delta parts, a chunk too large
+ * for a key column whole for its values (each from its fixed slot, no body decoded), or with
  * `moves: false` its key column alone. With `sources: true` each record's
  * body is decoded as well, for its `source`, every hour read as before.
  */

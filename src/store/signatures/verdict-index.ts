@@ -1,5 +1,5 @@
 /**
- * The verdicts sublevel (`w`, format 8): the signature verdicts of the
+ * The verdicts sublevel (`w`): the signature verdicts of the
  * records verified at ingest, in **groups**, one per commit, symbol and
  * period (keys/verdict-group-codec.ts), written in the records' own atomic
  * write and deleted with them by a prune. A record's verdict is the one of

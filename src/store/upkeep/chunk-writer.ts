@@ -39,11 +39,11 @@ export interface ChunkWrite {
  * the hour it cuts in two. Returns the heads as rows, the chunk's bytes and
  * its part count.
  *
- * The chunk is paged (format 5): pages of about PAGE_BYTES (chunk-codec.ts) of
+ * The chunk is paged: pages of about PAGE_BYTES (chunk-codec.ts) of
  * values as its base parts, and its key column (every record's timestamp,
  * id and value header), so a read of one record reads the key column and
  * one page; its heads entry lists each page's first record (the page
- * table, format 6), so a read of a few records reads only their page. A
+ * table), so a read of a few records reads only their page. A
  * chunk of more than {@link MAX_KEY_RECORDS} records is
  * written in parts of {@link MAX_PART_RECORDS} without a key column, and
  * read whole.

@@ -34,7 +34,7 @@ export const statsTests: FeatureTests = (suite) => {
       const stats = await store.stats()
       expect({ records: stats.records, symbols: stats.symbols, perSymbol: stats.perSymbol }).toEqual(modelStats(writes))
       expect(stats.unsealedRecords).toBeGreaterThan(0)
-      expect(stats.formatVersion).toBe(8)
+      expect(stats.formatVersion).toBe(9)
       expect(stats.provider).toEqual({ name: TEST_PROVIDER.name, id: TEST_PROVIDER.id, publicKey: TEST_PROVIDER.publicKey })
       if (suite.persistent === true) expect(stats.disk).toEqual({ bytes: expect.any(Number), measured: 'directory' })
       else expect(stats.disk).toBeNull()
