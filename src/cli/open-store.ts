@@ -72,14 +72,19 @@ async function explainOpenFailure(err: unknown, location: string, given: Provide
   }
   if (isPriceStoreError(err, 'PRICE_UNSUPPORTED_FORMAT')) {
     return new CliError(
-      `the database at ${location} ${unreadable(err)}. Move it away (or delete it) and import the records again into a new database ` +
-        `("price-store import --db ${location} FILE..."); if it is the demo database, "npm start" ` +
-        `("price-store serve --demo-if-empty") rebuilds it by itself. [${err.code}]`,
+      `the database at ${location} ${unreadable(err)}, and was left as it was. ${crossOver(location)}; if it is the demo database, ` +
+        `"npm start" ("price-store serve --demo-if-empty") rebuilds it by itself. [${err.code}]`,
       1,
       { cause: err },
     )
   }
   return err
+}
+
+/** How the records of a database of another format reach this release: as NDJSON, never by converting it in place. */
+export function crossOver(location: string): string {
+  return `Its records cross over as NDJSON: export them with the release that wrote it ("price-store export --db ${location} > records.ndjson"), ` +
+    `then import them with this one into a new database, naming the same provider ("price-store import --db NEW_DIR [provider flags] records.ndjson")`
 }
 
 /** Why a store refused with `PRICE_UNSUPPORTED_FORMAT` cannot be read, to follow "the database at X". */

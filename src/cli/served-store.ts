@@ -10,7 +10,7 @@ import { CliError } from './args.js'
 import { DEFAULT_DB, type StoreConfig } from './config.js'
 import { DEMO_MARKER, isDefaultLocation, isMarkedDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
-import { openStore, storedFormat, unreadable } from './open-store.js'
+import { crossOver, openStore, storedFormat, unreadable } from './open-store.js'
 
 /**
  * Opens the store to serve. With `--demo-if-empty`, a demo database another
@@ -49,8 +49,8 @@ async function clearOldDemo(location: string, refused: PriceStoreError, io: CliI
   }
   throw new CliError(
     `the database at ${location} ${unreadable(refused)}. It is not the demo database (that one is at ${DEFAULT_DB}, or carries the ` +
-      `${DEMO_MARKER} mark of "serve --demo-if-empty" and "price-store demo"), so --demo-if-empty left it untouched. To rebuild it, ` +
-      `move it away (or delete it) and import your records again: price-store import --db ${location} FILE... [${refused.code}]`,
+      `${DEMO_MARKER} mark of "serve --demo-if-empty" and "price-store demo"), so --demo-if-empty left it untouched. ` +
+      `${crossOver(location)}. [${refused.code}]`,
     1,
     { cause: refused },
   )

@@ -10,7 +10,7 @@
  *  delta keys (varint length | bytes)`,
  * id and value each a varint length and their bytes. The page table gives
  * how many base records the pages hold and the first timestamp and a
- * 32-bit tag of the first id (id-tag.ts) of each page, so a page read alone
+ * 32-bit tag of the first id (rules/id-tag.ts) of each page, so a page read alone
  * is known to be the page the table places there (none for a chunk read
  * whole, or of more than {@link MAX_TABLE_PAGES} pages), and an as-of read
  * goes from the heads entry straight to one page (and the chunk's delta
@@ -54,7 +54,7 @@ export interface ChunkSummary {
   readonly deltas: number
 }
 
-/** A page table: each page's first record, by its timestamp and its id's tag (id-tag.ts), and how many records the pages hold. */
+/** A page table: each page's first record, by its timestamp and its id's tag (rules/id-tag.ts), and how many records the pages hold. */
 export interface PageStarts {
   /** Ascending. */
   readonly timestamps: Float64Array

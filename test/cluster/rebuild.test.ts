@@ -39,6 +39,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
+/** `P.tag` of every commit of `store` up to `head`, oldest first, from its watch items. */
+async function portablePositions(store: PriceStore, head: number): Promise<string[]> {
+  const named: string[] = []
+  const watch = store.watch({ after: 0 })
+  for await (const item of watch) {
+    if (item.commitTag !== undefined) named.push(`${item.position}.${item.commitTag}`)
+    if (item.position >= head) break
+  }
+  return named
+}
+
 /** A directory holding one file naming what it is, to tell directories apart after renames. */
 async function labelled(path: string, label: string, partial = false): Promise<void> {
   await mkdir(path, { recursive: true })
@@ -136,6 +147,8 @@ describe.skipIf(natsServerPath() === undefined)(`a store rebuilt from a real str
       acknowledged.push(records)
     }
     const forkedAt = store.position
+    // The portable positions a client of this node holds: each commit's position and tag.
+    const named = await portablePositions(store, forkedAt)
     await node.stop()
     // The server comes back without the last two commits, and another node writes at their positions.
     await nats!.kill(0, 'SIGTERM')
@@ -165,6 +178,16 @@ describe.skipIf(natsServerPath() === undefined)(`a store rebuilt from a real str
     expect(await exportedJson(store)).toEqual(expected)
     expect(await exportedJson(writer.store)).toEqual(expected)
     expect(progress.at(-1)).toBe(built.position)
+    // A client resuming with a portable position: after the first commit, which the stream kept, it goes on with no
+    // reset; after a commit the stream lost, it is told `forked`, whether the rebuilt store holds another commit at
+    // that position (the writer's, written meanwhile) or none (a position inside a commit of several parts).
+    expect(named.map((at) => Number(at.split('.')[0]))).toEqual([1, taken, forkedAt])
+    const [first, other, none] = named
+    expect((await store.watch({ after: first! }).next()).value).toMatchObject({ type: 'records', position: taken })
+    for (const [after, requested] of [[other!, taken], [none!, forkedAt]] as const) {
+      const forked = await store.watch({ after }).next()
+      expect(forked.value).toMatchObject({ type: 'reset', reason: 'forked', requested, position: store.position })
+    }
     // It follows the stream again, and takes writes.
     const again = await ClusterNode.start(store, cluster)
     cleanup.push(() => again.stop())

@@ -1,6 +1,6 @@
 /**
  * Journal entries and keys: a round trip keeps the keys in batch order
- * (repeats included), `end` counts the bytes of every entry so far, keys
+ * (repeats included) and the commit id, `end` counts the bytes of every entry so far, keys
  * sort by position, and damaged bytes are refused; a damaged journal in a
  * store gives PRICE_CORRUPT_VALUE naming the entry.
  */
@@ -8,7 +8,7 @@ import { MemoryLevel } from 'memory-level'
 import { describe, expect, it } from 'vitest'
 import { PriceStore } from '../../src/index.js'
 import { MalformedBytes } from '../../src/keys/bytes.js'
-import { encodeJournalEntry, readJournalEnd, readJournalEntry } from '../../src/keys/journal-codec.js'
+import { encodeJournalEntry, readJournalCommitId, readJournalEnd, readJournalEntry } from '../../src/keys/journal-codec.js'
 import { journalKey, readJournalKey } from '../../src/keys/key-layout.js'
 import { TEST_PROVIDER as PROVIDER, T0 } from '../../src/testing/records.js'
 import { rejectsCode, throwsCode } from '../support/assertions.js'
@@ -23,23 +23,36 @@ const RECORDS = [
 
 describe('journal codec', () => {
   it('round-trips the keys in order, repeats included, and counts bytes in end', () => {
-    const first = encodeJournalEntry(RECORDS, 0)
+    const first = encodeJournalEntry(RECORDS, undefined, 0)
     expect(readJournalEntry(first)).toEqual(RECORDS)
+    expect(readJournalCommitId(first)).toBeUndefined()
     expect(readJournalEnd(first)).toBe(first.length)
-    const second = encodeJournalEntry(RECORDS.slice(1, 2), readJournalEnd(first))
+    const second = encodeJournalEntry(RECORDS.slice(1, 2), undefined, readJournalEnd(first))
     expect(readJournalEnd(second)).toBe(first.length + second.length)
   })
 
+  it('round-trips the commit id beside the keys: version, end, the id as a varint length and UTF-8', () => {
+    for (const id of ['a', 'node-1:42', 'é\u{1F600}', 'x'.repeat(256)]) {
+      const entry = encodeJournalEntry(RECORDS, id, 7)
+      expect(readJournalCommitId(entry)).toBe(id)
+      expect(readJournalEntry(entry)).toEqual(RECORDS)
+      expect(readJournalEnd(entry)).toBe(7 + entry.length)
+    }
+    const entry = encodeJournalEntry([], 'ab')
+    expect([...entry]).toEqual([3, ...Array(7).fill(0), entry.length, 2, 0x61, 0x62, 0])
+  })
+
   it('refuses damaged entries', () => {
-    const entry = encodeJournalEntry(RECORDS, 0)
+    const entry = encodeJournalEntry(RECORDS, 'id', 0)
     expect(() => readJournalEntry(entry.subarray(0, entry.length - 1))).toThrow(MalformedBytes)
+    expect(() => readJournalCommitId(entry.subarray(0, 1 + 8 + 2))).toThrow(MalformedBytes)
     expect(() => readJournalEnd(entry.subarray(0, 5))).toThrow(MalformedBytes)
     const otherVersion = Buffer.from(entry)
     otherVersion[0] = 99
     expect(() => readJournalEntry(otherVersion)).toThrow(MalformedBytes)
-    const badIndex = encodeJournalEntry([{ symbol: 'A', timestamp: 1, id: 'x' }], 0)
-    // The record's symbol index (after version, end, one symbol "A") points past the table.
-    badIndex[1 + 8 + 1 + 2] = 5
+    const badIndex = encodeJournalEntry([{ symbol: 'A', timestamp: 1, id: 'x' }], undefined, 0)
+    // The record's symbol index (after version, end, an empty commit id, one symbol "A") points past the table.
+    badIndex[1 + 8 + 1 + 1 + 2] = 5
     expect(() => readJournalEntry(badIndex)).toThrow(MalformedBytes)
   })
 

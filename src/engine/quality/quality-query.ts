@@ -35,8 +35,8 @@ export interface QualityOptions extends QueryOptions {
   readonly sources?: boolean
   /**
    * Read each record's value for the largest moves (default `true`): `false` leaves them out (`moves` is then
-   * `null`). The values come from the chunks' key columns either way, so `false` saves little, except on hours
-   * too large for a key column, which are then read whole. `sources: true` needs the values.
+   * `null`). The values come from the chunks' key columns either way, so `false` saves little: the delta parts of
+   * hours that have them (their keys come from the heads entry instead). `sources: true` needs the values.
    */
   readonly moves?: boolean
 }

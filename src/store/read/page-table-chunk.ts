@@ -8,7 +8,7 @@
  * (paged-chunk.ts), whose values need no page.
  */
 import { pageSpan } from '../../keys/chunk-codec.js'
-import { idTag } from '../../keys/id-tag.js'
+import { idTag } from '../../rules/id-tag.js'
 import { firstAtOrAbove } from '../../rules/sorted-search.js'
 import { describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'

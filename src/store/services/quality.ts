@@ -10,8 +10,9 @@
  * no row and no page is read unless a record's id is needed (the records
  * the report names: moves, duplicates). Any other hour is read as before:
  * a paged chunk through its key column and delta parts, a chunk too large
- * for a key column whole for its values (each from its fixed slot, no body decoded), or with
- * `moves: false` its key column alone. With `sources: true` each record's
+ * for a key column whole for its values (each from its fixed slot, no body
+ * decoded), or with `moves: false` its keys alone (the key column and the
+ * heads entry's delta keys; a chunk without a key column still whole). With `sources: true` each record's
  * body is decoded as well, for its `source`, every hour read as before.
  */
 import { symbolQuality } from '../../engine/quality/feed-quality.js'

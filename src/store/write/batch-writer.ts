@@ -108,7 +108,7 @@ export class BatchWriter {
     verified.catch(() => {}) // awaited in the queue; a rejection is the write's
     // Put together now, while the workers verify (every chunk is posted by now): the write in the queue is then a
     // short commit, and under a signature policy the main thread works while the workers do, not after them.
-    const encoded: EncodedBatch = { records: stored, entries: framed.entries(), journalEntry: encodeJournalEntry(stored) }
+    const encoded: EncodedBatch = { records: stored, entries: framed.entries(), journalEntry: encodeJournalEntry(stored, commitId) }
     const write = queue.run(async () => {
       const verdicts = await verified
       // Checked again in the queue: a batch queued before this one may have taken the position meanwhile.
@@ -187,7 +187,7 @@ function checkCommitPosition(at: number, head: number): void {
 }
 
 /**
- * A commit id is a short string: it is kept in one meta value beside the position.
+ * A commit id is a short string: it is kept in the commit's journal entry.
  * @throws PriceStoreError `PRICE_INVALID_OPTIONS` (parameter `commitId`)
  */
 function checkCommitId(id: unknown): void {

@@ -69,7 +69,7 @@ export class CommitStep {
     journal.committed(position)
     this.#recordsWritten += records.length
     this.#lastCommitAt = Date.now()
-    hub.publish(position, () => rowsInCommitOrder(records, writes))
+    hub.publish(position, () => rowsInCommitOrder(records, writes), journal.headId)
     sealer.advanceHorizon(horizon)
     upkeep.applyRetention(periodOf(horizon))
   }

@@ -12,7 +12,7 @@ import { startServer, type StartServerOptions } from '../../../src/adapters/http
 import { PriceStore } from '../../../src/index.js'
 import { toExactJson } from '../../../src/http.js'
 import { T0, TEST_PROVIDER, makeRecord, type InputRecord } from '../../../src/testing/records.js'
-import { openSse, type SentEvent } from '../../support/http/sse-client.js'
+import { openSse, takeEvents } from '../../support/http/sse-client.js'
 import { until } from '../../support/http/operations-helpers.js'
 import { FakeReplica } from './replica-fake.js'
 
@@ -34,16 +34,6 @@ const batch = (from: number, count: number): InputRecord[] => Array.from({ lengt
 const pricesData = (position: number, records: readonly InputRecord[]): string =>
   `{"position":${position},"records":[${records.map((record) => toExactJson({ ...record, providerPublicKey: TEST_PROVIDER.publicKey })).join(',')}]}`
 
-async function take(sse: Awaited<ReturnType<typeof openSse>>, count: number): Promise<SentEvent[]> {
-  const events: SentEvent[] = []
-  while (events.length < count) {
-    const event = await sse.next()
-    if (event === undefined) throw new Error(`the stream ended after ${JSON.stringify(events)}`)
-    if (event.retry === undefined) events.push(event)
-  }
-  return events
-}
-
 describe('GET /prices/stream on a replicated node', () => {
   it('waits for the Last-Event-ID a client resumes from, then goes on with no gap and no reset', async () => {
     const { store, replica, url } = await setup()
@@ -58,10 +48,10 @@ describe('GET /prices/stream on a replicated node', () => {
     const sse = await opening
     open.push(sse)
     expect(sse.response.status).toBe(200)
-    expect(await take(sse, 1)).toEqual([{ event: 'ready', id: '5', data: '{"position":5}' }])
+    expect(await takeEvents(sse, 1)).toEqual([{ event: 'ready', id: '5', data: '{"position":5}' }])
     const sixth = batch(20, 1)
     await store.putBatch(sixth, { position: 8 })
-    expect(await take(sse, 1)).toEqual([{ event: 'prices', id: '8', data: pricesData(8, sixth) }])
+    expect(await takeEvents(sse, 1)).toEqual([{ event: 'prices', id: '8', data: pricesData(8, sixth) }])
   })
 
   it('past minPositionWaitMs, opens as a single store does: a reset, the position unknown here', async () => {
@@ -70,7 +60,7 @@ describe('GET /prices/stream on a replicated node', () => {
     replica.advanceTo(1)
     const sse = await openSse(url, { 'last-event-id': '9' })
     open.push(sse)
-    const [ready, reset] = await take(sse, 2)
+    const [ready, reset] = await takeEvents(sse, 2)
     expect(ready).toEqual({ event: 'ready', id: '9', data: '{"position":9}' })
     expect(reset).toEqual({ event: 'reset', id: '1', data: '{"reason":"unknown","requested":9,"position":1}' })
   })
@@ -82,7 +72,7 @@ describe('GET /prices/stream on a replicated node', () => {
     replica.advanceTo(4)
     const sse = await openSse(url, { 'last-event-id': '2' })
     open.push(sse)
-    expect(await take(sse, 2)).toEqual([{ event: 'ready', id: '2', data: '{"position":2}' }, { event: 'prices', id: '4', data: pricesData(4, first) }])
+    expect(await takeEvents(sse, 2)).toEqual([{ event: 'ready', id: '2', data: '{"position":2}' }, { event: 'prices', id: '4', data: pricesData(4, first) }])
     expect(replica.waits).toEqual([])
   })
 })

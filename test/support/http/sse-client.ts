@@ -100,3 +100,14 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     },
   }
 }
+
+/** The next `count` named events, the block that only sets `retry` left out (throws if the stream ends first). */
+export async function takeEvents(sse: SseStream, count: number): Promise<SentEvent[]> {
+  const events: SentEvent[] = []
+  while (events.length < count) {
+    const event = await sse.next()
+    if (event === undefined) throw new Error(`the stream ended after ${JSON.stringify(events)}`)
+    if (event.retry === undefined) events.push(event)
+  }
+  return events
+}

@@ -10,7 +10,7 @@
  * dispatched) and its name, then the start of its `data` line. The caller
  * writes the data and {@link SSE_EVENT_END}.
  */
-export function sseEventHead(event: string, id: number | undefined): string {
+export function sseEventHead(event: string, id: number | string | undefined): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: `
 }
 
@@ -18,7 +18,7 @@ export function sseEventHead(event: string, id: number | undefined): string {
 export const SSE_EVENT_END = '\n\n'
 
 /** A whole event whose data is `data`'s compact JSON. */
-export function sseEvent(event: string, id: number | undefined, data: string): string {
+export function sseEvent(event: string, id: number | string | undefined, data: string): string {
   return `${sseEventHead(event, id)}${data}${SSE_EVENT_END}`
 }
 

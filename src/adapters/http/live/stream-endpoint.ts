@@ -2,6 +2,7 @@ import type { WatchIterator, WatchOptions } from '../../../store/services/watch/
 import { fieldSelector } from '../../../engine/field-selection.js'
 import type { FieldSelection } from '../../../types.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
+import { parsePortablePosition, portableId } from '../../../rules/portable-position.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
 import { DEFAULT_SEND_STALL_MS, MAX_QUEUED_CHARS } from '../core/streamed-body.js'
@@ -63,6 +64,8 @@ export interface WatchableStore {
   watch(options: WatchOptions): WatchIterator
   /** The newest commit's position: where a stream without `after` starts. */
   readonly position: number
+  /** The replication log's id of the commit at `position`, when it has one: the `ready` event's id names it. */
+  readonly positionId?: string | undefined
 }
 
 /** A replicated node's stream waits for the position a resuming client names (see {@link createStreamEndpoint}). */
@@ -108,8 +111,8 @@ export function createStreamEndpoint(
     req.resume()
     try {
       const wanted = readStreamParams(params, req.headers[LAST_EVENT_ID])
-      const after = wanted.after
-      if (catchUp !== undefined && typeof after === 'number' && after > store.position && !head) {
+      const after = typeof wanted.after === 'string' ? parsePortablePosition(wanted.after)?.position : wanted.after
+      if (catchUp !== undefined && after !== undefined && after > store.position && !head) {
         // A client resuming from another node of the cluster: this node has not applied its position yet. Waiting
         // for it (a bounded time) lets the stream go on with no gap; after that, the watch says `reset`.
         const gone = new AbortController()
@@ -128,13 +131,14 @@ export function createStreamEndpoint(
     try {
       if (closing) return sendAnswer(res, busyAnswer('the server is shutting down; reconnect to another instance or later'), head)
       // Without a position the stream starts at the newest commit, and its
-      // ready event says so: a client that reconnects with it misses nothing.
-      const after = wanted.after ?? store.position
+      // ready event says so (naming the commit when it has an id): a client
+      // that reconnects with it misses nothing.
+      const after = wanted.after ?? portableId(store.position, { id: store.positionId })
       const gone = new AbortController()
       const watch = selectedWatch(wanted.fields, store.watch({
         ...(wanted.symbols === undefined ? {} : { symbols: wanted.symbols }),
-        // A malformed `after` stays text: the watch's own check refuses it with its code.
-        after: after as number,
+        // A portable position and a malformed `after` stay text: the watch checks the one and refuses the other.
+        after,
         maxPending,
         signal: gone.signal,
       }))
@@ -143,7 +147,7 @@ export function createStreamEndpoint(
         if (head) return sendAnswer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)
         return sendAnswer(res, busyAnswer(`${maxSubscribers} live streams are open, the most this server takes; try again later`), head)
       }
-      const subscriber = new StreamSubscriber(res, watch, gone, after as number, settings)
+      const subscriber = new StreamSubscriber(res, watch, gone, after, settings)
       subscribers.add(subscriber)
       counters.streamSubscribers++
       void subscriber.closed.then(() => {

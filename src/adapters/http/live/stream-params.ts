@@ -1,5 +1,6 @@
 import { describeValue } from '../../../errors.js'
 import { parseFieldSelection } from '../../../rules/fields.js'
+import { parsePortablePosition } from '../../../rules/portable-position.js'
 import { fail } from '../../../rules/query-errors.js'
 import type { FieldSelection } from '../../../types.js'
 
@@ -12,7 +13,8 @@ export interface StreamParams {
   readonly symbols?: readonly string[]
   /**
    * Where to start: `Last-Event-ID`, else `after`; absent for the live tail
-   * from now. A value that is not digits stays text so that `watch()` refuses it.
+   * from now. A portable position (`P.tag`) and any value that is not digits
+   * stay text: `watch()` checks the one and refuses the other.
    */
   readonly after?: number | string
   /** The record fields each event's records keep (as `/prices`'s `fields`); absent for whole records. */
@@ -55,13 +57,16 @@ function position(text: string): number | string {
 }
 
 /** The header's position, checked here: `watch()` would name `after` in its error, not the header. */
-function resumePosition(header: string | string[] | undefined): number | undefined {
+function resumePosition(header: string | string[] | undefined): number | string | undefined {
   // Node joins a repeated header with ", ": that is malformed too.
   const text = Array.isArray(header) ? header.join(', ') : header
   if (text === undefined || text === '') return undefined
-  const value = position(text.trim())
+  // An event id as the stream writes it: a commit position, or a portable position `P.tag`.
+  const trimmed = text.trim()
+  if (parsePortablePosition(trimmed) !== undefined) return trimmed
+  const value = position(trimmed)
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw fail('PRICE_INVALID_QUERY', 'Last-Event-ID', `header Last-Event-ID must be a commit position, a whole number >= 0 (got ${describeValue(text)})`)
+    throw fail('PRICE_INVALID_QUERY', 'Last-Event-ID', `header Last-Event-ID must be an event id of this stream: a commit position, a whole number >= 0, or P.tag (got ${describeValue(text)})`)
   }
   return value
 }

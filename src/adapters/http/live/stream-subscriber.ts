@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { toExactJson } from '../../../rules/exact-json.js'
+import { parsePortablePosition, portableId } from '../../../rules/portable-position.js'
 import type { WatchItem, WatchIterator, WatchRecords } from '../../../store/services/watch/watch-options.js'
 import { SSE_EVENT_END, sseComment, sseEvent, sseEventHead, sseRetry } from '../core/sse-event.js'
 import { untilDrained } from '../core/streamed-body.js'
@@ -35,7 +36,8 @@ const FINAL_EVENT_GRACE_MS = 1_000
 
 /**
  * One client of `GET /prices/stream`: the items of its watch written as
- * events, each whole commit one `prices` event whose id is its position.
+ * events, each whole commit one `prices` event whose id is its position
+ * (`P.tag` when the commit has a replication log's id, portable-position.ts).
  * The watch is pulled only while the response holds less than
  * `maxQueuedBytes`, so a slow client's commits wait in its watch (bounded
  * by its `maxPending`, past which the watch ends with `overflow`) and not
@@ -49,8 +51,9 @@ export class StreamSubscriber {
   readonly #watch: WatchIterator
   readonly #gone: AbortController
   readonly #settings: StreamSettings
-  /** The position of the last whole event written with an id. */
+  /** The position of the last whole event written with an id, and that id. */
   #position: number
+  #eventId: number | string
   #stopping = false
   #ended = false
   /** Part of an event is written: nothing else may be until it is whole. */
@@ -64,13 +67,14 @@ export class StreamSubscriber {
 
   /**
    * @param gone aborted (here) when the client leaves; the watch's `signal`
-   * @param start the position the watch starts after
+   * @param start the position the watch starts after, or the portable position (`P.tag`) it was given
    */
-  constructor(res: ServerResponse, watch: WatchIterator, gone: AbortController, start: number, settings: StreamSettings) {
+  constructor(res: ServerResponse, watch: WatchIterator, gone: AbortController, start: number | string, settings: StreamSettings) {
     this.#res = res
     this.#watch = watch
     this.#gone = gone
-    this.#position = start
+    this.#position = typeof start === 'number' ? start : (parsePortablePosition(start)?.position ?? 0)
+    this.#eventId = start
     this.#settings = settings
     this.closed = new Promise((resolve) => (this.#onClosed = resolve))
   }
@@ -90,7 +94,7 @@ export class StreamSubscriber {
     if (res.destroyed) return closed()
     res.once('close', closed)
     res.writeHead(200, STREAM_HEADERS)
-    this.#write(sseRetry(this.#settings.retryMs) + sseEvent('ready', this.#position, `{"position":${this.#position}}`))
+    this.#write(sseRetry(this.#settings.retryMs) + sseEvent('ready', this.#eventId, `{"position":${this.#position}}`))
     this.#heartbeat = setInterval(() => this.#beat(), this.#settings.heartbeatMs)
     this.#heartbeat.unref()
     void this.#pump()
@@ -133,30 +137,32 @@ export class StreamSubscriber {
 
   /** Writes one item as its event; false when the stream ended meanwhile. */
   async #send(item: WatchItem): Promise<boolean> {
+    const id = portableId(item.position, { tag: item.commitTag })
     switch (item.type) {
       case 'records':
-        return this.#sendRecords(item)
+        return this.#sendRecords(item, id)
       case 'progress':
-        this.#write(sseEvent('progress', item.position, `{"position":${item.position}}`))
+        this.#write(sseEvent('progress', id, `{"position":${item.position}}`))
         break
       case 'reset': {
         const data = `{"reason":${JSON.stringify(item.reason)},"requested":${item.requested},"position":${item.position}}`
-        this.#write(sseEvent('reset', item.position, data))
+        this.#write(sseEvent('reset', id, data))
         break
       }
       case 'overflow':
-        this.#write(sseEvent('overflow', item.position, `{"reason":"pending","position":${item.position}}`))
+        this.#write(sseEvent('overflow', id, `{"reason":"pending","position":${item.position}}`))
         break
     }
     this.#position = item.position
+    this.#eventId = id
     return true
   }
 
   /** A commit's records as one event, written a slice at a time while the socket has room. */
-  async #sendRecords(item: WatchRecords): Promise<boolean> {
+  async #sendRecords(item: WatchRecords, id: number | string): Promise<boolean> {
     const { position, records, pruned } = item
     this.#midEvent = true
-    this.#write(`${sseEventHead('prices', position)}{"position":${position},${pruned === undefined ? '' : `"pruned":${pruned},`}"records":[`)
+    this.#write(`${sseEventHead('prices', id)}{"position":${position},${pruned === undefined ? '' : `"pruned":${pruned},`}"records":[`)
     for (let start = 0; start < records.length; start += RECORDS_PER_WRITE) {
       if (start > 0 && !(await this.#room())) return false
       const slice = records.slice(start, start + RECORDS_PER_WRITE).map((record) => toExactJson(record))
@@ -165,6 +171,7 @@ export class StreamSubscriber {
     this.#write(`]}${SSE_EVENT_END}`)
     this.#midEvent = false
     this.#position = position
+    this.#eventId = id
     return true
   }
 
@@ -187,7 +194,7 @@ export class StreamSubscriber {
   /** The client read nothing for the stall time: an `overflow` event if one can follow what was sent, then the connection is cut. */
   #stalled(): void {
     if (this.#midEvent) this.#res.destroy()
-    else this.#end(sseEvent('overflow', this.#position, `{"reason":"stalled","position":${this.#position}}`))
+    else this.#end(sseEvent('overflow', this.#eventId, `{"reason":"stalled","position":${this.#position}}`))
   }
 
   #beat(): void {

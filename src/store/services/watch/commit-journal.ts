@@ -22,20 +22,13 @@
  * entry (its positions were consecutive).
  */
 import { undecodable } from '../../../keys/entry-errors.js'
-import { readJournalEnd, setJournalEnd } from '../../../keys/journal-codec.js'
+import { readJournalCommitId, readJournalEnd, setJournalEnd } from '../../../keys/journal-codec.js'
 import { describeJournal, journalKey, readJournalKey } from '../../../keys/key-layout.js'
 import type { BytesSublevel } from '../../db/sublevels.js'
 
 /** The meta key of the journal's floor (UTF-8 key and decimal text value, like every meta key). */
 export const JOURNAL_FLOOR_KEY = 'journal-floor'
 const FLOOR_KEY_BYTES = Buffer.from(JOURNAL_FLOOR_KEY, 'utf8')
-/**
- * The meta key naming the newest commit a replication log gave an id: `<position> <id>` (UTF-8). Written in
- * that commit's own atomic write; a later commit without an id leaves it naming an older position, which then
- * says nothing about the head.
- */
-export const COMMIT_ID_KEY = 'commit-id'
-const COMMIT_ID_KEY_BYTES = Buffer.from(COMMIT_ID_KEY, 'utf8')
 const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
@@ -114,7 +107,6 @@ export class CommitJournal {
     const [first] = await this.#level.iterator({ limit: 1 }).all()
     const [last] = await this.#level.iterator({ limit: 1, reverse: true }).all()
     const floor = (await this.#meta.get(JOURNAL_FLOOR_KEY as never, TEXT as never)) as unknown as string | undefined
-    const commitId = (await this.#meta.get(COMMIT_ID_KEY as never, TEXT as never)) as unknown as string | undefined
     this.#stagedIds.clear()
     this.#headId = undefined
     if (floor === undefined) {
@@ -132,7 +124,7 @@ export class CommitJournal {
     const [firstPosition, firstEnd] = readEdge(first)
     const [lastPosition, lastEnd] = readEdge(last)
     this.#head = lastPosition
-    this.#headId = idAt(commitId, lastPosition)
+    this.#headId = readCommitId(lastPosition, last[1])
     this.#oldest = firstPosition
     this.#end = lastEnd
     this.#kept = lastEnd - firstEnd + first[1].length
@@ -146,15 +138,12 @@ export class CommitJournal {
    * @param entry the batch's entry from `encodeJournalEntry`, encoded before its place was known: its `end` is set here
    * @param at the position to commit at, given by a replication log (checked by the caller to be above the
    *   head); the next batch without one gets the position after it
-   * @param id the replication log's id of this commit, kept in the same write (see {@link COMMIT_ID_KEY})
+   * @param id the replication log's id of this commit, which `entry` holds: the head's id once it is committed
    */
   stage(batch: RootBatch, entry: Buffer, at?: number, id?: string): number {
     const position = at ?? this.#next
     this.#next = Math.max(this.#next, position) + 1
-    if (id !== undefined) {
-      batch.put(this.#metaPrefix, COMMIT_ID_KEY_BYTES, Buffer.from(`${position} ${id}`, 'utf8'))
-      this.#stagedIds.set(position, id)
-    }
+    if (id !== undefined) this.#stagedIds.set(position, id)
     setJournalEnd(entry, this.#end)
     this.#end += entry.length
     batch.put(this.#prefix, journalKey(position), entry)
@@ -188,11 +177,16 @@ export class CommitJournal {
   }
 }
 
-/** The id in a `commit-id` meta value when it names `position`. */
-function idAt(value: string | undefined, position: number): string | undefined {
-  if (value === undefined) return undefined
-  const space = value.indexOf(' ')
-  return space > 0 && Number(value.slice(0, space)) === position ? value.slice(space + 1) : undefined
+/**
+ * The commit id a journal entry holds.
+ * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when it does not decode
+ */
+function readCommitId(position: number, entry: Uint8Array): string | undefined {
+  try {
+    return readJournalCommitId(entry)
+  } catch (err) {
+    throw undecodable(describeJournal(position), err)
+  }
 }
 
 /** The position and `end` of a journal entry read on open. */

@@ -13,12 +13,15 @@ import type { Row } from '../../read/row.js'
 export class CommitNotice {
   readonly position: number
   readonly rows: readonly Row[]
+  /** The tag of the replication log's id of the commit, when it has one (portable-position.ts). */
+  readonly commitTag: string | undefined
   readonly #records: (PriceRecord | undefined)[]
   #bySymbol: Map<string, number[]> | undefined
 
-  constructor(position: number, rows: readonly Row[]) {
+  constructor(position: number, rows: readonly Row[], commitTag?: string) {
     this.position = position
     this.rows = rows
+    this.commitTag = commitTag
     this.#records = new Array(rows.length)
   }
 

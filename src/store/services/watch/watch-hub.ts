@@ -1,5 +1,6 @@
 import type { PriceStoreError } from '../../../errors.js'
 import { CommitNotice } from './commit-notice.js'
+import { tagOf } from '../../../rules/portable-position.js'
 import type { Row } from '../../read/row.js'
 
 /** A live watcher, as the hub sees it. */
@@ -32,10 +33,10 @@ export class WatchHub {
     this.#subscribers.delete(subscriber)
   }
 
-  /** Hands a commit to every watcher; its rows are built only when someone watches. */
-  publish(position: number, rows: () => readonly Row[]): void {
+  /** Hands a commit to every watcher; its rows are built only when someone watches. @param commitId the replication log's id of the commit */
+  publish(position: number, rows: () => readonly Row[], commitId?: string): void {
     if (this.#subscribers.size === 0) return
-    const notice = new CommitNotice(position, rows())
+    const notice = new CommitNotice(position, rows(), tagOf(commitId))
     for (const subscriber of [...this.#subscribers]) subscriber.deliver(notice)
   }
 

@@ -3,6 +3,7 @@ import { checkSignal } from '../../../rules/abort.js'
 import { fail } from '../../../rules/query-errors.js'
 import { optionsObject, symbolList } from '../../../engine/typed-queries.js'
 import type { Limits, PriceRecord } from '../../../types.js'
+import { parsePortablePosition } from '../../../rules/portable-position.js'
 
 /** Records a watcher may fall behind by before it is ended with an `overflow` item, unless configured otherwise. */
 export const DEFAULT_MAX_PENDING = 10_000
@@ -15,8 +16,12 @@ export interface WatchOptions {
    * Start after this commit position: first the commits after it, replayed
    * from the store's journal, then the live ones. Left out: live commits
    * from the moment `watch()` is called. `0` replays the whole journal.
+   * A portable position `'P.tag'` (an item's `position` and `commitTag`)
+   * starts after `P` too, once the store has shown that it holds that very
+   * commit at `P`; holding another commit there (or none), it starts with a
+   * `reset` whose reason is `forked`.
    */
-  readonly after?: number
+  readonly after?: number | string
   /**
    * The most records (matching `symbols`) that may wait for the consumer;
    * past it the watch ends with an `overflow` item (default 10,000).
@@ -26,8 +31,18 @@ export interface WatchOptions {
   readonly signal?: AbortSignal
 }
 
+/**
+ * Where an item leaves the watcher. `commitTag` is there when the store knows the replication log's id of the
+ * commit at `position`: `${position}.${commitTag}` is then a portable position for `after`, checked to name the same
+ * commit on whichever store it resumes.
+ */
+interface ItemPosition {
+  readonly position: number
+  readonly commitTag?: string
+}
+
 /** The records one commit wrote that match the watch's symbols, in the batch's order (never empty). */
-export interface WatchRecords {
+export interface WatchRecords extends ItemPosition {
   readonly type: 'records'
   /** The commit's position. */
   readonly position: number
@@ -46,23 +61,25 @@ export interface WatchRecords {
  * replay and every {@link PROGRESS_EVERY} such commits, so a filtered
  * watcher's resume position stays inside the journal.
  */
-export interface WatchProgress {
+export interface WatchProgress extends ItemPosition {
   readonly type: 'progress'
-  readonly position: number
 }
 
 /**
  * The commits after `requested` cannot be replayed: `'trimmed'` when the
  * journal no longer holds them (commits `requested + 1` to `position` are
- * not delivered), `'unknown'` when `requested` is past the store's newest
- * commit (a position from another store, or one that was rebuilt). The
- * watch goes on with the commits after `position`.
+ * not delivered; with a portable position, also when the commit at
+ * `requested` is no longer there to check), `'unknown'` when `requested` is
+ * past the store's newest commit (a position from another store, or one
+ * that was rebuilt), `'forked'` when a portable position names a commit the
+ * store does not hold at `requested` (it holds another there, or none: the
+ * histories differ, and the watcher's state built from them should be read
+ * again). The watch goes on with the commits after `position`.
  */
-export interface WatchReset {
+export interface WatchReset extends ItemPosition {
   readonly type: 'reset'
-  readonly reason: 'trimmed' | 'unknown'
+  readonly reason: 'trimmed' | 'unknown' | 'forked'
   readonly requested: number
-  readonly position: number
 }
 
 /**
@@ -70,9 +87,8 @@ export interface WatchReset {
  * Every commit up to `position` was delivered; watch again with
  * `after: position` to replay the rest from the journal.
  */
-export interface WatchOverflow {
+export interface WatchOverflow extends ItemPosition {
   readonly type: 'overflow'
-  readonly position: number
 }
 
 /** What a watch yields. Every item's `position` is where a resumed watch should start (`after`). */
@@ -91,6 +107,8 @@ export const PROGRESS_EVERY = 256
 export interface ResolvedWatchOptions {
   readonly symbols: ReadonlySet<string> | undefined
   readonly after: number | undefined
+  /** The tag `after` named, as a portable position. */
+  readonly afterTag: string | undefined
   readonly maxPending: number
   readonly signal: AbortSignal | undefined
 }
@@ -107,9 +125,14 @@ export function resolveWatchOptions(rawOptions: unknown, limits: Limits): Resolv
     if (list.length === 0) throw fail('PRICE_INVALID_QUERY', 'symbols', 'symbols must name at least one symbol (leave it out to watch every symbol)')
     symbols = new Set(list)
   }
+  const portable = typeof options.after === 'string' ? parsePortablePosition(options.after) : undefined
+  if (typeof options.after === 'string' && portable === undefined) {
+    throw fail('PRICE_INVALID_QUERY', 'after', `after must be a commit position (a safe integer >= 0) or a portable position P.tag (got ${describeValue(options.after)})`)
+  }
   return Object.freeze({
     symbols,
-    after: count('after', options.after, 0),
+    after: portable?.position ?? count('after', options.after, 0),
+    afterTag: portable?.tag,
     maxPending: count('maxPending', options.maxPending, 1) ?? DEFAULT_MAX_PENDING,
     signal: checkSignal(options.signal),
   })

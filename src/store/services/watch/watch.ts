@@ -15,7 +15,7 @@
 import type { AbstractIterator } from 'abstract-level'
 import { PriceStoreError } from '../../../errors.js'
 import { abortError } from '../../../rules/abort.js'
-import { readJournalEntry } from '../../../keys/journal-codec.js'
+import { readJournalCommitId, readJournalEntry } from '../../../keys/journal-codec.js'
 import type { JournalRecord } from '../../../keys/journal-codec.js'
 import { describeJournal, journalKey, readJournalKey } from '../../../keys/key-layout.js'
 import type { Limits, PriceRecord } from '../../../types.js'
@@ -30,6 +30,7 @@ import { readJournalFloor, type CommitJournal } from './commit-journal.js'
 import { toStorageError } from '../../db/storage-errors.js'
 import type { Subscriber, WatchHub } from './watch-hub.js'
 import { PROGRESS_EVERY } from './watch-options.js'
+import { tagOf } from '../../../rules/portable-position.js'
 import { resolveWatchOptions } from './watch-options.js'
 import type { ResolvedWatchOptions, WatchItem, WatchIterator, WatchOptions } from './watch-options.js'
 
@@ -43,7 +44,7 @@ export interface WatchContext {
    * live commits, in one synchronous step; `undefined` once the store is
    * closing or closed.
    */
-  start(subscriber: Subscriber): { readonly view: ReadView; readonly head: number } | undefined
+  start(subscriber: Subscriber): { readonly view: ReadView; readonly head: number; readonly headId: string | undefined } | undefined
   readonly journal: BytesSublevel
   /** Holds the journal's floor (see commit-journal.ts). */
   readonly meta: BytesSublevel
@@ -74,7 +75,7 @@ export function startWatch(source: WatchSource, options: WatchOptions, limits: L
       if (life.status !== 'open') return undefined
       const view = reader.view()
       hub.subscribe(subscriber)
-      return { view, head: journal.head }
+      return { view, head: journal.head, headId: journal.headId }
     },
     journal: source.levels.journal,
     meta: source.levels.meta,
@@ -103,6 +104,8 @@ export class Watch implements WatchIterator, Subscriber {
   #prelude: WatchItem | undefined
   /** The head taken at the start: replay covers (after, head]. */
   #head = 0
+  /** The tag of the head's commit id, when it has one. */
+  #headTag: string | undefined
   #view: ReadView | undefined
   #entries: AbstractIterator<any, Uint8Array, Uint8Array> | undefined
   #buffered: [Uint8Array, Uint8Array][] = []
@@ -110,10 +113,12 @@ export class Watch implements WatchIterator, Subscriber {
   #queueStart = 0
   /** Records waiting in the queue. */
   #pending = 0
-  /** The position of the last item given (or where the watch started). */
+  /** The position of the last item given (or where the watch started), and its commit's tag when known. */
   #delivered = 0
-  /** The newest position known to hold nothing for the watch's symbols. */
+  #deliveredTag: string | undefined
+  /** The newest position known to hold nothing for the watch's symbols, and its commit's tag when known. */
   #skipped = 0
+  #skippedTag: string | undefined
   #overflow = false
   /** The store closed: end once the queue is given. */
   #closed = false
@@ -167,7 +172,7 @@ export class Watch implements WatchIterator, Subscriber {
     const indices = symbols === undefined ? undefined : notice.select(symbols)
     const count = indices?.length ?? notice.rows.length
     if (count === 0) {
-      this.#skipped = Math.max(this.#skipped, notice.position)
+      this.#skip(notice.position, notice.commitTag)
       if (this.#skipped - this.#delivered >= PROGRESS_EVERY) this.#wake?.()
       return
     }
@@ -218,13 +223,13 @@ export class Watch implements WatchIterator, Subscriber {
         if (item !== undefined) return this.#give(item)
         await this.#closeReplay()
         this.#phase = 'live'
-        if (this.#skipped > this.#delivered && this.#queueStart === this.#queue.length) return this.#give({ type: 'progress', position: this.#skipped })
+        if (this.#skipped > this.#delivered && this.#queueStart === this.#queue.length) return this.#give(this.#progress())
         continue
       }
       const queued = this.#queue[this.#queueStart]
       if (queued !== undefined) return this.#give(this.#take(queued))
       if (this.#overflow || this.#failure !== undefined || this.#closed) return this.#finish()
-      if (this.#skipped - this.#delivered >= PROGRESS_EVERY) return this.#give({ type: 'progress', position: this.#skipped })
+      if (this.#skipped - this.#delivered >= PROGRESS_EVERY) return this.#give(this.#progress())
       await new Promise<void>((resolve) => (this.#wake = resolve))
       this.#wake = undefined
     }
@@ -242,14 +247,15 @@ export class Watch implements WatchIterator, Subscriber {
       this.#phase = 'ended'
       return
     }
-    const { view, head } = started
+    const { view, head, headId } = started
     this.#head = head
+    this.#headTag = tagOf(headId)
     this.#delivered = this.#skipped = this.#after
+    this.#deliveredTag = this.#skippedTag = this.#options.afterTag
     this.#options.signal?.addEventListener('abort', this.#onAbort, { once: true })
-    if (this.#after > head) {
-      this.#prelude = { type: 'reset', reason: 'unknown', requested: this.#after, position: head }
-      this.#delivered = this.#skipped = head
-    }
+    if (this.#after > head) this.#prelude = this.#resetToHead('unknown')
+    // A portable position at the head is checked here; one before it, by the replay against the journal's entry.
+    else if (this.#after === head && this.#options.afterTag !== undefined && this.#options.afterTag !== this.#headTag) this.#prelude = this.#resetToHead('forked')
     if (this.#after >= head) {
       this.#phase = 'live'
       void view.close().catch(() => {})
@@ -267,9 +273,13 @@ export class Watch implements WatchIterator, Subscriber {
       const [first] = await journal.keys({ limit: 1, ...view.readOptions }).all()
       const floor = await readJournalFloor(meta, view.readOptions, first === undefined ? this.#head + 1 : readJournalKey(first))
       if (this.#view === undefined) return undefined
-      const from = Math.max(this.#after, floor)
+      const named = await this.#namedCommit(view, floor)
+      if (this.#view === undefined) return undefined
+      // Forked: nothing is replayed, (head, head] being empty; the watch goes on live from the head.
+      const from = named === 'forked' ? this.#head : Math.max(this.#after, floor)
       this.#entries = journal.iterator({ gt: journalKey(from), lte: journalKey(this.#head), ...view.readOptions })
-      if (from > this.#after) return { type: 'reset', reason: 'trimmed', requested: this.#after, position: from }
+      if (named === 'forked') return this.#resetToHead('forked')
+      if (from > this.#after || named === 'trimmed') return { type: 'reset', reason: 'trimmed', requested: this.#after, position: from }
     }
     for (;;) {
       let entry = this.#buffered.shift()
@@ -280,10 +290,11 @@ export class Watch implements WatchIterator, Subscriber {
         if (entry === undefined) return undefined
       }
       const position = readJournalKey(entry[0])
-      const { records, pruned } = this.#resolve(view, position, entry[1])
-      if (pruned > 0) return { type: 'records', position, records, pruned }
-      if (records.length > 0) return { type: 'records', position, records }
-      this.#skipped = Math.max(this.#skipped, position)
+      const { records, pruned, commitTag } = this.#resolve(view, position, entry[1])
+      const at = commitTag === undefined ? { position } : { position, commitTag }
+      if (pruned > 0) return { type: 'records', ...at, records, pruned }
+      if (records.length > 0) return { type: 'records', ...at, records }
+      this.#skip(position, commitTag)
     }
   }
 
@@ -292,10 +303,12 @@ export class Watch implements WatchIterator, Subscriber {
    * the view, and how many of them a prune has removed since (the journal
    * keeps keys, so a pruned record is no longer there to replay).
    */
-  #resolve(view: ReadView, position: number, entry: Uint8Array): { records: PriceRecord[]; pruned: number } {
+  #resolve(view: ReadView, position: number, entry: Uint8Array): { records: PriceRecord[]; pruned: number; commitTag: string | undefined } {
     let keys: JournalRecord[]
+    let commitTag: string | undefined
     try {
       keys = lastOfEachKey(readJournalEntry(entry))
+      commitTag = tagOf(readJournalCommitId(entry))
     } catch (err) {
       throw undecodable(describeJournal(position), err)
     }
@@ -308,7 +321,49 @@ export class Watch implements WatchIterator, Subscriber {
       if (row === undefined) pruned++
       else records.push(row.decode())
     }
-    return { records, pruned }
+    return { records, pruned, commitTag }
+  }
+
+  /**
+   * Whether the journal holds the commit a portable `after` names: `'forked'` when it holds another commit at that
+   * position, or none though its entries reach back past it; `'trimmed'` when its entry may have been trimmed;
+   * `'held'` when it is there (and for a plain position, which names no commit).
+   */
+  async #namedCommit(view: ReadView, floor: number): Promise<'held' | 'forked' | 'trimmed'> {
+    const tag = this.#options.afterTag
+    if (tag === undefined) return 'held'
+    const entry = await this.#context.journal.get(journalKey(this.#after) as never, view.readOptions as never) as Uint8Array | undefined
+    if (entry === undefined) return this.#after <= floor ? 'trimmed' : 'forked'
+    let held: string | undefined
+    try {
+      held = tagOf(readJournalCommitId(entry))
+    } catch (err) {
+      throw undecodable(describeJournal(this.#after), err)
+    }
+    return held === tag ? 'held' : 'forked'
+  }
+
+  /** A reset to the head taken at the start: the watch goes on with the commits after it. */
+  #resetToHead(reason: 'unknown' | 'forked'): WatchItem {
+    this.#skipped = this.#head
+    this.#skippedTag = this.#headTag
+    return { type: 'reset', reason, requested: this.#after, ...this.#at(this.#head, this.#headTag) }
+  }
+
+  #progress(): WatchItem {
+    return { type: 'progress', ...this.#at(this.#skipped, this.#skippedTag) }
+  }
+
+  /** A position known to hold nothing for the watch. */
+  #skip(position: number, commitTag: string | undefined): void {
+    if (position <= this.#skipped) return
+    this.#skipped = position
+    this.#skippedTag = commitTag
+  }
+
+  /** An item's position and, when known, its commit's tag. */
+  #at(position: number, commitTag: string | undefined): { position: number; commitTag?: string } {
+    return commitTag === undefined ? { position } : { position, commitTag }
   }
 
   #take(queued: Queued): WatchItem {
@@ -323,11 +378,14 @@ export class Watch implements WatchIterator, Subscriber {
     const { notice, indices } = queued
     const records = indices === undefined ? notice.rows.map((_, index) => notice.record(index)) : indices.map((index) => notice.record(index))
     this.#pending -= records.length
-    return { type: 'records', position: notice.position, records }
+    return { type: 'records', ...this.#at(notice.position, notice.commitTag), records }
   }
 
   #give(item: WatchItem): IteratorYieldResult<WatchItem> {
-    if (item.type !== 'overflow') this.#delivered = item.position
+    if (item.type !== 'overflow') {
+      this.#delivered = item.position
+      this.#deliveredTag = item.commitTag
+    }
     if (item.type === 'records') Object.freeze(item.records)
     return { done: false, value: Object.freeze(item) }
   }
@@ -336,7 +394,7 @@ export class Watch implements WatchIterator, Subscriber {
   async #finish(): Promise<IteratorResult<WatchItem>> {
     this.#phase = 'ended'
     await this.#release()
-    if (this.#overflow) return { done: false, value: Object.freeze({ type: 'overflow', position: this.#delivered }) }
+    if (this.#overflow) return { done: false, value: Object.freeze({ type: 'overflow', ...this.#at(this.#delivered, this.#deliveredTag) }) }
     if (this.#failure !== undefined) throw this.#failure
     return DONE
   }
