@@ -14,11 +14,28 @@
  * paged chunk's key column {@link KEY_COLUMN_VERSION}, heads entries
  * {@link HEADS_VERSION}; the layouts are in key-layout.ts and the codecs.
  */
+import { PriceStoreError } from '../errors.js'
 import { MalformedBytes } from './bytes.js'
 import type { ByteReader } from './bytes.js'
 
 /** The database format this release writes and reads (meta key `format`), and the only one it opens. */
 export const STORE_FORMAT = 9
+
+/**
+ * Checks a database's `format` value: this release opens {@link STORE_FORMAT} alone. A database of another format
+ * is refused, and its message names the way over (its records as NDJSON).
+ * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT` (details.field `format`)
+ */
+export function checkStoreFormat(format: string): void {
+  if (format === String(STORE_FORMAT)) return
+  throw new PriceStoreError(
+    'PRICE_UNSUPPORTED_FORMAT',
+    `the database has format version ${JSON.stringify(format)}; this release opens format ${STORE_FORMAT} only and changes nothing in it. ` +
+      'Export its records with the release that wrote it (price-store export --db DIR > records.ndjson), then import ' +
+      'them into a new store with this one, naming the same provider (price-store import --db NEW_DIR [provider flags] records.ndjson)',
+    { details: { field: 'format' } },
+  )
+}
 
 /** The version byte of log entries, chunk parts and journal entries. */
 export const VALUE_VERSION = 3

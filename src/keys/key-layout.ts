@@ -13,7 +13,7 @@
  * | `h` heads | `symbol (UTF-8) · 0x00 · period (u32 BE)` | the chunk's 10-minute heads, record count and delta count (heads-codec) |
  * | `s` symbols | `symbol (UTF-8)` | empty |
  * | `j` journal | `commit position (u64 BE)` | the commit's id and the keys of one batch's records, in batch order (journal-codec) |
- * | `m` meta | `format`, `provider`, `journal-floor` (UTF-8) | `"9"`, the provider as JSON, decimal text |
+ * | `m` meta | `format`, `provider`, `journal-floor`, `cursor-secret` (UTF-8, meta-keys.ts) | `"9"`, the provider as JSON, decimal text, base64url |
  * | `w` verdicts | `symbol (UTF-8) · 0x00 · period (u32 BE) · commit position (u64 BE)` | the verdicts one commit wrote for the symbol's records of that period (verdict-group-codec) |
  *
  * Symbols never contain control characters, so the 0x00 after a symbol sorts

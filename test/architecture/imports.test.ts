@@ -111,6 +111,20 @@ describe('the rooms of the store', () => {
     expect(users).toEqual(['store/db/sublevels.ts'])
   })
 
+  it('names its meta keys and checks format versions in keys/ only', () => {
+    // String literals only: comments name the keys in backticks.
+    const META_NAMES = /['"](format|provider|journal-floor|cursor-secret|commit-id)['"]\s*(as never|,\s*TEXT|\))/
+    const metaNaming = [...graph.keys()].filter((file) => !file.startsWith('keys/') && /['"](journal-floor|cursor-secret)['"]/.test(source(file)))
+    expect(metaNaming).toEqual([])
+    const metaReads = [...graph.keys()].filter((file) => file.startsWith('store/') && /meta\.(get|put|del|getMany)\(/.test(source(file)) && META_NAMES.test(source(file)))
+    expect(metaReads).toEqual([])
+    // Value versions are read by the codecs of keys/ (readFormatVersion), the database's by checkStoreFormat there.
+    const versionChecks = edges().filter(({ file, names }) => !file.startsWith('keys/') && names.includes('readFormatVersion')).map(({ file }) => file)
+    expect(versionChecks).toEqual([])
+    const formatCompared = [...graph.keys()].filter((file) => !file.startsWith('keys/') && /[=!]==?\s*String\(STORE_FORMAT\)|String\(STORE_FORMAT\)\s*[=!]==?/.test(source(file)))
+    expect(formatCompared).toEqual([])
+  })
+
   it('reads and writes the heads index in store/heads/ only', () => {
     const HEADS_NAMES = new Set(['headsKey', 'headsRange', 'readHeadsPeriod', 'readHeadsSymbol', 'describeHeads'])
     const outside = edges()

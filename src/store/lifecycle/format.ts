@@ -1,11 +1,12 @@
 import type { AbstractLevel } from 'abstract-level'
 import { PriceStoreError } from '../../errors.js'
-import { STORE_FORMAT } from '../../keys/format-version.js'
+import { STORE_FORMAT, checkStoreFormat } from '../../keys/format-version.js'
+import { META_KEYS } from '../../keys/meta-keys.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 
-const FORMAT_KEY = 'format'
-const PROVIDER_KEY = 'provider'
+const FORMAT_KEY = META_KEYS.format
+const PROVIDER_KEY = META_KEYS.provider
 
 /** The meta sublevel (opened with byte encodings, like every sublevel: its keys and values are read and written as UTF-8 per call). */
 type MetaSublevel = BytesSublevel
@@ -19,7 +20,7 @@ const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 /**
  * Checks a database's format version and provider, or records them in a new
  * database. A database of another format is refused, naming the way over
- * (see keys/format-version.ts). A store belongs to one provider: opening it
+ * (keys/format-version.ts, the one check of it). A store belongs to one provider: opening it
  * as another would relabel every stored record, so it is refused.
  * @throws PriceStoreError `PRICE_UNSUPPORTED_FORMAT`, `PRICE_PROVIDER_MISMATCH`
  */
@@ -36,7 +37,7 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
     ] as never, TEXT as never)
     return
   }
-  if (format !== String(STORE_FORMAT)) throw otherFormat(format)
+  checkStoreFormat(format)
   const stored = parseProvider(storedProvider)
   if (stored === undefined) throw new PriceStoreError('PRICE_UNSUPPORTED_FORMAT', 'the database records no readable provider')
   if (stored.id !== provider.id || stored.publicKey !== provider.publicKey) {
@@ -51,16 +52,6 @@ export async function checkFormat(meta: MetaSublevel, root: AbstractLevel<any, a
   }
 }
 
-/** A database of another format: nothing is changed; its records cross over as NDJSON. */
-function otherFormat(format: string): PriceStoreError {
-  return new PriceStoreError(
-    'PRICE_UNSUPPORTED_FORMAT',
-    `the database has format version ${JSON.stringify(format)}; this release opens format ${STORE_FORMAT} only and changes nothing in it. ` +
-      'Export its records with the release that wrote it (price-store export --db DIR > records.ndjson), then import ' +
-      'them into a new store with this one, naming the same provider (price-store import --db NEW_DIR [provider flags] records.ndjson)',
-    { details: { field: 'format' } },
-  )
-}
 
 /**
  * The provider a database records, or `undefined` when it records no format yet (no store has opened it).

@@ -11,9 +11,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import { PriceStoreError } from '../../errors.js'
+import { META_KEYS, metaKeyBytes } from '../../keys/meta-keys.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 
-const SECRET_KEY = Buffer.from('cursor-secret', 'utf8')
+const SECRET_KEY = metaKeyBytes(META_KEYS.cursorSecret)
 const SECRET_BYTES = 32
 
 /** One load (or creation) per meta sublevel: two first pages at once must not make two secrets, the later overwriting the earlier. */

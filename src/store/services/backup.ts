@@ -35,7 +35,7 @@ import type { BytesSublevel, StoreSublevels } from '../db/sublevels.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
 import type { StoreReader } from '../read/store-reader.js'
-import { JOURNAL_FLOOR_KEY } from './watch/commit-journal.js'
+import { META_KEYS, metaKeyBytes } from '../../keys/meta-keys.js'
 import { PARTIAL_MARKER, newDirectoryTarget, writeWholeDirectory } from './partial-directory.js'
 import { directoryBytes, readStats } from './stats.js'
 import type { StoreStats } from './stats.js'
@@ -189,7 +189,7 @@ async function copyJournalHead(source: BackupSource, db: ClassicLevel<Uint8Array
   const [key, value] = newest
   const batch = new RootBatch()
   batch.put(ownPrefixOf(source.journal), key, value)
-  batch.put(ownPrefixOf(source.levels.meta), Buffer.from(JOURNAL_FLOOR_KEY, 'utf8'), Buffer.from(String(readJournalKey(key) - 1), 'utf8'))
+  batch.put(ownPrefixOf(source.levels.meta), metaKeyBytes(META_KEYS.journalFloor), Buffer.from(String(readJournalKey(key) - 1), 'utf8'))
   await batch.write(db, false)
 }
 

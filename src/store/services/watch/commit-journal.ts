@@ -24,11 +24,12 @@
 import { undecodable } from '../../../keys/entry-errors.js'
 import { readJournalCommitId, readJournalEnd, setJournalEnd } from '../../../keys/journal-codec.js'
 import { describeJournal, journalKey, readJournalKey } from '../../../keys/key-layout.js'
+import { META_KEYS, metaKeyBytes } from '../../../keys/meta-keys.js'
 import type { BytesSublevel } from '../../db/sublevels.js'
 
 /** The meta key of the journal's floor (UTF-8 key and decimal text value, like every meta key). */
-export const JOURNAL_FLOOR_KEY = 'journal-floor'
-const FLOOR_KEY_BYTES = Buffer.from(JOURNAL_FLOOR_KEY, 'utf8')
+const JOURNAL_FLOOR_KEY = META_KEYS.journalFloor
+const FLOOR_KEY_BYTES = metaKeyBytes(JOURNAL_FLOOR_KEY)
 const TEXT = { keyEncoding: 'utf8', valueEncoding: 'utf8' } as const
 
 /**
