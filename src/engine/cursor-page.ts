@@ -3,10 +3,10 @@ import type { CandlesQuery, CrossCandlesQuery, CrossRangeQuery, LatestQuery, Pri
 import { compareIds } from '../rules/compare-ids.js'
 import { throwIfAborted } from '../rules/abort.js'
 import { abortableSource } from './abortable-source.js'
-import { formOf } from './answer-form.js'
 import type { PagePosition } from './cursor.js'
 import { executePlan } from './execute.js'
 import { selectAnswerFields } from './field-selection.js'
+import { formFor, pagingOf } from './forms/index.js'
 import { bucketOf, bucketStart } from './grid.js'
 import { rangeTooLarge } from './kernels/paging.js'
 import { forEachRow, readOf, refOf, rowsOf } from './kernels/rows.js'
@@ -17,10 +17,12 @@ import type { QueryOptions } from './typed-queries.js'
 
 /*
  * One page of a list answer, resumed after a position (docs/semantics.md,
- * "Cursors"), pure. A page is planned as a query of the same form that
- * starts where the position ends, asking one item more than the page (the
- * probe: it says whether a next page exists) and read through the store's
- * ordinary plans, so it costs what its own items cost wherever it starts:
+ * "Cursors"), pure. Which queries are lists, and whether a page resumes
+ * after a record or a bucket, is each form's `paging` (forms/). A page is
+ * planned as a query of the same form that starts where the position
+ * ends, asking one item more than the page (the probe: it says whether a
+ * next page exists) and read through the store's ordinary plans, so it
+ * costs what its own items cost wherever it starts:
  *
  * - latest-N: the window up to the position's timestamp, newest first; the
  *   records of that very millisecond at or above the position's id are
@@ -38,15 +40,20 @@ export type PageableQuery = LatestQuery | BucketedQuery
 /** The pageable forms answering one item per bucket (or per bucket holding records), oldest first. */
 type BucketedQuery = RangeQuery | CandlesQuery | CrossRangeQuery | CrossCandlesQuery
 
-/** Whether `query` is a list answer that cursors page. */
+/** Whether `query` is a list answer that cursors page: its form's row says. */
 export function isPageable(query: PriceQuery): query is PageableQuery {
-  return (query.kind === 'latest' && query.asOf === undefined) || query.kind === 'range' || query.kind === 'candles' ||
-    query.kind === 'crossRange' || query.kind === 'crossCandles'
+  return pagingOf(query) !== undefined
 }
 
-/** The kind of position a query's pages end at. */
+/** The kind of position a query's pages end at: its form's row says. */
 export function positionKindOf(query: PageableQuery): PagePosition['kind'] {
-  return query.kind === 'latest' ? 'record' : 'bucket'
+  // A pageable query's form has `paging` (isPageable).
+  return formFor(query).paging!.resumesAfter
+}
+
+/** Whether `query`'s pages resume after a record (latest-N, newest first) rather than after a bucket. */
+function pagesByRecord(query: PageableQuery): query is LatestQuery {
+  return positionKindOf(query) === 'record'
 }
 
 /** What running a page plan gives: the page and where the next starts (absent on the last page), or `retry`. */
@@ -68,13 +75,13 @@ export function planPage(query: PageableQuery, position: PagePosition | undefine
 function narrowed(query: PageableQuery, position: PagePosition | undefined, slack: number): PriceQuery {
   // `fields` is applied after the page is cut: the cut reads ids, timestamps and buckets.
   const { fields: _fields, ...rest } = query
-  if (rest.kind === 'latest') {
+  if (pagesByRecord(query)) {
     const skip = position?.kind === 'record' ? position.ties + slack : 0
     const to = position?.kind === 'record' ? { to: position.timestamp } : {}
-    return Object.freeze({ ...rest, ...to, offset: 0, limit: rest.limit + 1 + skip })
+    return Object.freeze({ ...rest, ...to, offset: 0, limit: query.limit + 1 + skip })
   }
-  const from = position?.kind === 'bucket' ? { from: Math.max(rest.from, position.bucket + rest.interval) } : {}
-  return Object.freeze({ ...rest, ...from, offset: 0, ...(rest.limit === undefined ? {} : { limit: rest.limit + 1 }) })
+  const from = position?.kind === 'bucket' ? { from: Math.max(query.from, position.bucket + query.interval) } : {}
+  return Object.freeze({ ...rest, ...from, offset: 0, ...(query.limit === undefined ? {} : { limit: query.limit + 1 }) })
 }
 
 /**
@@ -85,11 +92,11 @@ function narrowed(query: PageableQuery, position: PagePosition | undefined, slac
 export async function runPage(
   query: PageableQuery, position: PagePosition | undefined, plan: QueryPlan, source: ScanSource, options: QueryOptions = {},
 ): Promise<PageOutcome> {
-  const outcome = query.kind === 'latest'
+  const outcome = pagesByRecord(query)
     ? await latestPage(query, position, plan, options.signal === undefined ? source : abortableSource(source, options.signal), options.signal)
     : await bucketPage(query, plan, source, options)
   if (outcome.retry === true || query.fields === undefined) return outcome
-  return { ...outcome, answer: selectAnswerFields(outcome.answer, formOf(query), query.fields) as PriceAnswer }
+  return { ...outcome, answer: selectAnswerFields(outcome.answer, query, query.fields) as PriceAnswer }
 }
 
 /** Newest first, skipping the position's record and the ones of its millisecond before it. */

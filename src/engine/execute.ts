@@ -2,7 +2,6 @@ import { PriceStoreError } from '../errors.js'
 import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, PriceAnswer, PriceQuery, SampledRecord } from '../types.js'
 import { throwIfAborted } from '../rules/abort.js'
 import { abortableSource } from './abortable-source.js'
-import { formOf } from './answer-form.js'
 import { DeferredAnswer } from './deferred-answer.js'
 import { selectAnswerFields } from './field-selection.js'
 import { formFor } from './forms/index.js'
@@ -53,7 +52,7 @@ export function executePlanDeferred(plan: QueryPlan, source: ScanSource, options
   }
   const answer = formFor(query).run(plan, signal === undefined ? source : abortableSource(source, signal))
   const selection = query.fields
-  return selection === undefined ? answer : answer.then((whole) => selectAnswerFields(whole, formOf(query), selection))
+  return selection === undefined ? answer : answer.then((whole) => selectAnswerFields(whole, query, selection))
 }
 
 /**

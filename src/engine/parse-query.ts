@@ -5,6 +5,7 @@ import { DIRECTIONS, checkChoice, toAsOf, toFill } from './form-rules.js'
 import { toGrid } from './grid.js'
 import { readCursor, resumeRefusal } from './cursor.js'
 import { toCrossQuery, type CrossParts } from './forms/cross-query.js'
+import { FORMS, pagingOf } from './forms/index.js'
 import { fail } from '../rules/query-errors.js'
 import { parseFieldSelection } from '../rules/fields.js'
 import { symbolProblem } from '../rules/text-rules.js'
@@ -95,8 +96,8 @@ function parseParameters(params: QueryParams, config: QueryConfig, resumes: bool
   const cursor = 'cursor' in raw ? checkCursor(raw.cursor) : undefined
   if ('quote' in raw || 'base' in raw) {
     const cross = crossQuery(raw, { from, to, interval, origin, aggregate, maxAge, limit })
-    // A cross-rate range or candles is a list of buckets, paged as the single-symbol ones; at one time or a TWAP, not.
-    if (cursor !== undefined) checkCursorUse('offset' in raw, cross.kind === 'crossRange' || cross.kind === 'crossCandles')
+    // Built before this rule (its own rules come first): the query's form says whether it is a list.
+    if (cursor !== undefined) checkCursorUse('offset' in raw, pagingOf(cross) !== undefined)
     if (cursor !== undefined && cursor !== '' && !resumes) throw resumeRefusal()
     return cross
   }
@@ -130,7 +131,7 @@ function parseParameters(params: QueryParams, config: QueryConfig, resumes: bool
   }
   const fillMode = toFill(fill, maxAge)
   checkOrder(from, to)
-  if (cursor !== undefined) checkCursorUse('offset' in raw, 'symbol' in raw && aggregate !== 'twap' && (interval !== undefined || (direction === undefined && tolerance === undefined)))
+  if (cursor !== undefined) checkCursorUse('offset' in raw, listAsked(raw, aggregate, interval))
   // Last of the rules (nothing below throws for a list form): a later page is `store.page`'s, never a silent first page.
   if (cursor !== undefined && cursor !== '' && !resumes) throw resumeRefusal()
 
@@ -164,6 +165,25 @@ function checkCursor(value: unknown): string {
   checkString('cursor', value, 'PRICE_INVALID_QUERY')
   readCursor(value)
   return value
+}
+
+/**
+ * Whether the parameters ask for a list, checked before the query is built
+ * (the as-of rules below would otherwise come first): the form they ask for
+ * (the one built below, once the rules above hold) has `paging`, and none
+ * of the parameters its row names as making one answer is given.
+ */
+function listAsked(raw: RawParameters, aggregate: (typeof AGGREGATES)[number] | undefined, interval: number | undefined): boolean {
+  const paging = FORMS[formAsked(raw, aggregate, interval)].paging
+  return paging !== undefined && !(paging.notListWith ?? []).some((name) => name in raw)
+}
+
+/** The form of the query the single-symbol and several parameters build (see the end of `parseParameters`). */
+function formAsked(raw: RawParameters, aggregate: (typeof AGGREGATES)[number] | undefined, interval: number | undefined): PriceQuery['kind'] {
+  if (aggregate === 'twap') return 'twap'
+  if (!('symbol' in raw)) return 'several'
+  if (interval === undefined) return 'latest'
+  return aggregate === 'candles' ? 'candles' : 'range'
 }
 
 /** A cursor pages a list (latest-N, history, range, candles, a cross-rate range or candles), in place of `offset`. */

@@ -8,18 +8,11 @@ import { toGrid } from './grid.js'
 import { checkLimit, checkOrder, checkSymbol } from './parse-query.js'
 import { fail } from '../rules/query-errors.js'
 import { toCrossQuery, type CrossOptions } from './forms/cross-query.js'
+import type { QueryOptions } from './query-options.js'
 
 const NAMES = { from: 'from', to: 'to' } as const
 
-/** What every query method takes besides its form's own options. */
-export interface QueryOptions {
-  /**
-   * Cancels the query: once it aborts, the query rejects with
-   * `PRICE_ABORTED` (the signal's reason as `cause`) and stops reading at
-   * its next batch; a stream's next pull rejects and its view is released.
-   */
-  readonly signal?: AbortSignal
-}
+export type { QueryOptions } from './query-options.js'
 
 /** A directed or bounded as-of lookup (with `to`, without `from`, `limit` and `offset`). */
 export interface AsOfOptions {

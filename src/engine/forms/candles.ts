@@ -5,6 +5,7 @@ import { CandleBuilder, carriedCandle } from '../kernels/candles.js'
 import { GapFiller, type FillSpan } from '../kernels/gap-fill.js'
 import { Page } from '../kernels/paging.js'
 import { carryRow, forEachRow, readOf, rowsOf } from '../kernels/rows.js'
+import { selectCandles, selectCountedCandles } from '../kernels/select-fields.js'
 import type { PlanOf } from '../query-plan.js'
 import type { ScanSource } from '../scan-source.js'
 import { bucketedCost, bucketedReads, bucketsChosen } from '../kernels/bucketed.js'
@@ -23,6 +24,9 @@ export const candles: QueryForm<CandlesQuery> = {
   run: (plan, source) => (plan.query.fill?.mode === 'none' ? countedAnswer(plan, source, countedCandle) : candleAnswer(plan, source)),
   stream: (plan, source, options) =>
     plan.query.fill?.mode === 'none' ? streamBucketed(COUNTED_CANDLES, plan, source, options) : streamBucketed(CANDLE_BUCKETS, plan, source, options),
+  selectFields: (answer, query, select) => (query.fill?.mode === 'none' ? selectCountedCandles(answer, select) : selectCandles(answer, select)),
+  // A list of buckets, resumed after the page's last bucket.
+  paging: { resumesAfter: 'bucket' },
 }
 
 /** The candles' buckets with `fill=none`: every bucket, empty ones with `count: 0`. */

@@ -18,6 +18,8 @@ export const crossCandles: QueryForm<CrossCandlesQuery> = {
   reads: (query) => seriesReads(query.from, query.to),
   cost: (plan, counts) => pageBuckets(plan.query, plan.maxRangePoints).count + legsRead(plan.query, counts),
   run: candlesOfRates,
+  // A list of the grid's buckets, paged as the single-symbol range and candles; no `fields`: the legs are record references already.
+  paging: { resumesAfter: 'bucket' },
 }
 
 async function candlesOfRates(plan: PlanOf<CrossCandlesQuery>, source: ScanSource): Promise<CrossCandle[]> {

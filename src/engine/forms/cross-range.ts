@@ -20,6 +20,8 @@ export const crossRange: QueryForm<CrossRangeQuery> = {
   reads: (query) => seriesReads(query.from, query.to),
   cost: (plan, counts) => pageBuckets(plan.query, plan.maxRangePoints).count + legsRead(plan.query, counts, plan.query),
   run: crossSamples,
+  // A list of the grid's buckets, paged as the single-symbol range and candles; no `fields`: the legs are record references already.
+  paging: { resumesAfter: 'bucket' },
 }
 
 async function crossSamples(plan: PlanOf<CrossRangeQuery>, source: ScanSource): Promise<CrossSample[]> {

@@ -2,6 +2,7 @@ import type { LatestQuery, PriceRecord } from '../../types.js'
 import { DeferredAnswer } from '../deferred-answer.js'
 import { NOT_NOW, lookup, lookupNow, lookupReads } from '../kernels/lookup.js'
 import { forEachRow, readOf, rowsOf } from '../kernels/rows.js'
+import { selectRecords } from '../kernels/select-fields.js'
 import type { PlanOf } from '../query-plan.js'
 import type { ScanRow, ScanSource } from '../scan-source.js'
 import type { QueryForm } from './query-form.js'
@@ -18,6 +19,10 @@ export const latest: QueryForm<LatestQuery> = {
   reads: (query) => lookupReads(query, query.offset + query.limit),
   cost: (plan) => plan.records,
   run: (plan, source) => (plan.query.asOf === undefined ? latestRecords(plan, source) : asOfRecord(plan, source)),
+  selectFields: (answer, _query, select) => selectRecords(answer, select),
+  // Latest-N and history are lists, resumed after the page's last record; an as-of lookup answers one record.
+  paging: { resumesAfter: 'record', lists: (query) => query.asOf === undefined, notListWith: ['direction', 'tolerance'] },
+  costReadsNoRecords: true,
 }
 
 /** Newest first: `limit` records after skipping `offset`, inside the optional window. */

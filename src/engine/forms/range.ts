@@ -8,6 +8,7 @@ import { GapFiller, bucketAge, type FillSpan } from '../kernels/gap-fill.js'
 import { Page, pageOf, rangeTooLarge } from '../kernels/paging.js'
 import { carryRow, forEachRow } from '../kernels/rows.js'
 import { BucketSampler, rowsToSample, sampledRecord } from '../kernels/sample.js'
+import { selectCountedPoints, selectFilledPoints, selectRecords } from '../kernels/select-fields.js'
 import type { PlanOf } from '../query-plan.js'
 import type { ScanRow, ScanSource } from '../scan-source.js'
 import { bucketedCost, bucketedReads, bucketsChosen } from '../kernels/bucketed.js'
@@ -27,6 +28,11 @@ export const range: QueryForm<RangeQuery> = {
     plan.query.fill === undefined ? rangeRecords(plan, source) : plan.query.fill.mode === 'none' ? countedAnswer(plan, source, countedPoint) : filledRange(plan, source),
   stream: (plan, source, options) =>
     plan.query.fill?.mode === 'none' ? streamBucketed(COUNTED_BUCKETS, plan, source, options) : streamBucketed(RANGE_BUCKETS, plan, source, options),
+  // As the answer's form: sampled records, gap-filled points or counted buckets.
+  selectFields: (answer, query, select) =>
+    query.fill === undefined ? selectRecords(answer, select) : query.fill.mode === 'none' ? selectCountedPoints(answer, select) : selectFilledPoints(answer, select),
+  // A list of buckets (those holding records, or every one when filled), resumed after the page's last bucket.
+  paging: { resumesAfter: 'bucket' },
 }
 
 /** The range's buckets with `fill=none`: every bucket, counted. */

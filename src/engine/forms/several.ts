@@ -1,6 +1,7 @@
 import type { PriceRecord, SeveralQuery } from '../../types.js'
 import { NOT_NOW, lookup, lookupNow, lookupReads } from '../kernels/lookup.js'
 import { inBatches, keyedBySymbol } from '../kernels/per-symbol.js'
+import { selectRecordsBySymbol } from '../kernels/select-fields.js'
 import type { PlanOf } from '../query-plan.js'
 import type { ScanRow, ScanSource } from '../scan-source.js'
 import type { QueryForm } from './query-form.js'
@@ -16,6 +17,8 @@ export const several: QueryForm<SeveralQuery> = {
   reads: (query) => lookupReads(query, 1),
   cost: (plan, counts) => (plan.query.symbols === 'all' ? counts.symbols.length : plan.query.symbols.length) * plan.reads.length,
   run: severalLatest,
+  selectFields: (answer, _query, select) => selectRecordsBySymbol(answer, select),
+  costReadsNoRecords: true,
 }
 
 /** The latest (or as-of) record of each symbol, keyed by symbol; symbols without one are left out. */

@@ -2,6 +2,7 @@ import type { Twap, TwapQuery } from '../../types.js'
 import { READ_COST } from '../data-counts.js'
 import { inBatches, keyedBySymbol } from '../kernels/per-symbol.js'
 import { forEachRow, rowsOf } from '../kernels/rows.js'
+import { selectTwaps } from '../kernels/select-fields.js'
 import { TwapBuilder } from '../kernels/twap.js'
 import { frozenReads, type PlanOf } from '../query-plan.js'
 import type { ScanSource } from '../scan-source.js'
@@ -24,6 +25,7 @@ export const twap: QueryForm<TwapQuery> = {
     return symbols.length + read * READ_COST
   },
   run: twaps,
+  selectFields: (answer, _query, select) => selectTwaps(answer, select),
 }
 
 async function twaps(plan: PlanOf<TwapQuery>, source: ScanSource): Promise<Record<string, Twap>> {

@@ -3,7 +3,7 @@ import { throwIfAborted } from '../../rules/abort.js'
 import { abortableSource } from '../abortable-source.js'
 import type { QueryPlan } from '../query-plan.js'
 import type { ScanRow, ScanSource } from '../scan-source.js'
-import type { QueryOptions } from '../typed-queries.js'
+import type { QueryOptions } from '../query-options.js'
 import { GapFiller, type FillSpan } from './gap-fill.js'
 import { carryRow, type Rows } from './rows.js'
 

@@ -6,6 +6,7 @@
  */
 import { executePlan, streamBuckets } from '../../engine/execute.js'
 import { costOf } from '../../engine/cost.js'
+import { formFor } from '../../engine/forms/index.js'
 import { checkPlan, planQuery } from '../../engine/plan.js'
 import type { QueryPlan } from '../../engine/query-plan.js'
 import type { ScanSource } from '../../engine/scan-source.js'
@@ -130,8 +131,7 @@ export class StoreReader {
     checkPlan(plan)
     this.#assertOpen()
     const state = this.#state
-    const kind = plan.query.kind
-    if (kind === 'latest' || kind === 'several') return costOf(plan, { symbols: state.symbols, records: () => 0 })
+    if (formFor(plan.query).costReadsNoRecords === true) return costOf(plan, { symbols: state.symbols, records: () => 0 })
     const view = this.view()
     try {
       return costOf(plan, {
