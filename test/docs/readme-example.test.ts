@@ -11,21 +11,24 @@ const marker = '<!-- readme-example:'
 
 afterEach(() => vi.restoreAllMocks())
 
+/** Each run imports a file of its own: a module is loaded once per name. */
+let runs = 0
+
 /** The README's usage example, run with its database at `location` (its only change); resolves with what it printed. */
 async function runExample(location: string): Promise<unknown[][]> {
   const start = readme.indexOf(marker)
   expect(start).toBeGreaterThan(-1)
-  const block = /```js\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
   expect(block).toBeDefined()
   const code = (block as string).replace("'./data/example'", JSON.stringify(location))
   expect(code).not.toBe(block)
-  // Written inside the project so vitest resolves `price-store` to the source.
-  const file = new URL(`./.readme-example-${process.pid}.mjs`, import.meta.url)
+  // Written inside the project so vitest resolves `price-store` to the source (and strips the block's types).
+  const file = new URL(`./.readme-example-${process.pid}-${++runs}.ts`, import.meta.url)
   const printed: unknown[][] = []
   vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args))
   try {
     await writeFile(file, code)
-    await import(/* @vite-ignore */ `${file.href}?${Math.random()}`)
+    await import(/* @vite-ignore */ file.href)
   } finally {
     await rm(file, { force: true })
   }
