@@ -87,9 +87,10 @@ describe('the import graph of src/', () => {
       udf: ['core', 'admission', 'capabilities', 'prices'],
       observe: ['core', 'admission', 'capabilities'],
       live: ['core', 'capabilities'],
-      routes: ['core', 'udf'],
-      handler: ['core', 'admission', 'capabilities', 'prices', 'udf', 'observe', 'live', 'routes'],
-      node: ['core', 'admission', 'capabilities', 'prices', 'handler', 'routes'],
+      routes: ['core'],
+      'route-table': ['core', 'prices', 'udf', 'live', 'routes'],
+      handler: ['core', 'admission', 'capabilities', 'observe', 'live', 'routes', 'route-table'],
+      node: ['core', 'admission', 'capabilities', 'prices', 'handler', 'routes', 'route-table'],
     }
     const roomOf = (file: string): string => (file.split('/')[2] as string).replace(/\.ts$/, '')
     const http = edges().filter(({ file, target }) => file.startsWith('adapters/http/') && target.startsWith('adapters/http/') && roomOf(file) !== roomOf(target))

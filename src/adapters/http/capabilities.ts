@@ -32,6 +32,25 @@ export interface StoreSupports {
   readonly quality: boolean
   /** `verify`: `GET /prices/verify` (signature reports). */
   readonly verify: boolean
+  /** `batchAsOf`: `/prices/batch` (batch as-of). */
+  readonly batch: boolean
+}
+
+/**
+ * What an endpoint needs beyond `query`: a member of the store's manifest,
+ * or what the host configures (a write token, metrics, a backup directory),
+ * whose endpoint declines to be built without it.
+ */
+export type EndpointNeed = 'charts' | 'watch' | 'export' | 'stats' | 'quality' | 'verify' | 'batch' | ConfiguredNeed
+
+/** The needs the host's options meet, not the store. */
+export type ConfiguredNeed = 'writeToken' | 'metrics' | 'backupDir'
+
+const CONFIGURED: ReadonlySet<EndpointNeed> = new Set<ConfiguredNeed>(['writeToken', 'metrics', 'backupDir'])
+
+/** Whether the store meets `need` (a configured need is left to the endpoint's options: met here). */
+export function storeMeets(need: EndpointNeed | undefined, supports: StoreSupports): boolean {
+  return need === undefined || CONFIGURED.has(need) || supports[need as Exclude<EndpointNeed, ConfiguredNeed>]
 }
 
 /** The members {@link supportsOf} looks at. */
@@ -54,6 +73,7 @@ interface Members {
   readonly recordsWritten?: unknown
   readonly quality?: unknown
   readonly verify?: unknown
+  readonly batchAsOf?: unknown
 }
 
 /** The manifest of `store`: what it can do, from the members it has now. */
@@ -74,5 +94,6 @@ export function supportsOf(store: object): StoreSupports {
     writeCounts: typeof has.recordsWritten === 'number',
     quality: method(has.quality),
     verify: method(has.verify),
+    batch: method(has.batchAsOf),
   }
 }

@@ -1,29 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import type { QueryPlan } from '../../engine/query-plan.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
 import { QueryGate } from './admission/query-gate.js'
 import type { QueryLimitOptions, QueryLoad } from './admission/query-limits.js'
-import { supportsOf } from './capabilities.js'
+import { storeMeets, supportsOf } from './capabilities.js'
 import { AnswerCompression, type CompressionOptions } from './core/compression.js'
 import { CorsPolicy, type CorsOptions } from './core/cors.js'
-import { failRequest, sendAnswer, sendOrFail } from './core/send.js'
+import { failRequest, sendAnswer } from './core/send.js'
 import { DEFAULT_SEND_STALL_MS, type StreamSendOptions as SendOptions } from './core/streamed-body.js'
 import { LiveCounters } from './live/endpoint.js'
-import { createLiveEndpoints, type LiveEndpointOptions } from './live/live-endpoints.js'
-import { OpenApiDocument, type OpenApiOptions } from './live/openapi-endpoint.js'
+import type { LiveEndpointOptions } from './live/live-endpoints.js'
+import type { OpenApiOptions } from './live/openapi-endpoint.js'
 import { PositionFloor, floorAnswer, type FloorRefusal } from './live/min-position.js'
 import { checkReplicaOptions } from './live/replica.js'
 import { HandlerMetrics } from './observe/metrics.js'
 import { createRequestHooks, type RequestTrace } from './observe/request-observer.js'
 import { reportError } from './core/answer.js'
 import type { AnswerOptions, PricesQueryable } from './prices/answer.js'
-import { answerBatch, servesBatch, type BatchSource } from './prices/batch-endpoint.js'
-import { answerThroughGate, type PricesRequest } from './prices/through-gate.js'
-import { checkBasePath, endpointName, notFoundAnswer, routeRequest, type Route, type RouteTable } from './routes.js'
-import { ChartPage, type ChartPageOptions } from './udf/chart-page.js'
-import { answerUdf, type UdfSource } from './udf/udf.js'
-import { historyThroughGate } from './udf/udf-gate.js'
+import { ROUTES, type RouteParts, type RouteRow, type RouteServer } from './route-table.js'
+import { checkBasePath, endpointName, notFoundAnswer, routeRequest, servedRoutes, type Route as AnyRoute } from './routes.js'
+import type { ChartPageOptions } from './udf/chart-page.js'
 
 /**
  * Options of {@link createPricesHandler} (and of `createPricesListener` and
@@ -111,6 +107,15 @@ export interface PricesHandler {
  * http.createServer((req, res) => prices(req, res)).listen(9000)
  */
 export function createPricesHandler(store: PricesQueryable, options: PricesHandlerOptions = {}): PricesHandler {
+  return createRoutedHandler(store, options, ROUTES)
+}
+
+/**
+ * {@link createPricesHandler} serving the rows of `table` that the store and
+ * the options allow: a row is served when the store meets what it needs
+ * and its server is built.
+ */
+export function createRoutedHandler(store: PricesQueryable, options: PricesHandlerOptions, table: readonly RouteRow[]): PricesHandler {
   const gate = new QueryGate(options)
   const supports = supportsOf(store)
   const streamAbove = checkIntegerOption('streamAbove', options.streamAbove, DEFAULT_STREAM_ABOVE, 0, Number.MAX_SAFE_INTEGER)
@@ -121,25 +126,29 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
     onError: (err) => reportError(options, err),
     compression,
   }
-  const pricesOptions = { ...options, streamAbove }
   const replication = checkReplicaOptions(options)
   const floor = new PositionFloor(store, replication, options)
   const counters = new LiveCounters()
   const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters, replica: replication.replica }) : undefined
   const hooks = createRequestHooks(metrics, options)
-  const live = createLiveEndpoints(store, supports, options, { counters, metrics, replication })
-  const table: RouteTable = { charts: supports.charts, basePath: checkBasePath(options.basePath), ...live.table, batch: servesBatch(store) }
-  const page = new ChartPage(options, table.basePath)
-  const openApi = new OpenApiDocument(options)
+  const closers: (() => Promise<void>)[] = []
+  const basePath = checkBasePath(options.basePath)
+  const parts: RouteParts = { store, supports, options, counters, metrics, replication, closers, basePath, gate, pricesOptions: { ...options, streamAbove }, send }
+  const servers = new Map<RouteRow, RouteServer>()
+  for (const row of table) {
+    const server = storeMeets(row.needs, supports) ? row.open(parts) : undefined
+    if (server !== undefined) servers.set(row, server)
+  }
+  const routes = servedRoutes(table, (row) => servers.has(row), basePath)
   // With a prefix, the whole path: Express keeps it in originalUrl once it has cut its mount path from url.
   const targetOf =
-    table.basePath === '' ? (req: IncomingMessage) => req.url ?? '' : (req: IncomingMessage) => (req as { originalUrl?: unknown }).originalUrl ?? req.url ?? ''
+    basePath === '' ? (req: IncomingMessage) => req.url ?? '' : (req: IncomingMessage) => (req as { originalUrl?: unknown }).originalUrl ?? req.url ?? ''
   const handler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler): void => {
     const head = req.method === 'HEAD'
     try {
       const arrivedAt = performance.now()
       const target = targetOf(req)
-      const routed = routeRequest(req.method, typeof target === 'string' ? target : '', table)
+      const routed = routeRequest(req.method, typeof target === 'string' ? target : '', routes)
       if (routed === undefined && next !== undefined) {
         next() // not ours: the body is left for whoever serves the path
         return
@@ -150,14 +159,14 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
         if (preflight) return answerPreflight(cors, req, res, typeof target === 'string' ? target : '', routed)
         if (isCorsRead(routed)) cors.allowRead(req, res)
       }
-      if (routed !== undefined && readsAtPosition(routed)) {
+      if (routed !== undefined && 'row' in routed && routed.row.floor !== undefined) {
         // "At least position P": checked before the query is admitted, so a read that waits holds no slot.
         const asked = floor.check(req, res, routed.params)
         if (asked !== undefined) {
-          // Only a POST batch reads a body at a position: it stays unread (paused) while the read waits.
-          const keepsBody = 'batch' in routed && req.method === 'POST' && !('status' in asked)
+          // Only a read by POST (a batch) reads a body at a position: it stays unread (paused) while the read waits.
+          const keepsBody = req.method === 'POST' && !('status' in asked)
           if (!keepsBody) req.resume()
-          if ('status' in asked) sendAnswer(res, floorAnswer(asked, 'udf' in routed), head)
+          if ('status' in asked) sendAnswer(res, floorAnswer(asked, routed.row.floor === 'udf'), head)
           else afterFloor(asked, req, res, head, arrivedAt, routed, trace)
           return
         }
@@ -171,19 +180,21 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   /** Answers an `OPTIONS` request on a served path when CORS is on: a preflight of a read is let through (see {@link CorsPolicy.preflight}). */
   const answerPreflight = (policy: CorsPolicy, req: IncomingMessage, res: ServerResponse, target: string, routed: Route): void => {
     req.resume()
-    const asRead = routeRequest('GET', target, table)
+    const asRead = routeRequest('GET', target, routes)
     const allow = 'answer' in routed ? routed.answer.headers.allow : undefined
-    const postRead = asRead !== undefined && 'batch' in asRead
-    sendAnswer(res, policy.preflight(req, asRead !== undefined && isCorsRead(asRead), `${allow ?? 'GET, HEAD'}, OPTIONS`, postRead))
+    const read = asRead !== undefined && isCorsRead(asRead)
+    // A read that also takes POST (a batch with its list in a JSON body).
+    const postRead = read && 'row' in asRead && asRead.row.methods.includes('POST')
+    sendAnswer(res, policy.preflight(req, read, `${allow ?? 'GET, HEAD'}, OPTIONS`, postRead))
   }
 
   /** Serves a request once its position floor, if any, is reached; answers its refusal otherwise. */
   const afterFloor = (
-    asked: Promise<FloorRefusal | undefined>, req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: Route, trace: RequestTrace | undefined,
+    asked: Promise<FloorRefusal | undefined>, req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: RowRoute, trace: RequestTrace | undefined,
   ): void => {
     asked.then(
       (refusal) => {
-        if (refusal !== undefined) sendAnswer(res, floorAnswer(refusal, 'udf' in routed), head)
+        if (refusal !== undefined) sendAnswer(res, floorAnswer(refusal, routed.row.floor === 'udf'), head)
         else if (!res.destroyed) serve(req, res, head, arrivedAt, routed, trace)
       },
       (err: unknown) => failRequest(options, res, err, head),
@@ -193,105 +204,25 @@ export function createPricesHandler(store: PricesQueryable, options: PricesHandl
   /** Serves a routed request (or answers 404 for one that is not ours, when there is no `next`). */
   const serve = (req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: Route | undefined, trace: RequestTrace | undefined): void => {
     try {
-      if (routed !== undefined && 'live' in routed) {
-        // The endpoint owns the request from here, its body included.
-        live.serve(routed.live, { req, res, params: routed.params, head, arrivedAt, compression })
-        return
-      }
-      if (routed !== undefined && 'batch' in routed) {
-        // Reads its own body (POST), so before the drain below.
-        answerBatch(gate, store as unknown as BatchSource, req, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res, trace)).then(
-          (answer) => sendOrFail(options, res, answer, head, send),
-          (err: unknown) => failRequest(options, res, err, head),
-        )
+      if (routed !== undefined && 'row' in routed) {
+        // The row's server owns the request from here, its body included.
+        servers.get(routed.row)?.({ req, res, params: routed.params, head, arrivedAt, compression, trace })
         return
       }
       // Bodies mean nothing here; draining them keeps a keep-alive connection usable.
       req.resume()
-      if (routed === undefined) {
-        sendAnswer(res, notFoundAnswer(table), head)
-        return
-      }
-      if ('answer' in routed) {
-        sendAnswer(res, routed.answer, head)
-        return
-      }
-      if ('page' in routed) {
-        sendAnswer(res, routed.page === 'html' ? page.page() : page.script(), head, compression)
-        return
-      }
-      if ('document' in routed) {
-        sendAnswer(res, openApi.answer(), head, compression)
-        return
-      }
-      if ('udf' in routed) {
-        const runHistory = historyThroughGate(gate, store, supports, options, new HandlerRequest(arrivedAt, res, trace))
-        answerUdf(store as unknown as UdfSource, routed.udf, routed.params, { ...options, runHistory }).then(
-          (ready) => sendOrFail(options, res, ready, head, send),
-          (err: unknown) => failRequest(options, res, err, head),
-        )
-        return
-      }
-      // No async function and no named closure per request (tsx names each with a
-      // defineProperty call): at thousands of requests a second, each shows in the profile.
-      answerThroughGate(gate, store, supports, routed.params, pricesOptions, new HandlerRequest(arrivedAt, res, trace)).then(
-        (answer) => sendOrFail(options, res, answer, head, send),
-        (err: unknown) => failRequest(options, res, err, head),
-      )
+      sendAnswer(res, routed === undefined ? notFoundAnswer(routes) : routed.answer, head)
     } catch (err) {
       failRequest(options, res, err, head)
     }
   }
-  return Object.assign(handler, { queries: () => gate.load(), close: () => live.close() })
+  return Object.assign(handler, { queries: () => gate.load(), close: async () => void (await Promise.all(closers.map((close) => close()))) })
 }
 
-/**
- * Whether a route reads the store's data, so a `minPosition` floor applies
- * to it: `/prices`, `/udf/symbols`, `/udf/search`, `/udf/history`,
- * `/prices/export`, `/stats`, `/prices/quality` and `/prices/verify`. The live stream has its own positions
- * (`Last-Event-ID`); health, metrics, the UDF configuration and clock, the
- * chart page and writes read no data.
- */
-function readsAtPosition(routed: Route): routed is Extract<Route, { readonly params: URLSearchParams }> {
-  if ('live' in routed) return routed.live === 'export' || routed.live === 'stats' || routed.live === 'quality' || routed.live === 'verify'
-  if ('udf' in routed) return routed.udf !== 'config' && routed.udf !== 'time'
-  return 'params' in routed
-}
+type Route = AnyRoute<RouteRow>
+type RowRoute = Extract<Route, { readonly row: RouteRow }>
 
-/**
- * Whether a route is a read that CORS opens to other origins (when on):
- * `/prices`, the UDF endpoints, the live stream, exports, `/stats`,
- * `/health`, the reports and the OpenAPI document. Writes, the admin
- * endpoints, `/metrics` (the operator's) and the chart page (same origin) are not.
- */
+/** Whether a route is a read that CORS opens to other origins (when on): see `RouteRow.cors`. */
 function isCorsRead(routed: Route): boolean {
-  if ('live' in routed) return CORS_LIVE_READS.has(routed.live)
-  return 'params' in routed || 'document' in routed
-}
-
-const CORS_LIVE_READS: ReadonlySet<string> = new Set(['stream', 'export', 'stats', 'health', 'quality', 'verify'])
-
-/** What the gate needs to know about one request: when it came, and (only if its query must wait) when its client leaves. */
-class HandlerRequest implements PricesRequest {
-  constructor(
-    readonly arrivedAt: number,
-    readonly res: ServerResponse,
-    readonly trace: RequestTrace | undefined,
-  ) {}
-
-  /** Tells the request's observation (metrics, access log) its query's plan. */
-  planned(plan: QueryPlan): void {
-    this.trace?.planned(plan)
-  }
-
-  /**
-   * A client that leaves while its query waits for a slot takes the query with it. The
-   * signal is built only when a query must wait: one per request cost 18 % of server CPU.
-   */
-  signal(): AbortSignal {
-    const gone = new AbortController()
-    if (this.res.closed) gone.abort()
-    else this.res.once('close', () => gone.abort())
-    return gone.signal
-  }
+  return 'row' in routed && routed.row.cors === 'read'
 }

@@ -8,7 +8,8 @@ import { httpErrorAnswer, reportError, type HttpAnswer, type HttpErrorCode } fro
 import { sendAnswer } from './core/send.js'
 import { createPricesHandler, type PricesHandlerOptions } from './handler.js'
 import type { PricesQueryable } from './prices/answer.js'
-import { notFoundAnswer, routeRequest } from './routes.js'
+import { ROUTES } from './route-table.js'
+import { notFoundAnswer, routeRequest, servedRoutes } from './routes.js'
 
 /**
  * Options of {@link createPricesListener}: those of {@link createPricesHandler}
@@ -77,12 +78,14 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
  * method (405 on the paths served, 404 elsewhere) and closes the connection.
  */
 export function answerConnect(req: IncomingMessage, socket: Duplex): void {
-  const table = { charts: true, basePath: '' }
-  const routed = routeRequest(req.method, req.url ?? '', table)
-  if (routed === undefined) writeRawAnswer(socket, notFoundAnswer(table))
+  const routed = routeRequest(req.method, req.url ?? '', CONNECT_ROUTES)
+  if (routed === undefined) writeRawAnswer(socket, notFoundAnswer(CONNECT_ROUTES))
   else if ('answer' in routed) writeRawAnswer(socket, routed.answer)
   else socket.destroy()
 }
+
+/** The paths {@link answerConnect} knows: those of a handler of a store with charts and no options (it has no handler to ask). */
+const CONNECT_ROUTES = servedRoutes(ROUTES, (row) => row.needs === undefined || row.needs === 'charts', '')
 
 /** Writes a whole HTTP/1.1 answer on a bare socket, then closes it once flushed. */
 function writeRawAnswer(socket: Duplex, answer: HttpAnswer): void {

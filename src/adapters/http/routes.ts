@@ -1,162 +1,94 @@
 import { PriceStoreError, describeValue } from '../../errors.js'
 import { httpErrorAnswer, type HttpAnswer } from './core/answer.js'
-import { CHART_SCRIPT_PATH } from './udf/chart-page.js'
-import { udfEndpoint, type UdfEndpoint } from './udf/udf.js'
-
-const ALLOW = 'GET, HEAD'
 
 /** Where the OpenAPI document (`live/openapi-endpoint.ts`) is served, below the handler's `basePath`. */
 export const OPENAPI_PATH = '/openapi.yaml'
-const ALLOW_WRITES = 'GET, HEAD, POST'
 
-/**
- * The endpoints of a live service, each answered by its own module
- * in `live/` through `live/live-endpoints.ts`: `write` is `POST /prices`, `stream` is
- * `GET /prices/stream`, `export` is `GET /prices/export`, `stats` is
- * `GET /stats`, `health` is `GET /health` and `metrics` is `GET /metrics`;
- * `backup` is `POST /admin/backup` (POST only).
- */
-export type LiveEndpoint = 'write' | 'stream' | 'export' | 'stats' | 'health' | 'metrics' | 'quality' | 'verify' | 'backup'
+/** The methods a row of the route table may answer. */
+export type RouteMethod = 'GET' | 'HEAD' | 'POST'
 
-/** Where a request goes (see {@link routeRequest}). */
-export type Route =
-  | { readonly answer: HttpAnswer }
-  | { readonly params: URLSearchParams }
-  | { readonly udf: UdfEndpoint; readonly params: URLSearchParams }
-  | { readonly page: 'html' | 'script' }
-  | { readonly document: 'openapi' }
-  | { readonly live: LiveEndpoint; readonly params: URLSearchParams }
-  /** `GET`, `HEAD` or `POST /prices/batch` (batch as-of; POST carries the batch as a JSON body, a read). */
-  | { readonly batch: true; readonly params: URLSearchParams }
+/** What routing reads of a row of the route table (`route-table.ts`). */
+export interface RoutedRow {
+  /** How metrics and the access log name what answers. */
+  readonly endpoint: string
+  /** Its paths below the handler's base path, compared undecoded. */
+  readonly paths: readonly string[]
+  /** The methods it answers; on its paths, other methods answer 405 with the methods of every row served there. */
+  readonly methods: readonly RouteMethod[]
+  /** Why a method of this row is refused (405) on a path another row serves, when this one is not served. */
+  readonly refusal?: string
+}
 
-/** What a handler serves: whether it has charts, and under which path prefix. */
-export interface RouteTable {
-  /** The UDF endpoints and the chart page are served too. */
-  readonly charts: boolean
+/** Where a request goes (see {@link routeRequest}): a row of the route table, or a ready answer (405). */
+export type Route<Row extends RoutedRow = RoutedRow> = { readonly answer: HttpAnswer } | { readonly row: Row; readonly params: URLSearchParams }
+
+/** The rows of the route table that one path leads to. */
+interface PathRows<Row extends RoutedRow> {
+  /** Those the handler serves, in the table's order (at least one). */
+  readonly served: readonly Row[]
+  /** Those it does not serve (a 405 for one of their methods says why). */
+  readonly absent: readonly Row[]
+}
+
+/** What one handler serves, by path: from the route table, the rows it serves, and its base path. */
+export interface ServedRoutes<Row extends RoutedRow = RoutedRow> {
   /** The prefix of every path served, from {@link checkBasePath}: `''` or `/x...` without a trailing `/`. */
   readonly basePath: string
-  /** `POST /prices` takes records (a write token is configured). */
-  readonly writes?: boolean
-  /** The store can be watched, exported and counted: `/prices/stream`, `/prices/export` and `/stats` are served. */
-  readonly live?: boolean
-  /** `/prices/export` is served (default: as `live`), for a store that can be exported but not watched. */
-  readonly exports?: boolean
-  /** `/stats` is served (default: as `live`). */
-  readonly stats?: boolean
-  /** `/metrics` is served. */
-  readonly metrics?: boolean
-  /** `/prices/quality` is served (the store can report feed quality). */
-  readonly quality?: boolean
-  /** `/prices/verify` is served (the store can report on its records' signatures). */
-  readonly verify?: boolean
-  /** `POST /admin/backup` is served (a backup directory and a write token are configured). */
-  readonly backup?: boolean
-  /** `/prices/batch` is served (the store answers batch as-of). */
-  readonly batch?: boolean
+  readonly paths: ReadonlyMap<string, PathRows<Row>>
+}
+
+/** The routes of a handler that serves those rows of `table` for which `serves` holds, below `basePath` (as {@link checkBasePath} gives it). */
+export function servedRoutes<Row extends RoutedRow>(table: readonly Row[], serves: (row: Row) => boolean, basePath: string): ServedRoutes<Row> {
+  const paths = new Map<string, { served: Row[]; absent: Row[] }>()
+  for (const row of table) {
+    for (const path of row.paths) {
+      const rows = paths.get(path) ?? { served: [], absent: [] }
+      ;(serves(row) ? rows.served : rows.absent).push(row)
+      paths.set(path, rows)
+    }
+  }
+  for (const [path, rows] of paths) if (rows.served.length === 0) paths.delete(path)
+  return { basePath, paths }
 }
 
 /**
- * Where a request goes: a query on `${basePath}/prices`, a UDF endpoint or
- * the chart page and its script (those only when `charts` are served), a
- * live endpoint (those the table serves: see {@link LiveEndpoint}), each for
- * GET or HEAD, or `POST /prices` when the table takes writes; or a ready
- * answer (405 for other methods on those paths).
- * A path the table does not serve is `undefined`: the host's to answer
- * (404, or its own next handler).
+ * Where a request goes: the served row of its path that answers its method
+ * (`params` decoded exactly as URLSearchParams does: malformed escapes stay
+ * as text); or a 405 naming, in `allow`, the methods of the rows served there.
+ * A path no served row has is `undefined`: the host's to answer (404, or its
+ * own next handler).
  */
-export function routeRequest(method: string | undefined, url: string, table: RouteTable): Route | undefined {
+export function routeRequest<Row extends RoutedRow>(method: string | undefined, url: string, routes: ServedRoutes<Row>): Route<Row> | undefined {
   const target = splitTarget(url)
-  const path = target === undefined ? undefined : pathBelow(target.path, table.basePath)
-  if (target === undefined || path === undefined) return undefined
-  const prices = path === '/prices' || path === '/prices/'
-  const udf = table.charts ? udfEndpoint(path) : undefined
-  const live = liveEndpoint(path, table)
-  // The page is told the prefix (its script is loaded from below it, and asks for /prices and /udf/ there).
-  const page = table.charts && path === '/' ? 'html' : table.charts && path === CHART_SCRIPT_PATH ? 'script' : undefined
-  // The OpenAPI document: served by every handler, whatever its store.
-  const document = path === OPENAPI_PATH ? 'openapi' : undefined
-  const batch = table.batch === true && path === '/prices/batch'
-  if (!prices && udf === undefined && page === undefined && live === undefined && document === undefined && !batch) return undefined
-  if (batch) {
-    // A read that may carry its batch as a body: POST needs no write token.
-    if (method === 'GET' || method === 'HEAD' || method === 'POST') return { batch, params: new URLSearchParams(target.query) }
-    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', `method ${JSON.stringify(method)} is not allowed on ${target.path}; use GET, HEAD or POST`, { allow: 'GET, HEAD, POST' }) }
-  }
-  // SPEC §2: decoded exactly as URLSearchParams does (malformed escapes stay as text).
-  if (prices && method === 'POST' && table.writes === true) return { live: 'write', params: new URLSearchParams(target.query) }
-  // The one route that takes POST only: it changes the server's disk.
-  if (live === 'backup') {
-    if (method === 'POST') return { live, params: new URLSearchParams(target.query) }
-    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', `method ${JSON.stringify(method)} is not allowed on ${target.path}; use POST`, { allow: 'POST' }) }
-  }
-  if (method !== 'GET' && method !== 'HEAD') {
-    const writable = prices && table.writes === true
-    const allow = writable ? ALLOW_WRITES : ALLOW
-    const why =
-      prices && method === 'POST' ? ': this server takes no writes (it was started without a write token)' : `; use ${writable ? 'GET, HEAD or POST' : 'GET or HEAD'}`
-    const message = `method ${JSON.stringify(method)} is not allowed on ${target.path}${why}`
-    return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', message, { allow }) }
-  }
-  if (page !== undefined) return { page }
-  if (document !== undefined) return { document }
-  const params = new URLSearchParams(target.query)
-  if (live !== undefined) return { live, params }
-  return udf === undefined ? { params } : { udf, params }
+  const path = target === undefined ? undefined : pathBelow(target.path, routes.basePath)
+  const rows = path === undefined ? undefined : routes.paths.get(path)
+  if (target === undefined || rows === undefined) return undefined
+  const takes = (row: Row): boolean => row.methods.includes(method as RouteMethod)
+  const row = rows.served.find(takes)
+  if (row !== undefined) return { row, params: new URLSearchParams(target.query) }
+  const allow = [...new Set(rows.served.flatMap((served) => served.methods))]
+  const refusal = rows.absent.find(takes)?.refusal
+  const why = refusal !== undefined ? `: ${refusal}` : `; use ${allow.length === 1 ? allow[0] : `${allow.slice(0, -1).join(', ')} or ${allow.at(-1)}`}`
+  return { answer: httpErrorAnswer(405, 'HTTP_METHOD_NOT_ALLOWED', `method ${JSON.stringify(method)} is not allowed on ${target.path}${why}`, { allow: allow.join(', ') }) }
 }
-
-/** The `endpoint` name of each UDF route, as metrics and the access log name it. */
-const UDF_ENDPOINTS: Readonly<Record<string, string>> = { config: 'udf_config', symbols: 'udf_symbols', search: 'udf_search', history: 'udf_history', time: 'udf_time' }
 
 /** What answers a route, as metrics and the access log name it (see `AccessLogEntry.endpoint`). */
 export function endpointName(routed: Route | undefined): string {
   if (routed === undefined) return 'not_found'
-  if ('answer' in routed) return 'method_not_allowed'
-  if ('page' in routed) return 'page'
-  if ('document' in routed) return 'openapi'
-  if ('live' in routed) return routed.live
-  if ('batch' in routed) return 'batch'
-  if ('udf' in routed) return UDF_ENDPOINTS[routed.udf] ?? 'udf'
-  return 'prices'
+  return 'answer' in routed ? 'method_not_allowed' : routed.row.endpoint
 }
 
-/** The live endpoint at `path` (below the base path), when the table serves it. */
-function liveEndpoint(path: string, table: RouteTable): LiveEndpoint | undefined {
-  switch (path) {
-    case '/prices/stream':
-      return table.live === true ? 'stream' : undefined
-    case '/prices/export':
-      return (table.exports ?? table.live) === true ? 'export' : undefined
-    case '/stats':
-      return (table.stats ?? table.live) === true ? 'stats' : undefined
-    case '/health':
-      return 'health'
-    case '/metrics':
-      return table.metrics === true ? 'metrics' : undefined
-    case '/prices/quality':
-      return table.quality === true ? 'quality' : undefined
-    case '/prices/verify':
-      return table.verify === true ? 'verify' : undefined
-    case '/admin/backup':
-      return table.backup === true ? 'backup' : undefined
-    default:
-      return undefined
-  }
-}
+/** The paths the 404 names when served: the data, then the operations' (the UDF endpoints and the chart page are named together). */
+const NAMED_DATA = ['/prices', '/prices/stream', '/prices/export', '/stats']
+const NAMED_OPERATIONS = ['/health', '/metrics', OPENAPI_PATH]
 
-/** The 404 answer for a path the table does not serve, naming what it does serve. */
-export function notFoundAnswer(table: RouteTable): HttpAnswer {
-  const base = table.basePath
-  const live = [
-    table.live === true ? `${base}/prices/stream` : undefined,
-    (table.exports ?? table.live) === true ? `${base}/prices/export` : undefined,
-    (table.stats ?? table.live) === true ? `${base}/stats` : undefined,
-  ]
-  const prices = [`${base}/prices`, ...live].filter((path) => path !== undefined).join(', ')
-  const operations = `${base}/health${table.metrics === true ? `, ${base}/metrics` : ''}, ${base}${OPENAPI_PATH}`
-  const served = !table.charts
-    ? `GET ${prices}, ${operations}`
-    : `GET ${prices}, ${operations}, ${base}/udf/{config,symbols,search,history,time} and the chart page at ${base}/`
-  return httpErrorAnswer(404, 'HTTP_NOT_FOUND', `not found: the endpoints are ${served}`)
+/** The 404 answer for a path the handler does not serve, naming what it does serve. */
+export function notFoundAnswer(routes: ServedRoutes): HttpAnswer {
+  const base = routes.basePath
+  const named = (paths: readonly string[]): string => paths.filter((path) => routes.paths.has(path)).map((path) => `${base}${path}`).join(', ')
+  const served = `GET ${named(NAMED_DATA)}, ${named(NAMED_OPERATIONS)}`
+  const charts = routes.paths.has('/') ? `, ${base}/udf/{config,symbols,search,history,time} and the chart page at ${base}/` : ''
+  return httpErrorAnswer(404, 'HTTP_NOT_FOUND', `not found: the endpoints are ${served}${charts}`)
 }
 
 /**

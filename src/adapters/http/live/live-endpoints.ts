@@ -2,9 +2,8 @@ import type { StoreSupports } from '../capabilities.js'
 import type { ErrorReportOptions } from '../core/answer.js'
 import type { ObservationOptions } from '../observe/access-log.js'
 import type { HandlerMetrics } from '../observe/metrics.js'
-import type { LiveEndpoint, RouteTable } from '../routes.js'
 import { createBackupEndpoint, type BackupEndpointOptions } from './backup-endpoint.js'
-import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.js'
+import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
 import { createExportEndpoint, type ExportEndpointOptions, type Exportable } from './export-endpoint.js'
 import { createHealthEndpoint } from './health-endpoint.js'
 import { createMetricsEndpoint } from './metrics-endpoint.js'
@@ -22,77 +21,72 @@ import { createWriteEndpoint, type WritableStore, type WriteEndpointOptions } fr
  */
 export interface LiveEndpointOptions extends ErrorReportOptions, WriteEndpointOptions, StreamEndpointOptions, ExportEndpointOptions, ObservationOptions, ReplicaOptions, BackupEndpointOptions {}
 
-/** What the live endpoints share with the rest of the handler: their counters, its metrics when they are on, and its replica options. */
-export interface LiveShared {
+/** What the live endpoints are built from: the store, its manifest, the options, and what they share with the rest of the handler. */
+export interface LiveParts {
+  readonly store: object
+  readonly supports: StoreSupports
+  readonly options: LiveEndpointOptions
   readonly counters: LiveCounters
   /** The handler's metrics, when they are on (`/metrics` is then served). */
   readonly metrics?: HandlerMetrics | undefined
   /** The replica options, checked (writes go through the replica, health, stats and metrics report it). */
   readonly replication?: CheckedReplicaOptions | undefined
+  /** Where an endpoint that outlives its requests (live streams, a backup) leaves how to end it, so a server can close. */
+  readonly closers: (() => Promise<void>)[]
 }
 
-/** The live endpoints one handler serves. */
-export interface LiveEndpoints {
-  /** Which of them the handler's routes lead to. */
-  readonly table: Required<Pick<RouteTable, 'writes' | 'live' | 'exports' | 'stats' | 'metrics' | 'quality' | 'verify' | 'backup'>>
-  /** Answers a request routed to `endpoint` (one the table serves). */
-  serve(endpoint: LiveEndpoint, request: LiveRequest): void
-  /** Ends what outlives a request (live streams), so a server can close; resolves once done. */
-  close(): Promise<void>
-}
-
-/**
- * The live endpoints for `store`: those its manifest and the options allow.
- * A `PriceStore` can be watched, exported and counted; a store with only
- * `query` serves health alone.
+/*
+ * One builder per live endpoint, each named by its row of the route table.
+ * A builder is called only when the store has what the row needs; one whose
+ * options are not set (no write token, no backup directory, no metrics)
+ * declines with `undefined`.
  */
-export function createLiveEndpoints(store: object, supports: StoreSupports, options: LiveEndpointOptions, shared: LiveShared): LiveEndpoints {
-  const handlers: Partial<Record<LiveEndpoint, LiveEndpointHandler>> = {}
-  const closers: (() => Promise<void>)[] = []
-  const { counters, metrics } = shared
-  const replica = shared.replication?.replica
-  const onError: ErrorReportOptions = options.onError === undefined ? {} : { onError: options.onError }
-  const write = createWriteEndpoint(store as WritableStore, supports, pick(options, WRITE_OPTIONS, onError), replica)
-  if (write !== undefined) handlers.write = write
-  if (supports.watch) {
-    const catchUp = replica === undefined ? undefined : { replica, waitMs: shared.replication?.minPositionWaitMs ?? 0 }
-    const stream = createStreamEndpoint(store as WatchableStore, pick(options, STREAM_OPTIONS, onError), counters, catchUp)
-    handlers.stream = stream.handler
-    closers.push(() => stream.close())
-  }
-  if (supports.export) handlers.export = createExportEndpoint(store as Exportable, pick(options, EXPORT_OPTIONS, onError), counters)
-  if (supports.stats) handlers.stats = createStatsEndpoint(store as StatsSource, onError, replica)
-  if (supports.quality) handlers.quality = createQualityEndpoint(store as QualitySource, onError)
-  if (supports.verify) handlers.verify = createVerifyEndpoint(store as VerifySource, onError)
-  handlers.health = createHealthEndpoint(store, supports, onError, replica === undefined ? undefined : {
-    replica, maxLag: shared.replication?.maxLag ?? Number.POSITIVE_INFINITY, maxStalenessMs: shared.replication?.maxStalenessMs ?? Number.POSITIVE_INFINITY,
+
+/** `POST /prices`, with a write token, into the store or through the replica. */
+export function openWrite(parts: LiveParts): LiveEndpointHandler | undefined {
+  return createWriteEndpoint(parts.store as WritableStore, parts.supports, pick(parts.options, WRITE_OPTIONS), parts.replication?.replica)
+}
+
+/** `GET /prices/stream`. */
+export function openStream(parts: LiveParts): LiveEndpointHandler {
+  const replica = parts.replication?.replica
+  const catchUp = replica === undefined ? undefined : { replica, waitMs: parts.replication?.minPositionWaitMs ?? 0 }
+  const stream = createStreamEndpoint(parts.store as WatchableStore, pick(parts.options, STREAM_OPTIONS), parts.counters, catchUp)
+  parts.closers.push(() => stream.close())
+  return stream.handler
+}
+
+/** `GET /prices/export`. */
+export const openExport = (parts: LiveParts): LiveEndpointHandler => createExportEndpoint(parts.store as Exportable, pick(parts.options, EXPORT_OPTIONS), parts.counters)
+
+/** `GET /stats`. */
+export const openStats = (parts: LiveParts): LiveEndpointHandler => createStatsEndpoint(parts.store as StatsSource, onErrorOf(parts.options), parts.replication?.replica)
+
+/** `GET /prices/quality`. */
+export const openQuality = (parts: LiveParts): LiveEndpointHandler => createQualityEndpoint(parts.store as QualitySource, onErrorOf(parts.options))
+
+/** `GET /prices/verify`. */
+export const openVerify = (parts: LiveParts): LiveEndpointHandler => createVerifyEndpoint(parts.store as VerifySource, onErrorOf(parts.options))
+
+/** `GET /health`: served by every handler, with the replica's lag when there is one. */
+export function openHealth(parts: LiveParts): LiveEndpointHandler {
+  const { replication } = parts
+  const replica = replication?.replica
+  return createHealthEndpoint(parts.store, parts.supports, onErrorOf(parts.options), replica === undefined ? undefined : {
+    replica, maxLag: replication?.maxLag ?? Number.POSITIVE_INFINITY, maxStalenessMs: replication?.maxStalenessMs ?? Number.POSITIVE_INFINITY,
   })
-  if (metrics !== undefined) handlers.metrics = createMetricsEndpoint(metrics, onError)
-  const backup = createBackupEndpoint(store, { ...pick(options, BACKUP_OPTIONS, onError), writeToken: options.writeToken })
-  if (backup !== undefined) {
-    handlers.backup = backup.handler
-    closers.push(() => backup.close())
-  }
-  return {
-    table: {
-      writes: handlers.write !== undefined,
-      live: handlers.stream !== undefined,
-      exports: handlers.export !== undefined,
-      stats: handlers.stats !== undefined,
-      metrics: handlers.metrics !== undefined,
-      quality: handlers.quality !== undefined,
-      verify: handlers.verify !== undefined,
-      backup: handlers.backup !== undefined,
-    },
-    serve(endpoint, request) {
-      const handler = handlers[endpoint]
-      if (handler === undefined) throw new Error(`no handler for the live endpoint ${endpoint}`)
-      handler(request)
-    },
-    async close() {
-      await Promise.all(closers.map((close) => close()))
-    },
-  }
+}
+
+/** `GET /metrics`, when the handler keeps metrics. */
+export const openMetrics = (parts: LiveParts): LiveEndpointHandler | undefined =>
+  parts.metrics === undefined ? undefined : createMetricsEndpoint(parts.metrics, onErrorOf(parts.options))
+
+/** `POST /admin/backup`, with a backup directory and a write token. */
+export function openBackup(parts: LiveParts): LiveEndpointHandler | undefined {
+  const backup = createBackupEndpoint(parts.store, { ...pick(parts.options, BACKUP_OPTIONS), writeToken: parts.options.writeToken })
+  if (backup === undefined) return undefined
+  parts.closers.push(() => backup.close())
+  return backup.handler
 }
 
 const WRITE_OPTIONS = ['writeToken', 'maxWriteBytes', 'writeBodyTimeoutMs', 'maxQueuedWrites'] as const satisfies readonly (keyof WriteEndpointOptions)[]
@@ -102,9 +96,14 @@ const STREAM_OPTIONS = [
 const EXPORT_OPTIONS = ['maxExports', 'exportStallMs'] as const satisfies readonly (keyof ExportEndpointOptions)[]
 const BACKUP_OPTIONS = ['backupDir'] as const satisfies readonly (keyof BackupEndpointOptions)[]
 
+/** The handler's `onError`, alone. */
+function onErrorOf(options: LiveEndpointOptions): ErrorReportOptions {
+  return options.onError === undefined ? {} : { onError: options.onError }
+}
+
 /** One endpoint's own options out of the handler's, with `onError`. */
-function pick<K extends keyof LiveEndpointOptions>(options: LiveEndpointOptions, keys: readonly K[], onError: ErrorReportOptions): Pick<LiveEndpointOptions, K> & ErrorReportOptions {
+function pick<K extends keyof LiveEndpointOptions>(options: LiveEndpointOptions, keys: readonly K[]): Pick<LiveEndpointOptions, K> & ErrorReportOptions {
   const own: Partial<Pick<LiveEndpointOptions, K>> = {}
   for (const key of keys) if (options[key] !== undefined) own[key] = options[key]
-  return { ...own, ...onError } as Pick<LiveEndpointOptions, K> & ErrorReportOptions
+  return { ...own, ...onErrorOf(options) } as Pick<LiveEndpointOptions, K> & ErrorReportOptions
 }

@@ -38,11 +38,6 @@ export interface BatchSource {
   readonly limits?: Limits
 }
 
-/** Whether `store` answers batches (the route is served only then). */
-export function servesBatch(store: object): boolean {
-  return typeof (store as { batchAsOf?: unknown }).batchAsOf === 'function'
-}
-
 /** The largest `POST /prices/batch` body: 10,000 times and 1,000 symbols fit with room to spare. */
 export const MAX_BATCH_BODY_BYTES = 1024 * 1024
 /** How long a `POST /prices/batch` body may take to arrive (ms). */
