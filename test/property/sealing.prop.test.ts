@@ -18,6 +18,7 @@ import type { Limits, PriceAnswer, PriceStoreOptions, QueryParams } from '../../
 import { readHeadsPeriod, readLogKey } from '../../src/keys/key-layout.js'
 import { outcomeOf, referenceQuery, storedRecords, type ModelResult } from '../../src/testing/reference-model.js'
 import { propertyBackends } from './backends.js'
+import { runs } from '../support/full-runs.js'
 
 const provider = Object.freeze({ name: 'redstone', id: 'sealing-provider', publicKey: 'sealing-key' })
 const LIMITS: Limits = Object.freeze({ maxLimit: 500, maxSymbols: 200, maxRangePoints: 2_000 })
@@ -31,6 +32,9 @@ const DAY = 86_400_000
 const BASE = 1_700_002_800_000
 const MAX = Number.MAX_SAFE_INTEGER
 const scale = Number(process.env['FC_SCALE']) || 1
+// The memory bound (hundreds of hours per run): a third of its runs in `npm test`, all of them in the slow set
+// (`npm run test:slow`, run by CI too).
+const runScale = scale * runs(1 / 3, 1)
 const SHRINK_TIMEOUT = 300_000
 
 const { backends: BACKENDS } = propertyBackends('sealing', { memory: 30, classic: 12 })
@@ -398,7 +402,7 @@ describe('sealing: memory bound', () => {
           await reopened.close()
         }
       }),
-      { numRuns: Math.ceil(8 * scale) },
+      { numRuns: Math.ceil(8 * runScale) },
     )
   }, SHRINK_TIMEOUT)
 })

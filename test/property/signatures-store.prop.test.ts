@@ -5,6 +5,9 @@
  * verifying valid, and `store.verify({ recheck: true })` finds every record
  * valid at ingest and now, and none altered. So what the store keeps (extra
  * fields, `-0`, unicode in `source`, key order) is what was signed.
+ *
+ * `npm test` makes 10 runs of the property; the slow set (`npm run test:slow`,
+ * run by CI too) makes all 40.
  */
 import fc from 'fast-check'
 import { MemoryLevel } from 'memory-level'
@@ -12,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { PriceStore, type NewPriceRecord } from '../../src/index.js'
 import { verifyRecord } from '../../src/trust/verify-record.js'
 import { signAll, signingKeys, unsignedRecordArb } from '../trust/support/signed-records.js'
+import { runs } from '../support/full-runs.js'
 
 let keys: Awaited<ReturnType<typeof signingKeys>>
 
@@ -41,7 +45,7 @@ describe('sign → store → export → verify', () => {
           await store.close()
         }
       }),
-      { seed: 2226, numRuns: 40 },
+      { seed: 2226, numRuns: runs(10, 40) },
     )
   }, 180_000)
 

@@ -16,10 +16,14 @@ import {
   HOUR, HOURS_LIMITS, MINUTE, TEN_MINUTES, cacheArb, callTyped, collect, expectHoursMatch, expectSameOutcome, hoursConfig, hoursScenarioArb,
   memorySettingsArb, rangeParams, settle, storeOptionsFor, streamConfig, type MemorySettings, type RangeCall,
 } from './hours-model.js'
+import { FULL_RUNS } from '../support/full-runs.js'
 
 const config = { provider: TEST_PROVIDER, limits: TEST_LIMITS }
 // FC_SCALE=10 npx vitest run test/property multiplies every run count, for a deeper search before a release.
 const scale = Number(process.env['FC_SCALE']) || 1
+// A third of the runs in `npm test` (but for the property that counts what its runs covered); the slow set
+// (`npm run test:slow`, run by CI too) makes them all.
+const runScale = scale * (FULL_RUNS ? 1 : 1 / 3)
 
 
 let root: string
@@ -126,7 +130,7 @@ describe.each(BACKENDS)('PriceStore on $name vs reference model', (backend) => {
           await expectStoreMatchesModel(store, data.records, queries, typed)
         })
       }),
-      { numRuns: Math.ceil(backend.numRuns * scale) },
+      { numRuns: Math.ceil(backend.numRuns * runScale) },
     )
   }, SHRINK_TIMEOUT)
 
@@ -162,7 +166,7 @@ describe.each(BACKENDS)('PriceStore on $name vs reference model', (backend) => {
           await expectStoreMatchesModel(store, data.records, dumpQueries(data), [])
         })
       }),
-      { numRuns: Math.ceil(backend.numRuns * scale) },
+      { numRuns: Math.ceil(backend.numRuns * runScale) },
     )
   }, SHRINK_TIMEOUT)
 
@@ -187,7 +191,7 @@ describe.each(BACKENDS)('PriceStore on $name vs reference model', (backend) => {
           })
         })
       }),
-      { numRuns: Math.ceil((backend.numRuns / 2) * scale) },
+      { numRuns: Math.ceil((backend.numRuns / 2) * runScale) },
     )
   }, SHRINK_TIMEOUT)
 
@@ -214,7 +218,7 @@ describe.each(BACKENDS)('PriceStore on $name vs reference model', (backend) => {
           await expectStoreMatchesModel(store, records, dumpQueries(data), [])
         })
       }),
-      { numRuns: Math.ceil(10 * scale) },
+      { numRuns: Math.ceil(10 * runScale) },
     )
   }, SHRINK_TIMEOUT)
 })
@@ -236,7 +240,7 @@ describe('PriceStore on classic-level: durability', () => {
         })
         await withStore(dir, c2!, (store) => expectStoreMatchesModel(store, data.records, asked, typed))
       }),
-      { numRuns: Math.ceil(15 * scale) },
+      { numRuns: Math.ceil(15 * runScale) },
     )
   }, SHRINK_TIMEOUT)
 })
@@ -374,7 +378,7 @@ describe.each(BACKENDS)('PriceStore on $name: an hour larger than one chunk part
           await reopened.close()
         }
       }),
-      { numRuns: Math.ceil((backend.name === 'memory-level' ? 6 : 3) * scale) },
+      { numRuns: Math.ceil((backend.name === 'memory-level' ? 6 : 3) * runScale) },
     )
   }, SHRINK_TIMEOUT)
 })

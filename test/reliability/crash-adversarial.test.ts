@@ -32,11 +32,13 @@ import { compareUtf8, outcomeOf, referenceQuery, storedRecords } from '../../src
 import { expectSameOutcome } from '../property/hours-model.js'
 import { bundleChild, lastAckAfterKill, startChild, type ChildBundle } from './child-process.js'
 import { prng } from './crash-plan.js'
+import { runs } from '../support/full-runs.js'
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_126)
 const HISTORY_SEED = 0xad7e_5a11
 const BATCHES = 150
-const CYCLES = 4
+/** Kill cycles: two in `npm test`, four in the slow set (`npm run test:slow`, run by CI too). */
+const CYCLES = runs(2, 4)
 /** Small: the open area goes over it every few batches, so seals (and delta parts) run under the kills. */
 const OPEN_BYTES = 256 * 1024
 const LIMITS = { maxLimit: 1_000_000, maxRangePoints: 1_000_000, maxSymbols: 1_000 }

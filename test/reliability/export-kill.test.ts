@@ -24,9 +24,11 @@ import { record, run } from '../cli/helpers.js'
 import { bundleChild, startChild } from './child-process.js'
 import type { ChildBundle } from './child-process.js'
 import { prng } from './crash-plan.js'
+import { runs } from '../support/full-runs.js'
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_211)
-const TRIALS = 4
+/** Kills per command: two in `npm test`, four in the slow set (`npm run test:slow`, run by CI too). */
+const TRIALS = runs(2, 4)
 const SYMBOLS = ['BTC', 'ETH', 'AR', 'stETH', 'USDC.e', 'SOL']
 /** Records per symbol: enough that an export or a backup writes for a while, and kills can land inside it. */
 const PER_SYMBOL = 4_000
