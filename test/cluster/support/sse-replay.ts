@@ -35,7 +35,7 @@ export async function readStream(url: string, until: number): Promise<StreamEven
           if (data.length > 0) {
             const event = { type: type === '' ? 'message' : type, id, data: data.join('\n') }
             events.push(event)
-            if ((event.type === 'prices' || event.type === 'progress') && Number(event.id) >= until) return events
+            if ((event.type === 'prices' || event.type === 'progress') && Number(event.id.split('.')[0]) >= until) return events
           }
           type = ''
           data = []
