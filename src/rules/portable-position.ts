@@ -7,14 +7,9 @@
  */
 import { idTag } from './id-tag.js'
 
-/** The tag of a commit id: FNV-1a over it (id-tag.ts), as 8 lower-case hex digits. */
-export function commitTag(id: string): string {
-  return idTag(id).toString(16).padStart(8, '0')
-}
-
-/** The tag of a commit id that may be absent. */
+/** The tag of a commit id, FNV-1a over it (id-tag.ts) as 8 lower-case hex digits; none for a commit without one. */
 export function tagOf(id: string | undefined): string | undefined {
-  return id === undefined ? undefined : commitTag(id)
+  return id === undefined ? undefined : idTag(id).toString(16).padStart(8, '0')
 }
 
 /** A position and the tag of the commit it names. */

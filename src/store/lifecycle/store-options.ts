@@ -109,7 +109,7 @@ export interface PriceStoreOptions {
 }
 
 /** Default number of table files LevelDB keeps open (and mapped): see {@link PriceStoreOptions.maxOpenFiles}. */
-export const DEFAULT_MAX_OPEN_FILES = 1000
+const DEFAULT_MAX_OPEN_FILES = 1000
 
 /** Validated options, frozen. */
 export interface ResolvedOptions {

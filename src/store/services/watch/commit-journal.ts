@@ -125,7 +125,7 @@ export class CommitJournal {
     const [firstPosition, firstEnd] = readEdge(first)
     const [lastPosition, lastEnd] = readEdge(last)
     this.#head = lastPosition
-    this.#headId = readCommitId(lastPosition, last[1])
+    this.#headId = journalCommitId(lastPosition, last[1])
     this.#oldest = firstPosition
     this.#end = lastEnd
     this.#kept = lastEnd - firstEnd + first[1].length
@@ -179,10 +179,10 @@ export class CommitJournal {
 }
 
 /**
- * The commit id a journal entry holds.
- * @throws PriceStoreError `PRICE_CORRUPT_VALUE` when it does not decode
+ * The commit id the journal entry at `position` holds.
+ * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the entry when it does not decode
  */
-function readCommitId(position: number, entry: Uint8Array): string | undefined {
+export function journalCommitId(position: number, entry: Uint8Array): string | undefined {
   try {
     return readJournalCommitId(entry)
   } catch (err) {

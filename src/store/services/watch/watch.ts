@@ -26,7 +26,7 @@ import type { BytesSublevel } from '../../db/sublevels.js'
 import type { StoreLife } from '../../lifecycle/store-life.js'
 import type { ReadView } from '../../read/read-view.js'
 import type { StoreReader } from '../../read/store-reader.js'
-import { readJournalFloor, type CommitJournal } from './commit-journal.js'
+import { journalCommitId, readJournalFloor, type CommitJournal } from './commit-journal.js'
 import { toStorageError } from '../../db/storage-errors.js'
 import type { Subscriber, WatchHub } from './watch-hub.js'
 import { PROGRESS_EVERY } from './watch-options.js'
@@ -334,13 +334,7 @@ export class Watch implements WatchIterator, Subscriber {
     if (tag === undefined) return 'held'
     const entry = await this.#context.journal.get(journalKey(this.#after) as never, view.readOptions as never) as Uint8Array | undefined
     if (entry === undefined) return this.#after <= floor ? 'trimmed' : 'forked'
-    let held: string | undefined
-    try {
-      held = tagOf(readJournalCommitId(entry))
-    } catch (err) {
-      throw undecodable(describeJournal(this.#after), err)
-    }
-    return held === tag ? 'held' : 'forked'
+    return tagOf(journalCommitId(this.#after, entry)) === tag ? 'held' : 'forked'
   }
 
   /** A reset to the head taken at the start: the watch goes on with the commits after it. */
