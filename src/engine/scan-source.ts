@@ -1,4 +1,5 @@
 import type { BucketGrid, PriceRecord, RecordRef, SampledRecord } from '../types.js'
+import type { QualitySeries } from './quality/series.js'
 
 /**
  * One stored record as a scan yields it. The timestamp is known without
@@ -80,6 +81,25 @@ export interface ScanSource {
    * to `scan`/`scanNow` seeks without it (kernels/batch-as-of.ts).
    */
   inForce?(symbol: string, times: readonly number[], side: InForceSide): Promise<readonly (ScanRow | undefined)[]> | readonly (ScanRow | undefined)[]
+  /**
+   * Optional shortcut for the quality report: each of `symbols`' records in
+   * the window as columns, one series a symbol, in the order asked. A source
+   * that keeps timestamps and values in columns fills them without building
+   * rows. A series may be reused for the next symbol: read it before asking
+   * for the next. The engine scans without it (quality/scan-series.ts).
+   */
+  series?(symbols: readonly string[], window: SeriesWindow): AsyncIterable<QualitySeries>
+}
+
+/** What {@link ScanSource.series} reads: `from..to` (inclusive), with each record's value and its `source` or without. */
+export interface SeriesWindow {
+  readonly from: number
+  readonly to: number
+  /** Read values (otherwise the series' `values` is `undefined`). */
+  readonly values: boolean
+  /** Each record's `source` is read too (`sourceAt`); needs `values`. */
+  readonly sources: boolean
+  readonly signal?: AbortSignal | undefined
 }
 
 /** Which record in force {@link ScanSource.inForce} finds: at or before each time, or at or after it. */

@@ -139,6 +139,46 @@ describe('the rooms of the store', () => {
   })
 })
 
+describe('the chunk room', () => {
+  const source = (file: string): string => readFileSync(join(ROOT_DIR, file), 'utf8')
+  const outsideChunks = (file: string): boolean => !file.startsWith('store/chunks/') && !file.startsWith('keys/')
+
+  it('reads chunk bytes and chunk keys in store/chunks/ only', () => {
+    // The chunk codec's readers, the key-column reader, and what names or parses a chunk part's key.
+    const READERS = new Set(['parseChunkPart', 'readCompactId', 'checkKeyColumn', 'readPartCount', 'readPartRecordCount', 'COLUMN_FIELDS'])
+    const KEY_NAMES = new Set(['chunkKey', 'readChunkKey', 'readChunkPeriod', 'chunkPeriodStart', 'describeChunk', 'KEYS_PART', 'DELTA_PART'])
+    const outside = edges()
+      .filter(({ file }) => outsideChunks(file))
+      .filter(({ target, names }) =>
+        target === 'keys/key-column-series.ts' ||
+        (target === 'keys/chunk-codec.ts' && names.some((name) => READERS.has(name))) ||
+        (target === 'keys/key-layout.ts' && names.some((name) => KEY_NAMES.has(name))))
+      .map(({ file, target }) => `${file} -> ${target}`)
+    expect(outside).toEqual([])
+    // The lists over stored parts are built inside the room only.
+    const building = [...graph.keys()].filter((file) => outsideChunks(file) && /new (SealedChunk|PagedIndex|PagedChunk|PageTableChunk|DeltaOverPages)\b/.test(source(file)))
+    expect(building).toEqual([])
+    // The chunks sublevel reaches the room where the store is put together and opened, and whole-store copies (backup), nowhere else.
+    const touching = [...graph.keys()].filter((file) => outsideChunks(file) && /\blevels\.chunks\b|\bchunks: levels\b/.test(source(file)))
+    expect(touching.sort()).toEqual(['store/lifecycle/open-close.ts', 'store/lifecycle/store-parts.ts'])
+  })
+
+  it('sits below the read room: rows/, chunks/, heads/, write/ and upkeep/ import nothing from read/', () => {
+    const LOW = ['store/rows/', 'store/chunks/', 'store/heads/', 'store/write/', 'store/upkeep/']
+    const upward = edges()
+      .filter(({ file, target }) => LOW.some((room) => file.startsWith(room)) && target.startsWith('store/read/'))
+      .map(({ file, target }) => `${file} -> ${target}`)
+    expect(upward).toEqual([])
+  })
+
+  it('keeps rows/ at the bottom of the store and heads/ below chunks/', () => {
+    const rows = edges().filter(({ file, target }) => file.startsWith('store/rows/') && target.startsWith('store/') && !target.startsWith('store/rows/'))
+    expect(rows.map(({ file, target }) => `${file} -> ${target}`)).toEqual([])
+    const heads = edges().filter(({ file, target }) => file.startsWith('store/heads/') && target.startsWith('store/chunks/'))
+    expect(heads.map(({ file, target }) => `${file} -> ${target}`)).toEqual([])
+  })
+})
+
 describe('the size of files', () => {
   it('keeps every source file under 450 lines, and the PriceStore façade (one delegating member per capability) at most 400 lines', () => {
     const lines = (file: string): number => readFileSync(join(ROOT_DIR, file), 'utf8').split('\n').length - 1

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { QueryPlan } from '../../src/engine/query-plan.js'
 import { HotTails } from '../../src/store/read/hot-tails.js'
-import type { Row } from '../../src/store/read/row.js'
+import type { Row } from '../../src/store/rows/row.js'
 
 interface Read {
   readonly from?: number

@@ -1,5 +1,5 @@
 /**
- * The open area's indexes (src/store/read/open-area.ts) against a model
+ * The open area's indexes (src/store/rows/open-area.ts) against a model
  * kept as plain lists: after any sequence of batches and seals (whole hours
  * or their oldest log entries), the hours listed, each symbol's hours and
  * each (hour, symbol)'s rows are what the writes still held say. The area
@@ -8,8 +8,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { OpenArea, type OpenWrite } from '../../src/store/read/open-area.js'
-import { Row } from '../../src/store/read/row.js'
+import { OpenArea, type OpenWrite } from '../../src/store/rows/open-area.js'
+import { Row } from '../../src/store/rows/row.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 
 const HOUR = 3_600_000

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { toExactJson } from '../../src/rules/exact-json.js'
 import { encodeValue } from '../../src/keys/value-codec.js'
 import { validateRecord } from '../../src/records/validate-record.js'
-import { Row } from '../../src/store/read/row.js'
+import { Row } from '../../src/store/rows/row.js'
 import { inputRecordArb, symbolArb } from '../../src/testing/record-arbitraries.js'
 import { TEST_PROVIDER } from '../../src/testing/records.js'
 

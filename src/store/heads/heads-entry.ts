@@ -9,11 +9,10 @@ import { encodeChunkPart, pageSpan, type ChunkRecord } from '../../keys/chunk-co
 import { KEY_COLUMN_VERSION } from '../../keys/format-version.js'
 import { MAX_DELTA_KEYS, encodeHeads, readHeads, type ReadSummary } from '../../keys/heads-codec.js'
 import { idTag } from '../../rules/id-tag.js'
-import { HEAD_MS, KEYS_PART, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
+import { HEAD_MS, PERIOD_MS, describeHeads } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
-import { Row } from '../read/row.js'
-import { SealedChunk } from '../read/row-list.js'
+import { Row } from '../rows/row.js'
 
 /**
  * The heads entry of an hour's records (ascending, none repeated), written
@@ -57,7 +56,7 @@ export function headsOf<T extends { readonly timestamp: number }>(records: reado
  * and parsed: their rows' values are value headers), and the entry's name
  * for error messages.
  */
-export type HeadRows = readonly Row[] & ReadSummary & { readonly deltaKeyList: SealedChunk | undefined; readonly entry: string }
+export type HeadRows = readonly Row[] & ReadSummary & { readonly entry: string }
 
 /**
  * The heads of an entry as rows (views into `bytes`), ascending, and the
@@ -72,9 +71,7 @@ export function headRows(symbol: string, period: number, bytes: Buffer, provider
     const summary = readHeads(bytes, period * PERIOD_MS, (timestamp, idStart, idEnd, valueStart, valueEnd) => {
       rows.push(new Row(symbol, timestamp, bytes, idStart, idEnd, valueStart, valueEnd, entry, provider))
     })
-    // Parsed once here, kept with the entry in the heads cache: every read of a few records of the hour merges them.
-    const deltaKeyList = summary.deltaKeys === undefined ? undefined : new SealedChunk(symbol, period, [summary.deltaKeys], provider, 0, KEYS_PART)
-    return Object.assign(rows, summary, { deltaKeyList, entry })
+    return Object.assign(rows, summary, { entry })
   } catch (err) {
     throw undecodable(entry, err)
   }

@@ -2,10 +2,10 @@
 import type { AbstractLevel } from 'abstract-level'
 import { ClassicLevel } from 'classic-level'
 import { PriceStoreError } from '../../errors.js'
-import { PERIOD_MS, periodOf, readChunkPeriod } from '../../keys/key-layout.js'
+import { PERIOD_MS, periodOf } from '../../keys/key-layout.js'
+import { ChunkParts } from '../chunks/chunk-parts.js'
 import { toStorageError } from '../db/storage-errors.js'
-import { openSublevels, type BytesSublevel } from '../db/sublevels.js'
-import type { HourSpan } from '../read/read-view.js'
+import { openSublevels } from '../db/sublevels.js'
 import { replayLog } from '../write/log-replay.js'
 import { checkFormat } from './format.js'
 import { checkLocation } from './location.js'
@@ -52,7 +52,7 @@ export async function openStore(parts: StoreParts): Promise<void> {
     const { area, nextSequence, horizon } = await replayLog(levels.log, options.provider)
     await journal.load(nextSequence)
     await verdicts.load()
-    const sealed = await sealedHours(levels.chunks)
+    const sealed = await new ChunkParts(levels.chunks).sealedHours()
     // The newest record is in the log or in the newest sealed hour: hours before that one count as past (late when written again).
     sealer.resetHorizon(Math.max(horizon, sealed.last >= sealed.first ? (sealed.last + 1) * PERIOD_MS - 1 : 0))
     state.load(area, sealed)
@@ -87,12 +87,4 @@ export async function closeStore(parts: StoreParts): Promise<void> {
   } finally {
     life.become('closed')
   }
-}
-
-/** The first and last hour with a chunk: chunk keys start with the hour, so these are the first and last keys. */
-async function sealedHours(chunks: BytesSublevel): Promise<HourSpan> {
-  const [first] = await chunks.keys({ limit: 1 }).all()
-  const [last] = await chunks.keys({ limit: 1, reverse: true }).all()
-  if (first === undefined || last === undefined) return { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY }
-  return { first: readChunkPeriod(first), last: readChunkPeriod(last) }
 }

@@ -1,7 +1,7 @@
 import type { ScanOptions, ScanSource } from '../../engine/scan-source.js'
 import type { QueryPlan } from '../../engine/query-plan.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
-import type { Row as StoredRow } from './row.js'
+import type { Row as StoredRow } from '../rows/row.js'
 
 /** The newest rows of one symbol, newest first. Never mutated: a write installs a new tail. */
 interface Tail {

@@ -10,8 +10,8 @@
 import type { InForceSide, ScanRow, ScanSource } from '../../engine/scan-source.js'
 import { firstRow } from '../../engine/kernels/rows.js'
 import { PERIOD_MS, periodOf } from '../../keys/key-layout.js'
-import type { RowList } from './row-list.js'
-import { firstAfter, firstAtOrAfter } from './row-list.js'
+import type { RowList } from '../rows/row-list.js'
+import { firstAfter, firstAtOrAfter } from '../rows/row-list.js'
 
 /** What the walk needs of a view: its seeks, and one hour's rows as a list. */
 export interface HourLists extends ScanSource {

@@ -48,11 +48,12 @@ import type { HeadsIndex } from '../heads/heads-index.js'
 import { SublevelReads } from '../db/root-reads.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { SymbolSet } from '../symbols/symbol-set.js'
+import type { PrunedChunk, StoreMemory } from '../chunks/store-memory.js'
 import { HotTails } from './hot-tails.js'
 import { Lru } from './lru.js'
-import { OpenArea } from './open-area.js'
-import type { OpenWrite } from './open-area.js'
-import type { Row } from './row.js'
+import { OpenArea } from '../rows/open-area.js'
+import type { OpenWrite } from '../rows/open-area.js'
+import type { Row } from '../rows/row.js'
 import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches, type ViewSources } from './read-view.js'
 
 /** How much a store keeps in memory for reading, and where it reads the disk. */
@@ -79,7 +80,7 @@ const ROW_OVERHEAD = 256
  * rule above. The writers call the `apply*` methods after each commit: the
  * commit step (write/commit-step.ts), the sealer and the pruner.
  */
-export class ReadState implements ViewCaches {
+export class ReadState implements ViewCaches, StoreMemory {
   readonly provider: Provider
   readonly #db: AbstractLevel<any, any, any>
   readonly #sources: ViewSources
@@ -247,14 +248,6 @@ export class ReadState implements ViewCaches {
   installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void {
     if (version === this.#version && !sealing && !this.#sealing) this.#chunks.set(key, chunk)
   }
-}
-
-/** A chunk a prune step deletes or rewrites: the records of `symbol` in `period` with `from <= timestamp < to` go. */
-export interface PrunedChunk {
-  readonly symbol: string
-  readonly period: number
-  readonly from: number
-  readonly to: number
 }
 
 const EMPTY_SPAN: HourSpan = Object.freeze({ first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY })

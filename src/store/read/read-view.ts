@@ -5,21 +5,24 @@
  * The engine reads it through its scan port.
  */
 import type { AbstractIterator, AbstractLevel, AbstractSnapshot } from 'abstract-level'
-import type { InForceSide, SampleRange, ScanOptions, ScanSource } from '../../engine/scan-source.js'
+import type { InForceSide, SampleRange, ScanOptions, ScanSource, SeriesWindow } from '../../engine/scan-source.js'
+import type { QualitySeries } from '../../engine/quality/series.js'
 import { bucketOf, nestsOn } from '../../engine/grid.js'
 import { HEAD_MS, PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
-import { ChunkReader, cacheKey, type ChunkSources, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
+import { ChunkReader, cacheKey, type ChunkSources, type HourKeyColumns, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
 import { walkInForce } from './in-force.js'
-import { mergeRows } from './open-area.js'
-import type { OpenArea } from './open-area.js'
-import type { Row } from './row.js'
-import { RowArray, allRows, findRow, firstAfter, firstAtOrAfter } from './row-list.js'
-import type { RowList, SealedChunk } from './row-list.js'
+import { viewSeries } from './quality-series.js'
+import { mergeRows } from '../rows/open-area.js'
+import type { OpenArea } from '../rows/open-area.js'
+import type { Row } from '../rows/row.js'
+import { RowArray, allRows, findRow, firstAfter, firstAtOrAfter } from '../rows/row-list.js'
+import type { RowList } from '../rows/row-list.js'
+import type { SealedChunk } from '../chunks/sealed-chunk.js'
 
-export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type ViewCaches } from './chunk-reader.js'
+export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
 
 /** What a view reads from the disk: the chunks, and the heads index. */
 export interface ViewSources {
@@ -155,6 +158,11 @@ export class ReadView implements ScanSource {
   /** Batch as-of's walk over this view (in-force.ts): each hour's rows listed once, every time in it searched. */
   inForce(symbol: string, times: readonly number[], side: InForceSide): Promise<(Row | undefined)[]> {
     return walkInForce(this, symbol, times, side) as Promise<(Row | undefined)[]>
+  }
+
+  /** The quality report's columns of each symbol (quality-series.ts): paged key columns parsed in one pass, read ahead. */
+  series(symbols: readonly string[], window: SeriesWindow): AsyncIterable<QualitySeries> {
+    return viewSeries(this, symbols, window)
   }
 
   /** Every row of `symbol` in `period`, ascending, as a list searched by timestamp; a chunk read is cached when `install`. */

@@ -2,7 +2,7 @@ import { isPriceStoreError } from '../../errors.js'
 import { throwIfAborted } from '../../rules/abort.js'
 import type { HotTails } from './hot-tails.js'
 import type { ReadView } from './read-view.js'
-import type { Row } from './row.js'
+import type { Row } from '../rows/row.js'
 
 /** How many symbols' tails load from disk at once. */
 const TAIL_LOAD_CONCURRENCY = 64

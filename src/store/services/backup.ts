@@ -26,7 +26,7 @@ import { ClassicLevel } from 'classic-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import { PriceStoreError } from '../../errors.js'
 import { asBuffer } from '../../keys/bytes.js'
-import { readPartRecordCount } from '../../keys/chunk-codec.js'
+import { recordsInPart } from '../chunks/chunk-parts.js'
 import { readJournalKey } from '../../keys/key-layout.js'
 import { readLogEntry } from '../../keys/log-codec.js'
 import type { Provider } from '../../types.js'
@@ -197,7 +197,7 @@ async function copyJournalHead(source: BackupSource, db: ClassicLevel<Uint8Array
 function recordsIn(level: BytesSublevel, { log, chunks }: BackupSource['levels'], value: Uint8Array): number {
   const bytes = asBuffer(value)
   try {
-    if (level === chunks) return readPartRecordCount(bytes)
+    if (level === chunks) return recordsInPart(bytes)
     if (level === log) {
       let count = 0
       readLogEntry(bytes, () => count++)

@@ -14,17 +14,17 @@
  * are visited oldest first, so a whole-hour step reads no record body.
  */
 import type { AbstractLevel } from 'abstract-level'
-import { KEYS_PART, PERIOD_MS, chunkKey, chunkPeriodStart, readChunkKey } from '../../keys/key-layout.js'
+import { PERIOD_MS } from '../../keys/key-layout.js'
 import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
-import type { PrunedChunk, ReadState } from '../read/read-state.js'
-import type { ReadView } from '../read/read-view.js'
-import type { Row } from '../read/row.js'
+import type { HourView, PrunedChunk, StoreMemory } from '../chunks/store-memory.js'
+import type { Row } from '../rows/row.js'
 import type { VerdictIndex } from '../signatures/verdict-index.js'
 import type { SymbolSet } from '../symbols/symbol-set.js'
-import { putChunk, type ChunkTargets } from './chunk-writer.js'
+import { putChunk, type ChunkTargets } from '../chunks/chunk-writer.js'
+import { ChunkParts, cursorAfter, deleteLeftParts } from '../chunks/chunk-parts.js'
 import type { PruneRun } from './prune-request.js'
 import type { Sealer } from './sealer.js'
 
@@ -36,7 +36,7 @@ const STEP_KEYS = 512
 /** What pruning needs from its store. */
 export interface PrunerContext {
   readonly db: AbstractLevel<any, any, any>
-  readonly state: ReadState
+  readonly state: StoreMemory
   readonly sealer: Sealer
   /** The chunks sublevel, whose keys a prune lists. */
   readonly chunks: BytesSublevel
@@ -59,9 +59,11 @@ interface StepGroup {
 /** Runs prunes a turn at a time; upkeep (upkeep.ts) calls {@link Pruner.turn} in the store's write queue. */
 export class Pruner {
   readonly #context: PrunerContext
+  readonly #parts: ChunkParts
 
   constructor(context: PrunerContext) {
     this.#context = context
+    this.#parts = new ChunkParts(context.chunks)
   }
 
   /**
@@ -99,25 +101,15 @@ export class Pruner {
 
   /** The next chunks of any symbol in the oldest hour left to prune, at most about {@link STEP_KEYS} parts. */
   async #nextHourOfAll(run: PruneRun): Promise<StepGroup | undefined> {
-    const range = { ...(run.cursor === undefined ? {} : { gt: run.cursor }), lt: chunkPeriodStart(run.lastHour + 1) }
-    const keys = await this.#context.chunks.keys({ ...range, limit: STEP_KEYS }).all()
-    if (keys.length === 0) return undefined
-    const parsed = keys.map(readChunkKey)
-    const period = (parsed[0] as { period: number }).period
-    const parts = new Map<string, number[]>()
-    for (const key of parsed) {
-      if (key.period !== period) break
-      let list = parts.get(key.symbol)
-      if (list === undefined) parts.set(key.symbol, (list = []))
-      list.push(key.part)
-    }
-    const { symbol: last, period: lastPeriod } = parsed[parsed.length - 1] as { symbol: string; period: number }
-    if (keys.length === STEP_KEYS && lastPeriod === period) {
+    const hour = await this.#parts.firstHour(run.cursor, run.lastHour + 1, STEP_KEYS)
+    if (hour === undefined) return undefined
+    const { period, parts, last } = hour
+    if (hour.cut) {
       // The listing may have stopped inside the last symbol's parts: list it whole, or leave it to the next step.
-      if (parts.size === 1) parts.set(last, await this.#partsOf(period, last))
+      if (parts.size === 1) parts.set(last, await this.#parts.of(period, last))
       else parts.delete(last)
     }
-    run.cursor = chunkKey(period, [...parts.keys()].at(-1) as string, 0xffff)
+    run.cursor = cursorAfter(period, [...parts.keys()].at(-1) as string)
     return { period, parts }
   }
 
@@ -127,12 +119,7 @@ export class Pruner {
     const period = await this.#context.heads.edgePeriod(symbol, run.nextHour, run.lastHour, false)
     if (period === undefined) return undefined
     run.nextHour = period + 1
-    return { period, parts: new Map([[symbol, await this.#partsOf(period, symbol)]]) }
-  }
-
-  async #partsOf(period: number, symbol: string): Promise<number[]> {
-    const keys = await this.#context.chunks.keys({ gte: chunkKey(period, symbol, 0), lte: chunkKey(period, symbol, 0xffff) }).all()
-    return keys.map((key) => readChunkKey(key).part)
+    return { period, parts: new Map([[symbol, await this.#parts.of(period, symbol)]]) }
   }
 
   /** Deletes or rewrites the group's chunks, and drops the symbols it leaves empty, in one atomic write. */
@@ -158,8 +145,7 @@ export class Pruner {
           records += rows.length - kept.length
         }
         const written = kept.length === 0 ? 0 : putChunk(batch, targets, period, symbol, kept).parts
-        // putChunk wrote or deleted the key column of a chunk it rewrote.
-        for (const part of held) if (part >= written && (written === 0 || part !== KEYS_PART)) batch.del(targets.chunksPrefix, chunkKey(period, symbol, part))
+        deleteLeftParts(batch, targets.chunksPrefix, period, symbol, held, written)
         if (written === 0) {
           heads.delete(batch, symbol, period)
           gone.push(symbol)
@@ -230,11 +216,11 @@ export class Pruner {
   }
 }
 
-function countBefore(view: ReadView, symbol: string, period: number, before: number): number {
+function countBefore(view: HourView, symbol: string, period: number, before: number): number {
   return view.periodRows(symbol, period).filter((row) => row.timestamp < before).length
 }
 
-async function hasRecordFrom(view: ReadView, symbol: string, from: number): Promise<boolean> {
+async function hasRecordFrom(view: HourView, symbol: string, from: number): Promise<boolean> {
   for await (const rows of view.scan(symbol, { from, reverse: false, limit: 1 })) if (rows.length > 0) return true
   return false
 }

@@ -22,10 +22,9 @@ import { HEAD_MS, PERIOD_MS } from '../../keys/key-layout.js'
 import { RootBatch } from '../db/root-batch.js'
 import { toStorageError } from '../db/storage-errors.js'
 import type { HeadRows } from '../heads/heads-entry.js'
-import type { OpenWrite } from '../read/open-area.js'
-import type { ReadState } from '../read/read-state.js'
-import type { ReadView } from '../read/read-view.js'
-import { joinsAsDelta, putChunk, putDelta, type ChunkTargets, type ChunkWrite } from './chunk-writer.js'
+import type { OpenWrite } from '../rows/open-area.js'
+import type { HourView, StoreMemory } from '../chunks/store-memory.js'
+import { joinsAsDelta, putChunk, putDelta, type ChunkTargets, type ChunkWrite } from '../chunks/chunk-writer.js'
 
 /**
  * An hour is due once a record this far past its end has been written, so
@@ -40,7 +39,7 @@ const STEP_BYTES = 4 * 1024 * 1024
 /** What sealing needs from its store. */
 export interface SealerContext {
   readonly db: AbstractLevel<any, any, any>
-  readonly state: ReadState
+  readonly state: StoreMemory
   /** Where chunks and heads entries go. */
   readonly targets: ChunkTargets
   /** The log's key prefix in the root database, to delete a sealed hour's entries. */
@@ -246,7 +245,7 @@ export class Sealer {
   }
 
   /** Writes the chunks of the task's symbols into the step until it is full or the hour's symbols are done. */
-  #writeSymbols(step: StepWrites, view: ReadView, task: SealTask): void {
+  #writeSymbols(step: StepWrites, view: HourView, task: SealTask): void {
     let heads = step.heads.get(task.period)
     if (heads === undefined) step.heads.set(task.period, (heads = new Map()))
     while (step.bytes < STEP_BYTES && task.symbols.length > 0) {
@@ -270,7 +269,7 @@ function startsWith(writes: readonly OpenWrite[], prefix: readonly OpenWrite[]):
  * part when the hour is sealed already and they are few enough
  * ({@link joinsAsDelta}), else the whole chunk rewritten with them merged in.
  */
-function sealSymbol(batch: RootBatch, targets: ChunkTargets, view: ReadView, period: number, symbol: string): ChunkWrite {
+function sealSymbol(batch: RootBatch, targets: ChunkTargets, view: HourView, period: number, symbol: string): ChunkWrite {
   const sealed = view.sealedPeriod(symbol, period)
   const open = view.openArea.rows(symbol, period)
   if (sealed !== undefined && open.length > 0 && joinsAsDelta(sealed, open.length)) return putDelta(batch, targets, period, symbol, sealed, open)

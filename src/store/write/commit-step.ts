@@ -8,8 +8,8 @@
 import type { PriceStoreError } from '../../errors.js'
 import { periodOf } from '../../keys/key-layout.js'
 import type { StoredRecord } from '../../records/stored-record.js'
-import type { OpenWrite } from '../read/open-area.js'
-import type { ReadState } from '../read/read-state.js'
+import type { OpenWrite } from '../rows/open-area.js'
+import type { StoreMemory } from '../chunks/store-memory.js'
 import type { CommitJournal } from '../services/watch/commit-journal.js'
 import { rowsInCommitOrder } from '../services/watch/commit-notice.js'
 import type { WatchHub } from '../services/watch/watch-hub.js'
@@ -19,7 +19,7 @@ import { rowsBySymbol } from './open-write.js'
 
 /** What the memory step updates. */
 export interface CommitStepContext {
-  readonly state: ReadState
+  readonly state: StoreMemory
   readonly journal: CommitJournal
   readonly hub: WatchHub
   readonly sealer: Sealer

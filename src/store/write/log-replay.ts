@@ -3,8 +3,8 @@ import { describeLog, readLogKey } from '../../keys/key-layout.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import type { Provider } from '../../types.js'
 import type { BytesSublevel } from '../db/sublevels.js'
-import { OpenArea } from '../read/open-area.js'
-import type { OpenWrite } from '../read/open-area.js'
+import { OpenArea } from '../rows/open-area.js'
+import type { OpenWrite } from '../rows/open-area.js'
 import { openWrite } from './open-write.js'
 
 /** What the log holds when the store opens. */

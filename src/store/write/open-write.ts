@@ -2,8 +2,8 @@ import { describeLog } from '../../keys/key-layout.js'
 import { PLACE_FIELDS, readLogEntry } from '../../keys/log-codec.js'
 import type { LogPlaces } from '../../keys/log-codec.js'
 import type { Provider } from '../../types.js'
-import type { OpenWrite } from '../read/open-area.js'
-import { Row } from '../read/row.js'
+import type { OpenWrite } from '../rows/open-area.js'
+import { Row } from '../rows/row.js'
 
 /** One log entry's records as open rows (views into the entry's bytes), by symbol; parsed when `places` are not known. */
 export function openWrite(

@@ -1,8 +1,8 @@
 import { periodOf } from '../../../keys/key-layout.js'
 import type { JournalRecord } from '../../../keys/journal-codec.js'
 import type { PriceRecord } from '../../../types.js'
-import type { OpenWrite } from '../../read/open-area.js'
-import type { Row } from '../../read/row.js'
+import type { OpenWrite } from '../../rows/open-area.js'
+import type { Row } from '../../rows/row.js'
 
 /**
  * One commit as live watchers receive it: its rows in batch order (views of

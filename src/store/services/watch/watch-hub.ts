@@ -1,7 +1,7 @@
 import type { PriceStoreError } from '../../../errors.js'
 import { CommitNotice } from './commit-notice.js'
 import { tagOf } from '../../../rules/portable-position.js'
-import type { Row } from '../../read/row.js'
+import type { Row } from '../../rows/row.js'
 
 /** A live watcher, as the hub sees it. */
 export interface Subscriber {

@@ -9,8 +9,9 @@ import { pageSpan, readPartCount } from '../../keys/chunk-codec.js'
 import { undecodable } from '../../keys/entry-errors.js'
 import { KEYS_PART, describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
-import type { Row } from './row.js'
-import { SealedChunk, type RowList } from './row-list.js'
+import type { Row } from '../rows/row.js'
+import { type RowList } from '../rows/row-list.js'
+import { SealedChunk } from './sealed-chunk.js'
 
 /** Reads page `page` of the chunk (a `getSync` from the reading view's snapshot). */
 export type PageLoader = (page: number) => Buffer

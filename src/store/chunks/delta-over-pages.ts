@@ -13,8 +13,9 @@ import { describeChunk, DELTA_PART } from '../../keys/key-layout.js'
 import { compareTimeAndId } from '../../rules/compare-ids.js'
 import { corrupt } from './paged-chunk.js'
 import type { PageTableChunk } from './page-table-chunk.js'
-import type { Row } from './row.js'
-import { firstAfter, firstAtOrAfter, type RowList, type SealedChunk } from './row-list.js'
+import type { Row } from '../rows/row.js'
+import { firstAfter, firstAtOrAfter, type RowList } from '../rows/row-list.js'
+import type { SealedChunk } from './sealed-chunk.js'
 
 /** How a {@link DeltaOverPages} reads what lies beside its pages. */
 export interface DeltaSources {

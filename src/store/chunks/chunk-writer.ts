@@ -5,9 +5,10 @@ import { DELTA_PART, KEYS_PART, MAX_DELTA_PARTS, PERIOD_MS, chunkKey } from '../
 import type { RootBatch } from '../db/root-batch.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
 import type { HeadsIndex } from '../heads/heads-index.js'
-import { mergeRows } from '../read/open-area.js'
-import type { Row } from '../read/row.js'
-import { findRow, type SealedChunk } from '../read/row-list.js'
+import { mergeRows } from '../rows/open-area.js'
+import type { Row } from '../rows/row.js'
+import { findRow } from '../rows/row-list.js'
+import type { SealedChunk } from './sealed-chunk.js'
 
 /** Where a chunk goes: its parts under the chunks prefix, its heads entry into the heads index. */
 export interface ChunkTargets {

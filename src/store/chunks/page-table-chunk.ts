@@ -14,8 +14,9 @@ import { describeChunk } from '../../keys/key-layout.js'
 import type { Provider } from '../../types.js'
 import type { HeadRows } from '../heads/heads-entry.js'
 import { corrupt, readPage, type PageLoader } from './paged-chunk.js'
-import type { Row } from './row.js'
-import { SealedChunk, firstAfter, firstAtOrAfter, type RowList } from './row-list.js'
+import type { Row } from '../rows/row.js'
+import { firstAfter, firstAtOrAfter, type RowList } from '../rows/row-list.js'
+import { SealedChunk } from './sealed-chunk.js'
 
 /** One view's reading of a paged chunk by its page table: each page read (and parsed) at most once. */
 export class PageTableChunk implements RowList {

@@ -21,7 +21,8 @@ import type { HeadRows } from '../heads/heads-entry.js'
 import { DeltaOverPages } from './delta-over-pages.js'
 import { PageTableChunk } from './page-table-chunk.js'
 import { PagedChunk, PagedIndex } from './paged-chunk.js'
-import { SealedChunk, type RowList } from './row-list.js'
+import { type RowList } from '../rows/row-list.js'
+import { SealedChunk } from './sealed-chunk.js'
 
 /** What the chunk cache holds of a sealed hour: a chunk read whole (too large for a key column), or a paged chunk's index. */
 export type CachedChunk = SealedChunk | PagedIndex
@@ -52,6 +53,32 @@ export interface HourKeyColumns {
 export interface ChunkSources {
   readonly level: BytesSublevel
   readonly reads: SublevelReads
+}
+
+/**
+ * The delta keys of a heads entry parsed as a list, once per entry read:
+ * kept beside the entry (in the heads cache) for as long as it is, since
+ * every read of a few records of the hour merges them.
+ */
+const deltaKeyLists = new WeakMap<HeadRows, SealedChunk>()
+
+/**
+ * The heads entry's delta keys as a list, or `undefined` when it has none.
+ * @throws PriceStoreError `PRICE_CORRUPT_VALUE` naming the heads entry when they do not parse
+ */
+function deltaKeyList(heads: HeadRows, symbol: string, period: number, provider: Provider): SealedChunk | undefined {
+  if (heads.deltaKeys === undefined) return undefined
+  let list = deltaKeyLists.get(heads)
+  if (list === undefined) {
+    try {
+      list = new SealedChunk(symbol, period, [heads.deltaKeys], provider, 0, KEYS_PART)
+    } catch (err) {
+      if (err instanceof PriceStoreError) throw err
+      throw undecodable(heads.entry, err)
+    }
+    deltaKeyLists.set(heads, list)
+  }
+  return list
 }
 
 /** The key of a chunk's entries in the caches. */
@@ -93,7 +120,7 @@ export class ChunkReader {
       if (heads.deltas === 0) return base
       return new DeltaOverPages(base, {
         symbol, period, entry: heads.entry, deltas: heads.deltas, records: heads.records,
-        deltaKeys: heads.deltaKeyList,
+        deltaKeys: deltaKeyList(heads, symbol, period, this.#caches.provider),
         readDelta: (delta) => this.#deltaPart(symbol, period, delta),
         readFull: () => this.#read(symbol, period, this.#keyColumn(symbol, period), heads.deltas, true),
       })
@@ -113,7 +140,7 @@ export class ChunkReader {
     if (cached !== undefined) return cached instanceof PagedIndex ? cached.keys : cached
     const column = this.#keyColumn(symbol, period)
     // The delta records' keys are in the heads entry: the key column and they are the hour's refs, no delta part read.
-    const keys = heads.deltaKeys === undefined || column === undefined ? undefined : this.#keysWithDeltaKeys(symbol, period, column, heads.deltaKeys)
+    const keys = heads.deltaKeys === undefined || column === undefined ? undefined : this.#keysWithDeltaKeys(symbol, period, column, heads)
     if (keys !== undefined) return keys
     const chunk = this.#load(symbol, period, column, heads.deltas, false)
     return chunk instanceof PagedIndex ? chunk.keys : chunk
@@ -138,7 +165,7 @@ export class ChunkReader {
     const { deltas } = heads
     const column = this.#keyColumn(symbol, period)
     if (column === undefined) return this.#load(symbol, period, undefined, deltas, false) as SealedChunk
-    if (heads.deltaKeys !== undefined) return this.#keysWithDeltaKeys(symbol, period, column, heads.deltaKeys)
+    if (heads.deltaKeys !== undefined) return this.#keysWithDeltaKeys(symbol, period, column, heads)
     const parts = [column, ...this.#deltaParts(symbol, period, deltas)]
     return this.#decoding(symbol, period, KEYS_PART, () => new SealedChunk(symbol, period, parts, this.#caches.provider, deltas, KEYS_PART))
   }
@@ -240,13 +267,15 @@ export class ChunkReader {
   }
 
   /** A paged chunk's keys (key column) with the heads entry's delta keys merged over them, as its delta parts would be. */
-  #keysWithDeltaKeys(symbol: string, period: number, column: Buffer, deltaKeys: Buffer): SealedChunk {
-    // The delta keys were checked when the heads entry was read: what does not parse here is the key column.
+  #keysWithDeltaKeys(symbol: string, period: number, column: Buffer, heads: HeadRows): SealedChunk {
+    // The delta keys parse first, named on the heads entry: what does not parse after them is the key column.
+    deltaKeyList(heads, symbol, period, this.#caches.provider)
     return this.#decoding(symbol, period, KEYS_PART, () => {
       checkKeyColumn(column)
-      return new SealedChunk(symbol, period, [column, deltaKeys], this.#caches.provider, 1, KEYS_PART)
+      return new SealedChunk(symbol, period, [column, heads.deltaKeys as Buffer], this.#caches.provider, 1, KEYS_PART)
     })
   }
+
 
   /** Runs `decode`; what does not decode is `PRICE_CORRUPT_VALUE` naming part `part` of the chunk. */
   #decoding<T>(symbol: string, period: number, part: number, decode: () => T): T {
