@@ -1,13 +1,22 @@
 /**
  * A record as a writer gives it to `putMany`: `providerPublicKey` is optional
  * (the store joins its own on read), and extra fields are allowed and kept.
+ * A record carries at least one signature: an Arweave `signature`, or a
+ * `liteEvmSignature` or `evmSignature` (as RedStone's API served records
+ * after it stopped Arweave-signing); whichever it carries is kept and
+ * returned, and one it did not carry stays absent.
  */
 export interface NewPriceRecord {
   readonly id: string
   readonly symbol: string
   readonly provider: string
   readonly value: number
-  readonly signature: string
+  /** The Arweave RSA signature (base64); absent on a record signed by an EVM kind only. */
+  readonly signature?: string
+  /** RedStone's lite EVM signature (`0x` and 130 hex digits) of `symbol`, `value` and `timestamp`. */
+  readonly liteEvmSignature?: string
+  /** RedStone's EIP-712 signature (`0x` and 130 hex digits) of `symbol`, `value`, `timestamp` and `version`. */
+  readonly evmSignature?: string
   readonly permawebTx: string
   readonly version: string
   readonly source: Readonly<Record<string, unknown>>

@@ -49,7 +49,8 @@ function csvColumns(selection: FieldSelection | undefined): readonly string[] {
  * One record as a line. NDJSON: the record as `latest()` returns it, with
  * `-0` kept, which `price-store import` reads back unchanged. CSV (RFC 4180,
  * CRLF line ends): the stored fields, `source` as JSON text, the extra
- * fields as one JSON object in `extra` (empty when none); the provider's
+ * fields as one JSON object in `extra` (empty when none), an empty cell for
+ * a `signature` the record does not have; the provider's
  * public key is left out, being the same on every row.
  */
 export function formatRecord(format: ExportFormat, record: PriceRecord): string {
@@ -61,7 +62,8 @@ export function formatRecord(format: ExportFormat, record: PriceRecord): string 
 function csvCells(record: PriceRecord): string[] {
   const cells = CSV_FIELDS.map((field) => {
     const value = record[field]
-    return typeof value === 'string' ? value : toExactJson(value)
+    // A field the record does not have (`signature`, on a record signed by an EVM kind only) leaves its cell empty.
+    return typeof value === 'string' ? value : value === undefined ? '' : toExactJson(value)
   })
   const extra: Record<string, unknown> = {}
   let extras = 0

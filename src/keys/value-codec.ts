@@ -19,6 +19,7 @@ import { Packr, RESET_BUFFER_MODE } from 'msgpackr'
 import { PriceStoreError } from '../errors.js'
 import { toExactJson } from '../rules/exact-json.js'
 import type { StoredRecord } from '../records/stored-record.js'
+import { ABSENT_SIGNATURE } from '../records/signature-presence.js'
 import type { PriceRecord, Provider } from '../types.js'
 import { ByteReader, ByteWriter } from './bytes.js'
 
@@ -123,17 +124,20 @@ export function decodeValue(
     (extras !== null && !isObject(extras))) {
     throw corrupt(place, 'does not hold a record body')
   }
-  const record: Record<string, unknown> = {
-    id: place.id,
-    symbol: place.symbol,
-    provider: provider.id,
-    value: bytes.readDoubleLE(start + 1),
-    signature,
-    permawebTx,
-    version,
-    source,
-    timestamp: place.timestamp,
-  }
+  // An empty signature slot is a record written without an Arweave signature (records/signature-presence.ts): it comes back without one.
+  const record: Record<string, unknown> = signature === ABSENT_SIGNATURE
+    ? { id: place.id, symbol: place.symbol, provider: provider.id, value: bytes.readDoubleLE(start + 1), permawebTx, version, source, timestamp: place.timestamp }
+    : {
+        id: place.id,
+        symbol: place.symbol,
+        provider: provider.id,
+        value: bytes.readDoubleLE(start + 1),
+        signature,
+        permawebTx,
+        version,
+        source,
+        timestamp: place.timestamp,
+      }
   if (extras !== null) {
     for (const field of Object.keys(extras)) {
       Object.defineProperty(record, field, { value: extras[field], enumerable: true, writable: true, configurable: true })
@@ -163,7 +167,8 @@ export function valueJson(bytes: Buffer, start: number, end: number, prefix: str
     const value = bytes.readDoubleLE(start + 1)
     const [signature, permawebTx, version, rest] = readUsualBody(bytes, start, end, flags)
     if (!Array.isArray(rest) || rest.length !== 2 || rest[1] !== null || !isObject(rest[0])) return undefined
-    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)},"signature":${JSON.stringify(signature)},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${toExactJson(rest[0])}${suffix}`
+    const signed = signature === ABSENT_SIGNATURE ? '' : `,"signature":${JSON.stringify(signature)}`
+    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)}${signed},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${toExactJson(rest[0])}${suffix}`
   } catch {
     return undefined
   }

@@ -7,6 +7,7 @@ export interface StoredRecord {
   readonly symbol: string
   readonly timestamp: number
   readonly value: number
+  /** The Arweave signature, or `ABSENT_SIGNATURE` (empty) when the record carries none (signature-presence.ts). */
   readonly signature: string
   readonly permawebTx: string
   readonly version: string

@@ -1,6 +1,7 @@
 import { PriceStoreError, describeValue } from '../errors.js'
 import { idProblem, symbolProblem } from '../rules/text-rules.js'
 import type { Provider } from '../types.js'
+import { ABSENT_SIGNATURE, carriesEvmSignature } from './signature-presence.js'
 import type { StoredRecord } from './stored-record.js'
 
 /** Fields with a rule of their own; everything else on a record is an extra, kept as given. */
@@ -26,7 +27,7 @@ export function validateRecord(input: unknown, index: number, provider: Provider
   if (symbolIssue !== undefined) failField(record, index, 'symbol', symbolIssue)
   if (record.provider !== provider.id) failField(record, index, 'provider', `must be this store's provider id ${JSON.stringify(provider.id)}`)
   if (typeof record.value !== 'number' || !Number.isFinite(record.value)) failField(record, index, 'value', 'must be a finite number')
-  if (typeof record.signature !== 'string' || record.signature.length === 0) failField(record, index, 'signature', 'must be a non-empty string')
+  const signature = signatureOf(record, index)
   if (typeof record.permawebTx !== 'string') failField(record, index, 'permawebTx', 'must be a string')
   if (typeof record.version !== 'string') failField(record, index, 'version', 'must be a string')
   if (!isPlainObject(record.source)) failField(record, index, 'source', 'must be a JSON object')
@@ -56,14 +57,29 @@ export function validateRecord(input: unknown, index: number, provider: Provider
     symbol: record.symbol as string,
     timestamp: record.timestamp as number,
     value: record.value as number,
-    signature: record.signature as string,
+    signature,
     permawebTx: record.permawebTx as string,
     version: record.version as string,
     source: record.source as Record<string, unknown>,
     extras,
-    plainJson: walk === PLAIN_JSON && (record.signature as string).isWellFormed() && (record.permawebTx as string).isWellFormed() &&
+    plainJson: walk === PLAIN_JSON && signature.isWellFormed() && (record.permawebTx as string).isWellFormed() &&
       (record.version as string).isWellFormed(),
   }
+}
+
+/**
+ * The text the store keeps for the record's Arweave `signature`: the signature itself, or
+ * {@link ABSENT_SIGNATURE} when the record carries none (absent, or empty: an empty signature signs nothing) but
+ * carries an EVM one instead. A record must carry at least one signature kind.
+ */
+function signatureOf(record: Record<string, unknown>, index: number): string {
+  const { signature } = record
+  if (signature !== undefined && typeof signature !== 'string') failField(record, index, 'signature', 'must be a string when present')
+  if (typeof signature === 'string' && signature !== ABSENT_SIGNATURE) return signature
+  if (!carriesEvmSignature(record)) {
+    failField(record, index, 'signature', `is ${signature === undefined ? 'missing' : 'empty'}, and the record carries no liteEvmSignature or evmSignature (0x and 130 hex digits) either: a record must carry at least one signature`)
+  }
+  return ABSENT_SIGNATURE
 }
 
 // A function of its own rather than a closure per record: validation runs for every record written.

@@ -389,7 +389,7 @@ describe('value codec: which signatures are stored as bytes', () => {
   }, 0, PROVIDER)
   const roundTrips = (signature: string): string => {
     const bytes = encodeValue({ ...stored0(), signature })
-    return decodeValue(bytes, 0, bytes.length, { symbol: 'BTC', timestamp: T0, id: 'a', entry: 'test' }, PROVIDER).signature
+    return decodeValue(bytes, 0, bytes.length, { symbol: 'BTC', timestamp: T0, id: 'a', entry: 'test' }, PROVIDER).signature as string
   }
 
   it('exactly the canonical base64 ones, for base64 of any bytes and for near misses; every one comes back unchanged', () => {
