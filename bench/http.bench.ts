@@ -123,6 +123,16 @@ export async function runHttp(ctx: FamilyContext, client: LoadClient): Promise<H
       }),
       ordered: false,
     },
+    {
+      // A dense answer (every record of a day, about 3 MB): what building an answer from stored bytes costs against writing those bytes from memory.
+      name: `HTTP range ${span === DAY_MS ? '24 h' : `${(span / 3_600_000).toFixed(1)} h`} at 1 ms`,
+      paths: Array.from({ length: 64 }, () => {
+        const from = randomTime(ctx, ctx.shape.from, ctx.shape.to + STEP_MS - span)
+        return `/prices?symbol=${encodeURIComponent(randomSymbol(ctx))}&fromTimestamp=${from}&toTimestamp=${from + span - 1}&interval=1&${PROVIDER_PARAM}`
+      }),
+      ordered: false,
+      target: { minShareOfConstant: 1 / 3, text: 'within 3× of the bare node:http server writing the same bytes' },
+    },
   ]
   const storeServer = await listen(createPricesListener(ctx.store))
   const sqliteServer = await listen(sqliteListener(ctx.sqlite.clustered))

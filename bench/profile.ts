@@ -7,8 +7,8 @@
  *   node --import tsx profile.ts --case range-1ms [--days 1] [--seconds 10]
  *
  * Cases: latest-1, latest-100, as-of, several-20, several-100, all,
- * range-1ms, range-10min, range-1h, range-7d-1h, stream, http-latest-1
- * (the store behind createPricesListener, loaded by the bench's HTTP client
+ * range-1ms, range-10min, range-1h, range-7d-1h, stream, http-latest-1 and
+ * http-range-1ms (the store behind createPricesListener, loaded by the bench's HTTP client
  * process), ingest (a fresh load of --days into a scratch store). Only the JS thread is profiled:
  * LevelDB's own work runs on libuv's thread pool and shows here as idle.
  */
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   let scratch: string | undefined
   let operation: () => Promise<unknown>
   let cleanup = async (): Promise<void> => {}
-  if (name === 'http-latest-1') {
+  if (name === 'http-latest-1' || name === 'http-range-1ms') {
     store = await PriceStore.open(await storeDir(days), { provider: BENCH_PROVIDER })
     const { createPricesListener } = (await import(pathToFileURL(join(ROOT_DIR, 'src', 'adapters', 'http', 'node.ts')).href)) as {
       createPricesListener: (s: PriceStore) => RequestListener
@@ -96,7 +96,12 @@ async function main(): Promise<void> {
     const server = createServer(createPricesListener(store))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const port = (server.address() as AddressInfo).port
-    const paths = Array.from({ length: 256 }, () => `/prices?symbol=${encodeURIComponent(symbol())}&provider=redstone`)
+    const span = Math.min(DAY_MS, shape.to - shape.from)
+    const paths = Array.from({ length: 256 }, () => {
+      if (name === 'http-latest-1') return `/prices?symbol=${encodeURIComponent(symbol())}&provider=redstone`
+      const from = shape.from + Math.floor(random.next() * Math.max(1, shape.to - shape.from - span))
+      return `/prices?symbol=${encodeURIComponent(symbol())}&fromTimestamp=${from}&toTimestamp=${from + span - 1}&interval=1&provider=redstone`
+    })
     const client = forkWorker('http-client', {})
     const load = (durationMs: number): Promise<LoadResult> =>
       new Promise((resolve) => {
@@ -109,7 +114,7 @@ async function main(): Promise<void> {
       if (done) return undefined
       done = true
       const result = await load(Number(values.seconds) * 1000)
-      process.stdout.write(`HTTP latest-1: ${Math.round(result.requestsPerSecond)} req/s, median ${Math.round(result.medianUs)} µs\n`)
+      process.stdout.write(`${name}: ${Math.round(result.requestsPerSecond)} req/s, median ${Math.round(result.medianUs)} µs\n`)
       return result
     }
     cleanup = async () => {
@@ -165,7 +170,7 @@ async function main(): Promise<void> {
   let calls = 0
   while (Date.now() - started < Number(values.seconds) * 1000) {
     const result = await operation()
-    if (result === undefined && (name === 'ingest' || name === 'http-latest-1')) break
+    if (result === undefined && (name === 'ingest' || name.startsWith('http-'))) break
     calls++
   }
   const elapsed = (Date.now() - started) / 1000

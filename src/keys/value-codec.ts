@@ -167,8 +167,9 @@ export function valueJson(bytes: Buffer, start: number, end: number, prefix: str
     const value = bytes.readDoubleLE(start + 1)
     const [signature, permawebTx, version, rest] = readUsualBody(bytes, start, end, flags)
     if (!Array.isArray(rest) || rest.length !== 2 || rest[1] !== null || !isObject(rest[0])) return undefined
+    // A -0 anywhere in the body takes the JSON body (needsJsonBody): a msgpack source has none, so JSON.stringify is exact.
     const signed = signature === ABSENT_SIGNATURE ? '' : `,"signature":${JSON.stringify(signature)}`
-    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)}${signed},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${toExactJson(rest[0])}${suffix}`
+    return `${prefix},"value":${Object.is(value, -0) ? '-0' : JSON.stringify(value)}${signed},"permawebTx":${JSON.stringify(permawebTx)},"version":${JSON.stringify(version)},"source":${JSON.stringify(rest[0])}${suffix}`
   } catch {
     return undefined
   }
