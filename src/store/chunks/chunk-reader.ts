@@ -18,17 +18,19 @@ import type { Provider } from '../../types.js'
 import type { SublevelReads } from '../db/root-reads.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import type { HeadRows } from '../heads/heads-entry.js'
+import type { HeadsIndex } from '../heads/heads-index.js'
 import { DeltaOverPages } from './delta-over-pages.js'
 import { PageTableChunk } from './page-table-chunk.js'
 import { PagedChunk, PagedIndex } from './paged-chunk.js'
 import { type RowList } from '../rows/row-list.js'
 import { SealedChunk } from './sealed-chunk.js'
+import type { HourKeyColumns, PeriodHeads, SealedHours } from './sealed-hours.js'
+
+export type { HourKeyColumns, PeriodHeads } from './sealed-hours.js'
 
 /** What the chunk cache holds of a sealed hour: a chunk read whole (too large for a key column), or a paged chunk's index. */
 export type CachedChunk = SealedChunk | PagedIndex
 
-/** The heads of a sealed chunk, ascending; `null` when the period has no chunk. */
-export type PeriodHeads = HeadRows | null
 
 /**
  * The caches a view reads and fills, each call given the version the view
@@ -42,17 +44,12 @@ export interface ViewCaches {
   installChunk(key: string, chunk: CachedChunk, version: number, sealing: boolean): void
 }
 
-/** What {@link ChunkReader.keyColumns} reads of the hours `lo..`: per hour, its key column and whether it has a delta part. */
-export interface HourKeyColumns {
-  readonly lo: number
-  readonly columns: readonly (Buffer | undefined)[]
-  readonly deltas: readonly boolean[]
-}
 
-/** Where chunks are read: the chunks' sublevel, and its entries read straight from the root database. */
+/** Where chunks are read: the chunks' sublevel, its entries read straight from the root database, and the heads index that describes them. */
 export interface ChunkSources {
   readonly level: BytesSublevel
   readonly reads: SublevelReads
+  readonly heads: HeadsIndex
 }
 
 /**
@@ -87,10 +84,11 @@ export function cacheKey(symbol: string, period: number): string {
 }
 
 /** One view's reader of sealed chunks: its snapshot, and the caches as of the view's version. */
-export class ChunkReader {
+export class ChunkReader implements SealedHours {
   readonly #caches: ViewCaches
   readonly #chunks: BytesSublevel
   readonly #reads: SublevelReads
+  readonly #heads: HeadsIndex
   readonly #pin: { readonly snapshot: AbstractSnapshot }
   readonly #version: number
   readonly #sealing: boolean
@@ -99,9 +97,26 @@ export class ChunkReader {
     this.#caches = caches
     this.#chunks = chunks.level
     this.#reads = chunks.reads
+    this.#heads = chunks.heads
     this.#pin = pin
     this.#version = version
     this.#sealing = sealing
+  }
+
+  /** The heads of the chunk of `symbol` in `period`, or `null` when there is none: from the heads cache, else the snapshot (then cached, if rule 4 allows). */
+  heads(symbol: string, period: number): PeriodHeads {
+    const key = cacheKey(symbol, period)
+    // Taken while a seal was under way, the snapshot may hold it already and the caches not: read the snapshot alone (rule 3).
+    const cached = this.#sealing ? undefined : this.#caches.cachedHeads(key, this.#version)
+    if (cached !== undefined) return cached
+    const heads = this.#heads.read(symbol, period, this.#pin)
+    this.#caches.installHeads(key, heads, this.#version, this.#sealing)
+    return heads
+  }
+
+  /** The hours in `lo..hi` with a chunk of `symbol`, in order, from the heads index (an iterator over this view's snapshot). */
+  periods(symbol: string, lo: number, hi: number, reverse: boolean): AsyncIterable<number> {
+    return this.#heads.periods(symbol, lo, hi, reverse, this.#pin)
   }
 
   /**

@@ -54,7 +54,8 @@ import { Lru } from './lru.js'
 import { OpenArea } from '../rows/open-area.js'
 import type { OpenWrite } from '../rows/open-area.js'
 import type { Row } from '../rows/row.js'
-import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches, type ViewSources } from './read-view.js'
+import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches } from './read-view.js'
+import type { ChunkSources } from '../chunks/chunk-reader.js'
 
 /** How much a store keeps in memory for reading, and where it reads the disk. */
 export interface ReadStateOptions {
@@ -83,7 +84,7 @@ const ROW_OVERHEAD = 256
 export class ReadState implements ViewCaches, StoreMemory {
   readonly provider: Provider
   readonly #db: AbstractLevel<any, any, any>
-  readonly #sources: ViewSources
+  readonly #sources: ChunkSources
   readonly #symbols: SymbolSet
   #open = OpenArea.EMPTY
   #tails: HotTails | undefined
@@ -100,7 +101,7 @@ export class ReadState implements ViewCaches, StoreMemory {
   constructor(options: ReadStateOptions) {
     this.provider = options.provider
     this.#db = options.db
-    this.#sources = { chunks: { level: options.chunks, reads: new SublevelReads(options.chunks) }, heads: options.heads }
+    this.#sources = { level: options.chunks, reads: new SublevelReads(options.chunks), heads: options.heads }
     this.#symbols = options.symbols
     this.#recordsPerSymbol = options.recordsPerSymbol
     this.#tails = options.recordsPerSymbol > 0 ? new HotTails(options.recordsPerSymbol) : undefined

@@ -11,8 +11,8 @@ import { bucketOf, nestsOn } from '../../engine/grid.js'
 import { HEAD_MS, PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 import type { BytesSublevel } from '../db/sublevels.js'
 import { combineHeads, type HeadRows } from '../heads/heads-entry.js'
-import type { HeadsIndex } from '../heads/heads-index.js'
-import { ChunkReader, cacheKey, type ChunkSources, type HourKeyColumns, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
+import { ChunkReader, type ChunkSources, type HourKeyColumns, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
+import type { SealedHours } from '../chunks/sealed-hours.js'
 import { walkInForce } from './in-force.js'
 import { viewSeries } from './quality-series.js'
 import { mergeRows } from '../rows/open-area.js'
@@ -23,12 +23,6 @@ import type { RowList } from '../rows/row-list.js'
 import type { SealedChunk } from '../chunks/sealed-chunk.js'
 
 export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
-
-/** What a view reads from the disk: the chunks, and the heads index. */
-export interface ViewSources {
-  readonly chunks: ChunkSources
-  readonly heads: HeadsIndex
-}
 
 /** The first and last hour holding records; `first > last` when there are none. */
 export interface HourSpan {
@@ -56,31 +50,23 @@ const PROBE_FIRST = 48
  * it to release the snapshot.
  */
 export class ReadView implements ScanSource {
-  readonly #caches: ViewCaches
-  readonly #sources: ViewSources
   readonly #snapshot: AbstractSnapshot
   readonly #open: OpenArea
   readonly #symbols: readonly string[]
   readonly #hours: HourSpan
-  readonly #version: number
-  readonly #sealing: boolean
   readonly #pin: { snapshot: AbstractSnapshot }
-  readonly #reader: ChunkReader
+  readonly #sealed: SealedHours
 
   constructor(
-    caches: ViewCaches, sources: ViewSources, snapshot: AbstractSnapshot, open: OpenArea,
+    caches: ViewCaches, sources: ChunkSources, snapshot: AbstractSnapshot, open: OpenArea,
     symbols: readonly string[], hours: HourSpan, version: number, sealing: boolean,
   ) {
     this.#hours = hours
-    this.#caches = caches
-    this.#sources = sources
     this.#snapshot = snapshot
     this.#pin = { snapshot }
-    this.#reader = new ChunkReader(caches, sources.chunks, this.#pin, version, sealing)
+    this.#sealed = new ChunkReader(caches, sources, this.#pin, version, sealing)
     this.#open = open
     this.#symbols = symbols
-    this.#version = version
-    this.#sealing = sealing
   }
 
   async symbols(): Promise<readonly string[]> {
@@ -151,8 +137,8 @@ export class ReadView implements ScanSource {
     const period = periodOf(timestamp)
     const open = this.#open.rows(symbol, period)
     const found = open.length === 0 ? undefined : findRow(new RowArray(open), timestamp, id)
-    const heads = found === undefined ? this.#headsOf(symbol, period) : null
-    return heads === null ? found : findRow(this.#reader.chunk(symbol, period, heads, true), timestamp, id)
+    const heads = found === undefined ? this.#sealed.heads(symbol, period) : null
+    return heads === null ? found : findRow(this.#sealed.chunk(symbol, period, heads, true), timestamp, id)
   }
 
   /** Batch as-of's walk over this view (in-force.ts): each hour's rows listed once, every time in it searched. */
@@ -187,13 +173,13 @@ export class ReadView implements ScanSource {
    * not cached), or `undefined` when it has none.
    */
   sealedPeriod(symbol: string, period: number): { readonly heads: HeadRows; readonly keys: SealedChunk } | undefined {
-    const heads = this.#headsOf(symbol, period)
-    return heads === null ? undefined : { heads, keys: this.#reader.keys(symbol, period, heads) }
+    const heads = this.#sealed.heads(symbol, period)
+    return heads === null ? undefined : { heads, keys: this.#sealed.keys(symbol, period, heads) }
   }
 
   /** The heads of the sealed chunk of `symbol` in `period` (its record and delta counts with them), or `null` when it has none. */
   sealedHeads(symbol: string, period: number): PeriodHeads {
-    return this.#headsOf(symbol, period)
+    return this.#sealed.heads(symbol, period)
   }
 
   /**
@@ -203,7 +189,7 @@ export class ReadView implements ScanSource {
    * themselves (the quality report). Nothing cached.
    */
   keyColumns(symbol: string, lo: number, hi: number): Promise<HourKeyColumns> {
-    return this.#reader.keyColumns(symbol, lo, hi)
+    return this.#sealed.keyColumns(symbol, lo, hi)
   }
 
   /**
@@ -213,7 +199,7 @@ export class ReadView implements ScanSource {
    * {@link ReadView.periodList} lists them; without, the key column's rows.
    */
   keyColumnList(symbol: string, period: number, column: Buffer, pages: boolean): RowList {
-    return this.#reader.keyColumnList(symbol, period, column, pages)
+    return this.#sealed.keyColumnList(symbol, period, column, pages)
   }
 
   /** Every row of `symbol` in `period`, ascending, as sealing merges them (nothing cached). */
@@ -235,7 +221,7 @@ export class ReadView implements ScanSource {
     let counted = 0
     for (let i = 0; i < samples; i++) {
       const period = lo + Math.floor(((i + 0.5) * hours) / samples)
-      counted += (this.#headsOf(symbol, period)?.records ?? 0) + this.#open.rows(symbol, period).length
+      counted += (this.#sealed.heads(symbol, period)?.records ?? 0) + this.#open.rows(symbol, period).length
     }
     // The window may cover only part of its first and last hours.
     const covered = Math.min(1, (to - from + 1) / (hours * PERIOD_MS))
@@ -275,10 +261,10 @@ export class ReadView implements ScanSource {
       last = bucket
     }
     for (let period = lo; period <= hi; period++) {
-      const sealed = this.#headsOf(symbol, period)
+      const sealed = this.#sealed.heads(symbol, period)
       const open = this.#open.rows(symbol, period)
       if (sealed === null && open.length === 0) continue
-      const keys = fine && open.length === 0 && sealed !== null ? this.#reader.pagedChunk(symbol, period, sealed.deltas) : undefined
+      const keys = fine && open.length === 0 && sealed !== null ? this.#sealed.pagedChunk(symbol, period, sealed.deltas) : undefined
       if (keys !== undefined) for (let i = firstAtOrAfter(keys, from), end = firstAfter(keys, to); i < end; i++) count(keys.timestampAt(i))
       else for (const head of combineHeads(sealed ?? [], open)) count(head.timestamp)
     }
@@ -318,7 +304,7 @@ export class ReadView implements ScanSource {
   /** Appends the ten-minute heads of one hour inside the range to `rows`, the edge at `to` resolved. */
   #headsIn(symbol: string, period: number, grid: SampleRange, rows: Row[]): Row[] {
     const { from, to } = grid
-    const sealed = this.#headsOf(symbol, period)
+    const sealed = this.#sealed.heads(symbol, period)
     const open = this.#open.rows(symbol, period)
     if (sealed === null && open.length === 0) return rows
     const edgeBucket = Math.floor(to / HEAD_MS)
@@ -357,9 +343,9 @@ export class ReadView implements ScanSource {
    */
   #periodRows(symbol: string, period: number, small: boolean, refs = false): RowList {
     const open = this.#open.rows(symbol, period)
-    const heads = this.#headsOf(symbol, period)
+    const heads = this.#sealed.heads(symbol, period)
     if (heads === null) return open.length === 0 ? RowArray.EMPTY : new RowArray(open)
-    const sealed = refs ? this.#reader.refs(symbol, period, heads) : this.#reader.chunk(symbol, period, heads, small)
+    const sealed = refs ? this.#sealed.refs(symbol, period, heads) : this.#sealed.chunk(symbol, period, heads, small)
     return open.length === 0 ? sealed : new RowArray(mergeRows(allRows(sealed), open))
   }
 
@@ -382,21 +368,9 @@ export class ReadView implements ScanSource {
     const probe = hi - lo + 1 <= PROBE_LIMIT ? hi - lo + 1 : PROBE_FIRST
     for (let i = 0; i < probe; i++) {
       const period = reverse ? hi - i : lo + i
-      if (this.#headsOf(symbol, period) !== null) yield period
+      if (this.#sealed.heads(symbol, period) !== null) yield period
     }
     if (probe === hi - lo + 1) return
-    yield* this.#sources.heads.periods(symbol, reverse ? lo : lo + probe, reverse ? hi - probe : hi, reverse, this.#pin)
+    yield* this.#sealed.periods(symbol, reverse ? lo : lo + probe, reverse ? hi - probe : hi, reverse)
   }
-
-  /** The heads of the chunk of `symbol` in `period`, or `null` when there is none. */
-  #headsOf(symbol: string, period: number): PeriodHeads {
-    const key = cacheKey(symbol, period)
-    // Taken while a seal was under way, the snapshot may hold it already and the caches not: read the snapshot alone (rule 3).
-    const cached = this.#sealing ? undefined : this.#caches.cachedHeads(key, this.#version)
-    if (cached !== undefined) return cached
-    const heads = this.#sources.heads.read(symbol, period, this.#pin)
-    this.#caches.installHeads(key, heads, this.#version, this.#sealing)
-    return heads
-  }
-
 }
