@@ -1,7 +1,7 @@
 /**
  * price-store/http: the HTTP adapter a host mounts in front of a store
  * (`GET /prices`, the TradingView UDF endpoints and chart page, writes,
- * the live stream, export, stats, health, metrics): a server, a `node:http`
+ * the live stream and WebSocket subscriptions, export, stats, health, metrics): a server, a `node:http`
  * listener, a handler for any framework, the socket-free cores, their
  * options with their defaults, and the exact JSON of answers. The admission
  * gate, streamed bodies and the request plumbing behind them are internal.
@@ -35,6 +35,10 @@ export type { WriteEndpointOptions } from './adapters/http/live/write-endpoint.j
 export { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, DEFAULT_STREAM_RETRY_MS } from './adapters/http/live/stream-endpoint.js'
 export type { StreamEndpointOptions } from './adapters/http/live/stream-endpoint.js'
 export { DEFAULT_MAX_EXPORTS } from './adapters/http/live/export-endpoint.js'
+export { DEFAULT_MAX_WS_CONNECTIONS, WS_CLOSE_CODES } from './adapters/http/ws/ws-options.js'
+export type { WebSocketOptions } from './adapters/http/ws/ws-options.js'
+export { createWsEndpoint } from './adapters/http/ws/ws-endpoint.js'
+export type { WsEndpoint, WsEndpointOptions, WsLoad } from './adapters/http/ws/ws-endpoint.js'
 export type { ExportEndpointOptions } from './adapters/http/live/export-endpoint.js'
 export type { ChartPageOptions } from './adapters/http/udf/chart-page.js'
 export type { CompressionOptions } from './adapters/http/core/compression.js'

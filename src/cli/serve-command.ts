@@ -10,6 +10,7 @@ import {
 } from '../adapters/http/admission/query-limits.js'
 import { DEFAULT_MAX_STREAM_SUBSCRIBERS, DEFAULT_STREAM_HEARTBEAT_MS, type StreamEndpointOptions } from '../adapters/http/live/stream-endpoint.js'
 import { DEFAULT_MAX_EXPORTS, type ExportEndpointOptions } from '../adapters/http/live/export-endpoint.js'
+import { DEFAULT_MAX_WS_CONNECTIONS, DEFAULT_WS_MAX_SUBSCRIPTIONS, DEFAULT_WS_MAX_SYMBOLS, type WebSocketOptions } from '../adapters/http/ws/ws-options.js'
 import type { AccessLogEntry, ObservationOptions } from '../adapters/http/observe/access-log.js'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/live/write-endpoint.js'
 import { readCursorSecret } from './cursor-secret-file.js'
@@ -81,6 +82,10 @@ Limits (so one client cannot starve the others; see docs/reliability.md):
                               keep it open (default ${DEFAULT_STREAM_HEARTBEAT_MS})
   --max-exports N             exports (GET /prices/export) sent at once (default ${DEFAULT_MAX_EXPORTS}; 0 = none); more get
                               503 HTTP_BUSY with retry-after
+  --max-ws-connections N      WebSocket connections (/ws) open at once (default ${DEFAULT_MAX_WS_CONNECTIONS}; 0 = no /ws); more
+                              are closed with code 4001
+  --ws-max-subscriptions N    subscriptions one WebSocket connection may hold (default ${DEFAULT_WS_MAX_SUBSCRIPTIONS})
+  --ws-max-symbols N          symbols one WebSocket connection may follow over its subscriptions (default ${DEFAULT_WS_MAX_SYMBOLS})
 
 Writes (POST /prices, off unless a token is given; see docs/http.md):
   --write-token-file FILE     take records on POST /prices from requests with "Authorization: Bearer TOKEN",
@@ -139,6 +144,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'max-stream-subscribers': { type: 'string' },
       'stream-heartbeat-ms': { type: 'string' },
       'max-exports': { type: 'string' },
+      'max-ws-connections': { type: 'string' },
+      'ws-max-subscriptions': { type: 'string' },
+      'ws-max-symbols': { type: 'string' },
       ...CLUSTER_FLAGS,
     },
     false,
@@ -208,6 +216,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
         ? `  a node of the cluster on stream ${node.stream} (at position ${store.position}; writes go through the stream)`
         : `  a read copy of ${node.stream} (at position ${store.position})`]),
       `  ${endpoint}/stream streams commits live (Server-Sent Events)`,
+      ...(limits.maxWsConnections === 0 ? [] : [`  ${running.url.replace(/^http/, 'ws')}/ws takes WebSocket subscriptions to the same commits`]),
       ...(live === undefined ? [] : [
         '  live demo: a new price of every demo token each second (off with --no-live-demo); watch it with',
         `  curl -N '${endpoint}/stream?symbols=BTC'`,
@@ -271,7 +280,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
 }
 
 /** The server limits given as flags; absent flags keep the library's defaults. */
-interface ServeLimits extends QueryLimitOptions, Pick<StreamEndpointOptions, 'maxStreamSubscribers' | 'streamHeartbeatMs'>, Pick<ExportEndpointOptions, 'maxExports'> {
+interface ServeLimits
+  extends QueryLimitOptions, Pick<StreamEndpointOptions, 'maxStreamSubscribers' | 'streamHeartbeatMs'>, Pick<ExportEndpointOptions, 'maxExports'>,
+    Pick<WebSocketOptions, 'maxWsConnections' | 'wsMaxSubscriptions' | 'wsMaxSymbols'> {
   readonly headersTimeoutMs?: number
   readonly requestTimeoutMs?: number
 }
@@ -292,6 +303,9 @@ function parseLimits(values: Readonly<Record<string, string | string[] | boolean
     ['maxStreamSubscribers', parseIntegerOption('max-stream-subscribers', text('max-stream-subscribers'), 0, 1_000_000)],
     ['streamHeartbeatMs', parseIntegerOption('stream-heartbeat-ms', text('stream-heartbeat-ms'), 1, MAX_TIMER_MS)],
     ['maxExports', parseIntegerOption('max-exports', text('max-exports'), 0, 1_000_000)],
+    ['maxWsConnections', parseIntegerOption('max-ws-connections', text('max-ws-connections'), 0, 1_000_000)],
+    ['wsMaxSubscriptions', parseIntegerOption('ws-max-subscriptions', text('ws-max-subscriptions'), 1, 10_000)],
+    ['wsMaxSymbols', parseIntegerOption('ws-max-symbols', text('ws-max-symbols'), 1, 1_000_000)],
   ]
   const limits = Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as ServeLimits
   const request = limits.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS

@@ -90,7 +90,8 @@ describe('the import graph of src/', () => {
       routes: ['core'],
       'route-table': ['core', 'prices', 'udf', 'live', 'routes'],
       handler: ['core', 'admission', 'capabilities', 'observe', 'live', 'routes', 'route-table'],
-      node: ['core', 'admission', 'capabilities', 'prices', 'handler', 'routes', 'route-table'],
+      ws: ['core', 'capabilities', 'live', 'routes'],
+      node: ['core', 'admission', 'capabilities', 'prices', 'handler', 'routes', 'route-table', 'ws'],
     }
     const roomOf = (file: string): string => (file.split('/')[2] as string).replace(/\.ts$/, '')
     const http = edges().filter(({ file, target }) => file.startsWith('adapters/http/') && target.startsWith('adapters/http/') && roomOf(file) !== roomOf(target))

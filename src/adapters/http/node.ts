@@ -1,6 +1,6 @@
 import { STATUS_CODES, createServer } from 'node:http'
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
 import type { QueryLoad } from './admission/query-limits.js'
@@ -10,6 +10,8 @@ import { createPricesHandler, type PricesHandlerOptions } from './handler.js'
 import type { PricesQueryable } from './prices/answer.js'
 import { ROUTES } from './route-table.js'
 import { notFoundAnswer, routeRequest, servedRoutes } from './routes.js'
+import { createWsEndpoint } from './ws/ws-endpoint.js'
+import type { WebSocketOptions } from './ws/ws-options.js'
 
 /**
  * Options of {@link createPricesListener}: those of {@link createPricesHandler}
@@ -96,8 +98,8 @@ function writeRawAnswer(socket: Duplex, answer: HttpAnswer): void {
   socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n${headers}\r\n${answer.body}`)
 }
 
-/** Options of {@link startServer}. */
-export interface StartServerOptions extends PricesListenerOptions {
+/** Options of {@link startServer}: the listener's, the WebSocket endpoint's (`/ws`, see {@link WebSocketOptions}), and the server's own. */
+export interface StartServerOptions extends PricesListenerOptions, WebSocketOptions {
   readonly store: PricesQueryable
   /** Interface to listen on (default `127.0.0.1`). */
   readonly host?: string
@@ -194,6 +196,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // `Expect` other than 100-continue: Node would answer an empty 417. RFC 9110
   // §10.1.1 allows ignoring it; the request is answered like any other.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res))
+  // WebSocket subscriptions at `${basePath}/ws`; any other upgrade (`Upgrade: h2c`) is served as the request it also is.
+  const sockets = createWsEndpoint(store, options)
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (sockets?.upgrade(req, socket, head) !== true) answerAsRequest(server, req, socket, head)
+  })
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -217,6 +224,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         cut.unref()
         // Live streams never end by themselves: end them (each with a final event) so the server can close.
         void handler.close().catch((err: unknown) => reportError(options, err))
+        void sockets?.close().catch((err: unknown) => reportError(options, err))
         server.close((err) => {
           clearTimeout(cut)
           if (err) reject(err)
@@ -227,4 +235,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       return closed
     },
   }
+}
+
+/**
+ * An upgrade the server does not take (`Upgrade: h2c`, a WebSocket
+ * handshake on another path), served as the plain request it also is, as
+ * Node does without an `upgrade` listener: the request is given back to the
+ * server as new, without its `Upgrade` header, so Node parses it (body
+ * included) and answers it over HTTP/1.1 like any other.
+ */
+function answerAsRequest(server: Server, req: IncomingMessage, socket: Socket, head: Buffer): void {
+  const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`]
+  const raw = req.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() !== 'upgrade') lines.push(`${raw[i]}: ${raw[i + 1]}`)
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]))
+  server.emit('connection', socket)
 }

@@ -1,13 +1,11 @@
-import type { WatchIterator, WatchOptions } from '../../../store/services/watch/watch-options.js'
-import { fieldSelector } from '../../../engine/field-selection.js'
-import type { FieldSelection } from '../../../types.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
-import { parsePortablePosition, portableId } from '../../../rules/portable-position.js'
+import { parsePortablePosition } from '../../../rules/portable-position.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
 import { DEFAULT_SEND_STALL_MS, MAX_QUEUED_CHARS } from '../core/streamed-body.js'
 import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.js'
 import type { ReplicaSource } from './replica.js'
+import { newestPosition, selectedWatch, type WatchableStore } from './stream-items.js'
 import { LAST_EVENT_ID, readStreamParams, type StreamParams } from './stream-params.js'
 import { STREAM_HEADERS, StreamSubscriber, type StreamSettings } from './stream-subscriber.js'
 
@@ -59,14 +57,7 @@ export const DEFAULT_STREAM_RETRY_MS = 1_000
  */
 export const DEFAULT_STREAM_MAX_PENDING = 10_000
 
-/** What the stream needs from a store: `PriceStore` has it. */
-export interface WatchableStore {
-  watch(options: WatchOptions): WatchIterator
-  /** The newest commit's position: where a stream without `after` starts. */
-  readonly position: number
-  /** The replication log's id of the commit at `position`, when it has one: the `ready` event's id names it. */
-  readonly positionId?: string | undefined
-}
+export type { WatchableStore } from './stream-items.js'
 
 /** A replicated node's stream waits for the position a resuming client names (see {@link createStreamEndpoint}). */
 export interface StreamCatchUp {
@@ -133,7 +124,7 @@ export function createStreamEndpoint(
       // Without a position the stream starts at the newest commit, and its
       // ready event says so (naming the commit when it has an id): a client
       // that reconnects with it misses nothing.
-      const after = wanted.after ?? portableId(store.position, { id: store.positionId })
+      const after = wanted.after ?? newestPosition(store)
       const gone = new AbortController()
       const watch = selectedWatch(wanted.fields, store.watch({
         ...(wanted.symbols === undefined ? {} : { symbols: wanted.symbols }),
@@ -168,20 +159,4 @@ export function createStreamEndpoint(
       await Promise.all(open.map((subscriber) => subscriber.closed))
     },
   }
-}
-
-/** The watch with each commit's records selected (a stream's `fields`); the watch itself without a selection. */
-function selectedWatch(selection: FieldSelection | undefined, watch: WatchIterator): WatchIterator {
-  if (selection === undefined) return watch
-  const select = fieldSelector(selection)
-  const selected: WatchIterator = {
-    next: async () => {
-      const step = await watch.next()
-      if (step.done === true || step.value.type !== 'records') return step
-      return { done: false, value: { ...step.value, records: step.value.records.map(select) } }
-    },
-    return: () => watch.return(),
-    [Symbol.asyncIterator]: () => selected,
-  }
-  return selected
 }

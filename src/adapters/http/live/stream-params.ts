@@ -61,12 +61,23 @@ function resumePosition(header: string | string[] | undefined): number | string 
   // Node joins a repeated header with ", ": that is malformed too.
   const text = Array.isArray(header) ? header.join(', ') : header
   if (text === undefined || text === '') return undefined
-  // An event id as the stream writes it: a commit position, or a portable position `P.tag`.
+  return readEventId(text, 'Last-Event-ID', 'header Last-Event-ID')
+}
+
+/**
+ * An event id as a live feed writes it (a commit position, or a portable
+ * position `P.tag`), given back by a client to resume after it: the
+ * position as a number, the portable position as its text.
+ * @param field the `field` of the error
+ * @param named how the error message names where the id came from
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else
+ */
+export function readEventId(text: string, field: string, named: string): number | string {
   const trimmed = text.trim()
   if (parsePortablePosition(trimmed) !== undefined) return trimmed
   const value = position(trimmed)
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw fail('PRICE_INVALID_QUERY', 'Last-Event-ID', `header Last-Event-ID must be an event id of this stream: a commit position, a whole number >= 0, or P.tag (got ${describeValue(text)})`)
+    throw fail('PRICE_INVALID_QUERY', field, `${named} must be an event id of this stream: a commit position, a whole number >= 0, or P.tag (got ${describeValue(text)})`)
   }
   return value
 }

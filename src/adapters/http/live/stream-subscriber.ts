@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import { toExactJson } from '../../../rules/exact-json.js'
-import { parsePortablePosition, portableId } from '../../../rules/portable-position.js'
+import { parsePortablePosition } from '../../../rules/portable-position.js'
 import type { WatchItem, WatchIterator, WatchRecords } from '../../../store/services/watch/watch-options.js'
 import { SSE_EVENT_END, sseComment, sseEvent, sseEventHead, sseRetry } from '../core/sse-event.js'
 import { untilDrained } from '../core/streamed-body.js'
+import { itemEventId, resetMembers } from './stream-items.js'
 
 /** The headers of a live stream. A proxy must pass its events on at once (`x-accel-buffering` tells nginx) and keep none. */
 export const STREAM_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -137,7 +138,7 @@ export class StreamSubscriber {
 
   /** Writes one item as its event; false when the stream ended meanwhile. */
   async #send(item: WatchItem): Promise<boolean> {
-    const id = portableId(item.position, { tag: item.commitTag })
+    const id = itemEventId(item)
     switch (item.type) {
       case 'records':
         return this.#sendRecords(item, id)
@@ -145,8 +146,7 @@ export class StreamSubscriber {
         this.#write(sseEvent('progress', id, `{"position":${item.position}}`))
         break
       case 'reset': {
-        const data = `{"reason":${JSON.stringify(item.reason)},"requested":${item.requested},"position":${item.position}}`
-        this.#write(sseEvent('reset', id, data))
+        this.#write(sseEvent('reset', id, `{${resetMembers(item)}}`))
         break
       }
       case 'overflow':
