@@ -165,7 +165,7 @@ describe('the chunk room, through SealedHours', () => {
         for (const batches of sessions) {
           const store = await PriceStore.open(db as never, { provider: TEST_PROVIDER })
           try {
-            for (const batch of batches) await store.putMany(batch.map((write) => rec(write)))
+            for (const batch of batches) await store.putMany(batch.map((write) => rec({ ...write })))
           } finally {
             await store.close()
           }
