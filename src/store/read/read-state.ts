@@ -54,8 +54,8 @@ import { Lru } from './lru.js'
 import { OpenArea } from '../rows/open-area.js'
 import type { OpenWrite } from '../rows/open-area.js'
 import type { Row } from '../rows/row.js'
-import { ReadView, cacheKey, type CachedChunk, type HourSpan, type PeriodHeads, type ViewCaches } from './read-view.js'
-import type { ChunkSources } from '../chunks/chunk-reader.js'
+import { ReadView, type HourSpan } from './read-view.js'
+import { cacheKey, type CachedChunk, type ChunkSources, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
 
 /** How much a store keeps in memory for reading, and where it reads the disk. */
 export interface ReadStateOptions {

@@ -22,8 +22,6 @@ import { RowArray, allRows, findRow, firstAfter, firstAtOrAfter } from '../rows/
 import type { RowList } from '../rows/row-list.js'
 import type { SealedChunk } from '../chunks/sealed-chunk.js'
 
-export { cacheKey, type CachedChunk, type HourKeyColumns, type PeriodHeads, type ViewCaches } from '../chunks/chunk-reader.js'
-
 /** The first and last hour holding records; `first > last` when there are none. */
 export interface HourSpan {
   readonly first: number
