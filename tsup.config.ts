@@ -43,6 +43,9 @@ export default defineConfig(() => {
     // price-store/testing: the arbitraries and the reference model, a separate entry so the main
     // one never loads fast-check (an optional peer dependency, left external).
     { ...shared, entry: { testing: 'src/testing/index.ts' }, format: ['esm', 'cjs'], dts: true },
+    // price-store/client: browsers and Node. A build of its own, for the browser platform, so it shares no chunk
+    // (and so no Node import) with the library; it needs only fetch, WebSocket and timers.
+    { entry: { client: 'src/client.ts' }, format: ['esm', 'cjs'], dts: true, platform: 'browser', target: 'es2022', sourcemap: false },
     // The worker threads of SignatureVerifier (src/trust/) and of a store's signature checks at ingest
     // (src/store/signatures/): ESM only, each started by path from dist/<name>.js beside the code that starts
     // it, whichever format that code is.

@@ -117,6 +117,19 @@ for (const [name, cluster, api] of [['esm', clusterEsm, esm], ['cjs', clusterCjs
   await assert.rejects(cluster.ClusterNode.start(store, { servers: 'not-a-url' }), (err) => err.code === 'PRICE_INVALID_OPTIONS', `${name}: ClusterNode.start checks its options`)
   await store.close()
 }
+// price-store/client: its own entry in both formats, built for browsers: no import or require of anything (Node's
+// modules least of all), so a page bundles it as it is; with every node refusing, a read says so by code.
+const clientEsm = await import('price-store/client')
+const clientCjs = require('price-store/client')
+assert.deepEqual(Object.keys(clientCjs).sort(), Object.keys(clientEsm).sort(), 'price-store/client: the same names in both formats')
+for (const file of ['client.js', 'client.cjs']) {
+  const text = readFileSync(new URL(`../../dist/${file}`, import.meta.url), 'utf8')
+  assert.doesNotMatch(text, /\brequire\(|^import\b|\bfrom\s*["']|\bimport\(/m, `dist/${file} imports nothing`)
+}
+for (const [name, client] of [['esm', clientEsm], ['cjs', clientCjs]]) {
+  const reader = new client.PriceClient({ nodes: ['http://127.0.0.1:1'], retry: { rounds: 1 } })
+  await assert.rejects(reader.latest('BTC'), (err) => client.isPriceClientError(err, 'PRICE_CLIENT_NO_NODE') && err.details.nodes.length === 1, `${name}: PriceClient fails over, then gives up`)
+}
 // Signature verification: SignatureVerifier starts its worker threads from dist/trust-worker.js in both formats,
 // and they verify records RedStone's API served (test/trust/fixtures) as valid, a changed one as invalid; a store
 // under `reject` does the same in its own workers (dist/ingest-worker.js).
@@ -151,4 +164,4 @@ for (const [name, api, trust] of [['esm', esm, trustEsm], ['cjs', cjs, trustCjs]
 }
 const help = execFileSync(process.execPath, [new URL('../../dist/cli.js', import.meta.url).pathname, '--help'], { encoding: 'utf8' })
 assert.match(help, /serve/, 'the bin prints its help')
-console.log('dist: esm, cjs, price-store/engine, price-store/trust, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/testing, the signature workers and bin OK')
+console.log('dist: esm, cjs, price-store/engine, price-store/trust, price-store/http (the chart page, also under a basePath), price-store/cluster, price-store/client, price-store/testing, the signature workers and bin OK')

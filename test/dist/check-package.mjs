@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8' }))
 const shipped = new Set(pack.files.map((file) => file.path))
 const problems = []
-const entries = ['index', 'engine', 'trust', 'http', 'cluster', 'testing'].flatMap((name) => [`dist/${name}.js`, `dist/${name}.cjs`, `dist/${name}.d.ts`, `dist/${name}.d.cts`])
+const entries = ['index', 'engine', 'trust', 'http', 'cluster', 'client', 'testing'].flatMap((name) => [`dist/${name}.js`, `dist/${name}.cjs`, `dist/${name}.d.ts`, `dist/${name}.d.cts`])
 for (const required of ['LICENSE', 'README.md', 'package.json', ...entries, 'dist/cli.js', 'dist/page/chart.js']) {
   if (!shipped.has(required)) problems.push(`${required} is not in the tarball`)
 }
