@@ -5,23 +5,20 @@
  * latest record, subscribes, and receives the update of a commit written after. Skipped, saying why, when no
  * chromium binary is installed.
  */
-import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MemoryLevel } from 'memory-level'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Page } from 'puppeteer-core'
 import { build } from 'tsup'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../src/adapters/http/node.js'
 import { PriceStore } from '../../src/index.js'
 import { T0, TEST_PROVIDER, makeRecord } from '../../src/testing/records.js'
+import { SKIP_REASON, chromium, openAppPage, type AppPage } from '../support/browser-page.js'
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
-const chromium = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path))
-const SKIP_REASON = 'no chromium binary (looked for $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome)'
 
 /** The page's globals: the test's own tsconfig has no DOM types. */
 declare const window: Record<string, unknown>
@@ -45,8 +42,7 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `price-store/cl
   let dir: string
   let store: PriceStore
   let server: RunningServer
-  let app: Server
-  let browser: Browser
+  let app: AppPage
   let page: Page
 
   beforeAll(async () => {
@@ -59,23 +55,15 @@ describe.skipIf(chromium === undefined)(chromium === undefined ? `price-store/cl
     store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER })
     await store.put(makeRecord({ symbol: 'BTC', timestamp: T0, value: 100 }))
     server = await startServer({ store, cors: { origins: '*' } })
-    app = createServer((req, res) => {
+    app = await openAppPage((req, res) => {
       if (req.url === '/client.js') res.setHeader('content-type', 'text/javascript').end(script)
       else res.setHeader('content-type', 'text/html').end('<!doctype html><title>app</title><script src="/client.js"></script>')
     })
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve))
-    browser = await puppeteer.launch({
-      executablePath: chromium!, // set whenever this suite runs
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    })
-    page = await browser.newPage()
-    await page.goto(`http://127.0.0.1:${(app.address() as AddressInfo).port}/`)
+    page = app.page
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await new Promise((resolve) => app?.close(resolve))
+    await app?.close()
     await server?.close()
     await store?.close()
     if (dir !== undefined) await rm(dir, { recursive: true, force: true })

@@ -7,7 +7,6 @@
  * decodes the brotli answers it asked for. Skipped, saying why, when no
  * chromium binary is installed.
  */
-import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
@@ -15,10 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../../src/adapters/http/node.js'
 import type { PriceStore } from '../../../src/index.js'
 import { openDemoStore } from '../../support/http/demo-server.js'
+import { SKIP_REASON, chromium } from '../../support/browser-page.js'
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
-const chromium = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path))
-const SKIP_REASON = 'no chromium binary (looked for $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome)'
 const TOKEN = 'cors-browser-token-0123456789abcdef'
 
 /** The browser globals the page-side callbacks use: the test's own tsconfig has no DOM types. */

@@ -10,7 +10,6 @@
  * Skipped, saying why, when no chromium binary is installed (`.ci/run`
  * installs one; set CHROMIUM_PATH to use another).
  */
-import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,10 +23,8 @@ import type { PriceStore } from '../../../src/index.js'
 import { chartPageBuild } from '../../../tsup.config.js'
 import { END, PROVIDER, openDemoStore } from '../../support/http/demo-server.js'
 import { referenceQuality } from '../../../src/testing/index.js'
+import { SKIP_REASON, chromium } from '../../support/browser-page.js'
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
-const chromium = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path))
-const SKIP_REASON = 'no chromium binary (looked for $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome; `apt-get install chromium`)'
 /** Where the screenshot goes (git-ignored). */
 const SCREENSHOT = new URL('../../../test-results/chart-page.png', import.meta.url).pathname
 

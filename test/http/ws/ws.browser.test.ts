@@ -5,19 +5,14 @@
  * of a commit written after. Skipped, saying why, when no chromium binary
  * is installed.
  */
-import { existsSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { MemoryLevel } from 'memory-level'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import type { Page } from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../../src/adapters/http/node.js'
 import { PriceStore } from '../../../src/index.js'
 import { T0, TEST_PROVIDER, makeRecord } from '../../../src/testing/records.js'
+import { SKIP_REASON, chromium, openAppPage, type AppPage } from '../../support/browser-page.js'
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
-const chromium = CANDIDATES.find((path): path is string => path !== undefined && path !== '' && existsSync(path))
-const SKIP_REASON = 'no chromium binary (looked for $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome)'
 
 /** The browser globals the page-side callbacks use: the test's own tsconfig has no DOM types. */
 declare const WebSocket: new (url: string) => {
@@ -32,27 +27,18 @@ declare const window: Record<string, unknown>
 describe.skipIf(chromium === undefined)(chromium === undefined ? `/ws in a browser: SKIPPED, ${SKIP_REASON}` : '/ws in chromium', () => {
   let store: PriceStore
   let server: RunningServer
-  let app: Server
-  let browser: Browser
+  let app: AppPage
   let page: Page
 
   beforeAll(async () => {
     store = await PriceStore.open(new MemoryLevel(), { provider: TEST_PROVIDER })
     server = await startServer({ store, cors: { origins: '*' } })
-    app = createServer((_req, res) => res.end('<!doctype html><title>app</title>'))
-    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve))
-    browser = await puppeteer.launch({
-      executablePath: chromium!, // set whenever this suite runs
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    })
-    page = await browser.newPage()
-    await page.goto(`http://127.0.0.1:${(app.address() as AddressInfo).port}/`)
+    app = await openAppPage()
+    page = app.page
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await new Promise((resolve) => app?.close(resolve))
+    await app?.close()
     await server?.close()
     await store?.close()
   })
