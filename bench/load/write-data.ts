@@ -44,7 +44,7 @@ const started = performance.now()
 let count = 0
 try {
   let batch: DemoRecord[] = []
-  const records = generateDemoRecords({ providerId: store.provider.id, durationMs: Math.round(days * 86_400_000), tokens: all.slice(0, symbolCount), seed: 'price-store-load' })
+  const records = generateDemoRecords({ providerId: store.provider.id, durationMs: Math.round(days * 86_400_000), tokens: all.slice(0, symbolCount), seed: 'price-store-load', signed: false })
   for (const record of records) {
     batch.push(record)
     if (batch.length >= 10_000) {

@@ -1,4 +1,4 @@
-import { DEMO_END, DEMO_TOKENS } from '../demo/demo-data.js'
+import { DEMO_END, DEMO_SIGNER, DEMO_TOKENS } from '../demo/demo-data.js'
 import { UsageError, parseCommandArgs, parseTimeOption } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
 import { readDemoMark } from './demo-marker.js'
@@ -11,8 +11,11 @@ const HELP = `Usage: price-store demo [options]
 
 Writes a deterministic, realistic demo data set: ${DEMO_TOKENS.length} tokens
 (${DEMO_TOKENS.map((token) => token.symbol).join(', ')}),
-one signed-looking record per token every 10 s. The same options always
-write the same records, so running it twice does not duplicate data.
+one record per token every 10 s, each with a liteEvmSignature by the
+published demo key (address ${DEMO_SIGNER}: verify the demo with
+--evm-signer ${DEMO_SIGNER}; never allow it for real prices). The same
+options always write the same records, so running it twice does not
+duplicate data.
 
 Options:
   --days N                    length of the data set in days (default 2; decimals allowed)

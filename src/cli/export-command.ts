@@ -1,6 +1,6 @@
 import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
-import { EXPORT_FORMATS, type ExportFormat, exportHeader, recordFormatter } from './export-format.js'
+import { EXPORT_FORMATS, type ExportFormat, exportHeader, recordFormatter } from '../adapters/http/core/export-format.js'
 import { parseFieldSelection } from '../rules/fields.js'
 import { Interrupt } from './interrupt.js'
 import type { CliIo } from './io.js'

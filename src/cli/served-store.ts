@@ -11,6 +11,7 @@ import { DEFAULT_DB, type StoreConfig } from './config.js'
 import { DEMO_MARKER, isDefaultLocation, isMarkedDemo } from './demo-marker.js'
 import type { CliIo } from './io.js'
 import { crossOver, openStore, storedFormat, unreadable } from './open-store.js'
+import { announceRetention } from './retention-notice.js'
 
 /**
  * Opens the store to serve. With `--demo-if-empty`, a demo database another
@@ -20,6 +21,8 @@ import { crossOver, openStore, storedFormat, unreadable } from './open-store.js'
  * replaces it gets the demo data. Any other database is left untouched.
  */
 export async function openServedStore(config: StoreConfig, demoIfEmpty: boolean, io: CliIo): Promise<PriceStore> {
+  // Retention prunes as soon as the store opens: say what goes first.
+  await announceRetention(config, io)
   try {
     return await openStore(config, { mustExist: false, retention: true })
   } catch (err) {

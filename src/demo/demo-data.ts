@@ -1,13 +1,14 @@
 /**
- * A deterministic, realistic demo data set: signed-looking price records for
- * 20 tokens, one record per token every 10 s. The same options always give
- * the same records, byte for byte (a seeded PRNG, no `Math.random`, no clock).
+ * A deterministic, realistic demo data set: price records for 20 tokens,
+ * each with a `liteEvmSignature` by the published demo key (demo-key.ts), one record per token every 10 s.
+ * The same options always give the same records, byte for byte (a seeded PRNG, no `Math.random`, no clock).
  */
 
 import type { DemoRecord, DemoToken } from './demo-token.js'
 import { DemoWalk } from './demo-walk.js'
 
 export type { DemoRecord, DemoToken } from './demo-token.js'
+export { DEMO_KEY_TEXT, DEMO_PRIVATE_KEY, DEMO_SIGNER } from './demo-key.js'
 
 /** The demo tokens: prices and volatilities as of mid-2024, symbols with the case RedStone uses. */
 export const DEMO_TOKENS: readonly DemoToken[] = Object.freeze([
@@ -50,6 +51,8 @@ export interface DemoOptions {
   readonly seed?: string
   /** The tokens (default {@link DEMO_TOKENS}). */
   readonly tokens?: readonly DemoToken[]
+  /** Sign with the demo key (default true); false gives random Arweave-looking signatures, same records otherwise. */
+  readonly signed?: boolean
 }
 
 const DAY_MS = 86_400_000
@@ -72,7 +75,13 @@ export function* generateDemoRecords(options: DemoOptions): Generator<DemoRecord
   const stepMs = options.stepMs ?? 10_000
   const ticks = tickCount(options)
   const start = (options.end ?? DEMO_END) - ticks * stepMs
-  const walk = new DemoWalk({ providerId: options.providerId, seed: options.seed ?? 'price-store-demo', tokens, stepMs })
+  const walk = new DemoWalk({
+    providerId: options.providerId,
+    seed: options.seed ?? 'price-store-demo',
+    tokens,
+    stepMs,
+    ...(options.signed === undefined ? {} : { signed: options.signed }),
+  })
   for (let tick = 0; tick < ticks; tick++) {
     // A node's fetch lands a little after the 10 s mark; never past the next one.
     const timestamp = start + tick * stepMs + Math.floor(walk.nextFraction() * Math.min(1000, stepMs))

@@ -1,4 +1,5 @@
 import type { DemoRecord, DemoToken } from './demo-token.js'
+import { demoLiteSignature } from './demo-key.js'
 import { createRandom, type Random } from './demo-random.js'
 
 /** Options of a {@link DemoWalk}. */
@@ -13,6 +14,14 @@ export interface DemoWalkOptions {
   readonly stepMs: number
   /** Each token's price to go on from, by symbol (default the token's own `price`). */
   readonly start?: ReadonlyMap<string, number>
+  /**
+   * Sign each record with the published demo key (a `liteEvmSignature`, no
+   * Arweave `signature`; default true), or give it a random 344-character
+   * `signature` instead, for volume where signatures do not matter (signing
+   * costs ~70 µs a record). Either way the walk draws the same numbers, so
+   * ids, values and timestamps are the same.
+   */
+  readonly signed?: boolean
 }
 
 const DAY_MS = 86_400_000
@@ -21,7 +30,8 @@ const DAY_MS = 86_400_000
  * A seeded random walk of the demo tokens' prices, one moment at a time:
  * each moment moves every token's price by a log-normal step (stablecoins
  * are pulled back to their peg) and makes its record, quoted by the
- * token's exchanges, as one fetch of a RedStone node would. It makes both
+ * token's exchanges, as one fetch of a RedStone node would, signed with the
+ * published demo key (demo-key.ts). It makes both
  * the demo data set ({@link generateDemoRecords}) and the live demo's
  * records, which go on from the prices a store holds.
  */
@@ -69,17 +79,15 @@ export class DemoWalk {
         source[exchange] = quote
         quotes.push(quote)
       }
-      records.push({
-        id: this.#uuid(),
-        symbol: token.symbol,
-        provider: providerId,
-        value: round(median(quotes)),
-        signature: this.#randomBase64(256, 'base64'),
-        permawebTx,
-        version: '0.4',
-        source,
-        timestamp,
-      })
+      const id = this.#uuid()
+      const value = round(median(quotes))
+      // Drawn even when signed, so a signed and an unsigned walk of one seed make the same records.
+      const randomSignature = this.#randomBase64(256, 'base64')
+      records.push(
+        this.#options.signed === false
+          ? { id, symbol: token.symbol, provider: providerId, value, signature: randomSignature, permawebTx, version: '0.4', source, timestamp }
+          : { id, symbol: token.symbol, provider: providerId, value, liteEvmSignature: demoLiteSignature({ symbol: token.symbol, value, timestamp }), permawebTx, version: '0.4', source, timestamp },
+      )
     }
     return records
   }

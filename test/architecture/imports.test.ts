@@ -29,7 +29,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   store: ['types', 'errors', 'rules', 'engine', 'records', 'trust', 'keys'],
   'adapters/http': ['types', 'errors', 'rules', 'engine', 'store', 'cluster'],
   cluster: ['types', 'errors', 'rules', 'records', 'trust', 'keys', 'store'],
-  demo: ['types'],
+  demo: ['types', 'trust'],
   testing: ['types', 'errors'],
   // The client talks to nodes over the wire only: record types, no code of the store, the engine or the adapter.
   client: ['types'],

@@ -32,13 +32,13 @@ describe('generateDemoRecords', () => {
     expect(first.timestamp).toBeLessThan(DEMO_END - 2 * 24 * HOUR + 1000)
   })
 
-  it('has realistic fields: uuid ids, 344-char base64 signatures, 43-char permawebTx, version 0.4, 3-6 sources', () => {
+  it('has realistic fields: uuid ids, lite EVM signatures (no Arweave signature), 43-char permawebTx, version 0.4, 3-6 sources', () => {
     const records = [...generateDemoRecords({ providerId, durationMs: 10 * 60_000 })]
     expect(records).toHaveLength(60 * 20)
     for (const record of records) {
-      expect(Object.keys(record)).toEqual(['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp'])
+      expect(Object.keys(record)).toEqual(['id', 'symbol', 'provider', 'value', 'liteEvmSignature', 'permawebTx', 'version', 'source', 'timestamp'])
       expect(record.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-      expect(record.signature).toMatch(/^[A-Za-z0-9+/]{342}==$/)
+      expect(record.liteEvmSignature).toMatch(/^0x[0-9a-f]{128}(1b|1c)$/)
       expect(record.permawebTx).toMatch(/^[A-Za-z0-9_-]{43}$/)
       expect(record.version).toBe('0.4')
       expect(record.provider).toBe(providerId)
@@ -49,6 +49,16 @@ describe('generateDemoRecords', () => {
       expect(record.value).toBeLessThanOrEqual(Math.max(...quotes))
     }
     expect(new Set(records.map((r) => r.id)).size).toBe(records.length)
+  })
+
+  it('signed: false gives the same records with a random 344-char base64 signature instead', () => {
+    const signed = [...generateDemoRecords({ providerId, durationMs: 10 * 60_000 })]
+    const unsigned = [...generateDemoRecords({ providerId, durationMs: 10 * 60_000, signed: false })]
+    expect(unsigned.map(({ signature: _s, ...rest }) => rest)).toEqual(signed.map(({ liteEvmSignature: _l, ...rest }) => rest))
+    for (const record of unsigned) {
+      expect(Object.keys(record)).toEqual(['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp'])
+      expect(record.signature).toMatch(/^[A-Za-z0-9+/]{342}==$/)
+    }
   })
 
   it('one fetch every 10 s: all tokens of a moment share its timestamp and permawebTx', () => {

@@ -13,15 +13,27 @@ import { PERIOD_MS, periodOf } from '../../keys/key-layout.js'
 
 const HOURS_PER_DAY = 24
 
+/**
+ * The time before which a retention of `days` days removes records, for a
+ * store whose newest record is in hour `newestHour` (see the rule above), or
+ * `undefined` when it removes nothing. Pure: a caller can tell what
+ * retention will remove before the store removes it.
+ */
+export function retentionCutoff(days: number, newestHour: number, now: number = Date.now()): number | undefined {
+  const first = Math.min(newestHour, periodOf(now)) - days * HOURS_PER_DAY
+  return first <= 0 ? undefined : first * PERIOD_MS
+}
+
+/** The `retention` option of one open store: which prune is due as its newest hour moves. */
 export class Retention {
-  readonly #hours: number
+  readonly #days: number
   /** The newest hour holding a record seen so far. */
   #newestHour = 0
   /** The `before` of the last prune started; a failed one is retried at the next change. */
   #started = 0
 
   constructor(days: number) {
-    this.#hours = days * HOURS_PER_DAY
+    this.#days = days
   }
 
   /**
@@ -30,10 +42,8 @@ export class Retention {
    */
   due(newestHour: number, now: number = Date.now()): number | undefined {
     if (newestHour > this.#newestHour) this.#newestHour = newestHour
-    const first = Math.min(this.#newestHour, periodOf(now)) - this.#hours
-    if (first <= 0) return undefined
-    const before = first * PERIOD_MS
-    if (before <= this.#started) return undefined
+    const before = retentionCutoff(this.#days, this.#newestHour, now)
+    if (before === undefined || before <= this.#started) return undefined
     this.#started = before
     return before
   }

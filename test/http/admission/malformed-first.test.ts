@@ -49,7 +49,7 @@ const MALFORMED: readonly (readonly [string, string])[] = [
   ['/udf/history?symbol=BTC&resolution=1', 'PRICE_INVALID_QUERY'],
   ['/udf/symbols?symbol=', 'PRICE_INVALID_SYMBOL'],
   ['/prices/export?from=whenever', 'PRICE_INVALID_RANGE'],
-  ['/prices/export?format=csv', 'PRICE_INVALID_QUERY'],
+  ['/prices/export?format=xml', 'PRICE_INVALID_QUERY'],
 ]
 
 let demo: PriceStore

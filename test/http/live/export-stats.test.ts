@@ -26,7 +26,8 @@ let server: RunningServer
 const errors: unknown[] = []
 
 beforeAll(async () => {
-  records = [...generateDemoRecords({ providerId: PROVIDER.id, end: END, durationMs: END - START, tokens: TOKENS })]
+  // Unsigned (a random Arweave-looking `signature`): fields in the order the store returns them, so the export's text can be built here.
+  records = [...generateDemoRecords({ providerId: PROVIDER.id, end: END, durationMs: END - START, tokens: TOKENS, signed: false })]
   db = new MemoryLevel()
   snapshots = countSnapshots(db)
   store = await PriceStore.open(db, { provider: PROVIDER })

@@ -13,9 +13,13 @@ export const PROVIDER = DEFAULT_PROVIDER
 export const END = Date.UTC(2024, 5, 1)
 export const TOKENS = DEMO_TOKENS.filter((token) => ['BTC', 'ETH', 'AR', 'stETH', 'USDC.e'].includes(token.symbol))
 
-/** Every record of the small demo set, in generation order. */
+/**
+ * Every record of the small demo set, in generation order: unsigned (a random
+ * Arweave-looking `signature` in place of the demo key's `liteEvmSignature`),
+ * so each record's fields are in the order the API returns them.
+ */
 export function demoRecords(): DemoRecord[] {
-  return [...generateDemoRecords({ providerId: PROVIDER.id, end: END, durationMs: 2 * 3_600_000, tokens: TOKENS })]
+  return [...generateDemoRecords({ providerId: PROVIDER.id, end: END, durationMs: 2 * 3_600_000, tokens: TOKENS, signed: false })]
 }
 
 /** A store on memory-level holding {@link demoRecords}. */

@@ -1,15 +1,14 @@
 import type { ServerResponse } from 'node:http'
-import { toExactJson } from '../../../rules/exact-json.js'
 import { fail } from '../../../rules/query-errors.js'
 import { parseTimeText, readClockOnce, timeTextProblem } from '../../../rules/time-text.js'
 import type { ExportOptions } from '../../../engine/typed-queries.js'
 import type { FieldSelection, PriceRecord } from '../../../types.js'
-import { fieldSelector } from '../../../engine/field-selection.js'
 import { parseFieldSelection } from '../../../rules/fields.js'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
 import type { AnswerCompression } from '../core/compression.js'
+import { EXPORT_FORMATS, exportHeader, recordFormatter, type ExportFormat } from '../core/export-format.js'
 import { DEFAULT_SEND_STALL_MS, openStreamedBody, sendStreamedHead, untilDrained } from '../core/streamed-body.js'
 import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
 
@@ -35,12 +34,19 @@ export interface ExportEndpointOptions {
 export const DEFAULT_MAX_EXPORTS = 4
 
 /** The parameters `GET /prices/export` takes; any other is refused (a `fromTimestamp` meant as `from` must not widen an export silently). */
-export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to', 'fields'] as const
+export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to', 'fields', 'format'] as const
 
-const HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'application/x-ndjson',
-  // A snapshot of now: a cache must not serve it again as current.
-  'cache-control': 'no-store',
+// A snapshot of now: a cache must not serve it again as current.
+const HEADERS: Readonly<Record<ExportFormat, Readonly<Record<string, string>>>> = {
+  ndjson: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
+  csv: { 'content-type': 'text/csv; charset=utf-8', 'cache-control': 'no-store' },
+}
+
+/** How an export's body is written: its headers, the text before the first record, and each record's line. */
+interface ExportBody {
+  readonly headers: Readonly<Record<string, string>>
+  readonly header: string
+  readonly line: (record: PriceRecord) => string
 }
 
 /** Text written at once, so a large export is not one write per record. */
@@ -65,7 +71,7 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
       symbols.push(...value.split(','))
       continue
     }
-    if (name === 'fields') continue // read by exportFieldsOf
+    if (name === 'fields' || name === 'format') continue // read by exportFieldsOf, exportFormatOf
     if (name !== 'from' && name !== 'to') {
       const known = EXPORT_PARAMETERS.join(', ')
       throw fail('PRICE_INVALID_QUERY', name, `unknown parameter ${JSON.stringify(name)}: /prices/export takes ${known}`)
@@ -86,8 +92,9 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
 
 /**
  * `GET /prices/export`: every stored record of the selection (see
- * {@link exportSelectionOf}) as NDJSON, one record per line exactly as
- * `price-store export` writes it, read from one snapshot of the store with
+ * {@link exportSelectionOf}) as NDJSON, one record per line, or with
+ * `format=csv` as CSV under a header line, exactly as `price-store export`
+ * writes them (see core/export-format.ts), read from one snapshot of the store with
  * no cap. The parameters are checked and the first record read before the
  * status is sent, so a bad request or a closed store gets a coded error.
  * The body is written with backpressure (a slow client holds back its own
@@ -105,15 +112,17 @@ export function createExportEndpoint(store: Exportable, options: ExportEndpointO
     req.resume() // a body means nothing here
     // Checked before the export is counted, so a bad request is its own 400 even at the limit.
     let exported: AsyncIterable<PriceRecord>
+    let written: ExportBody
     const gone = new AbortController()
     try {
-      exported = selectedRecords(store.export({ ...exportSelectionOf(params), signal: gone.signal }), exportFieldsOf(params))
+      exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
+      written = exportBodyOf(params)
     } catch (err) {
       sendAnswer(res, failedAnswer(options, err), head)
       return
     }
     // HEAD reads nothing: the iterable holds no snapshot until it is iterated.
-    if (head) return sendStreamedHead(res, 200, HEADERS, compression)
+    if (head) return sendStreamedHead(res, 200, written.headers, compression)
     if (counters.exports >= maxExports) {
       const message = maxExports === 0
         ? 'this server sends no export (maxExports is 0)'
@@ -121,7 +130,7 @@ export function createExportEndpoint(store: Exportable, options: ExportEndpointO
       return sendAnswer(res, busyAnswer(message), false)
     }
     counters.exports++
-    void sendExport(exported, gone, options, stallMs, res, compression).finally(() => counters.exports--)
+    void sendExport(exported, written, gone, options, stallMs, res, compression).finally(() => counters.exports--)
   }
 }
 
@@ -131,7 +140,7 @@ export function createExportEndpoint(store: Exportable, options: ExportEndpointO
  * with backpressure. Never throws; ends the export's iterator when done.
  */
 async function sendExport(
-  exported: AsyncIterable<PriceRecord>, gone: AbortController, options: ErrorReportOptions, stallMs: number, res: ServerResponse, compression: AnswerCompression | undefined,
+  exported: AsyncIterable<PriceRecord>, written: ExportBody, gone: AbortController, options: ErrorReportOptions, stallMs: number, res: ServerResponse, compression: AnswerCompression | undefined,
 ): Promise<void> {
   const leave = (): void => gone.abort()
   res.once('close', leave)
@@ -148,10 +157,10 @@ async function sendExport(
     }
     if (res.destroyed) return // the client left during the first read
     // The body goes into a compressor when the request accepts a coding (see openStreamedBody).
-    const body = openStreamedBody(res, 200, HEADERS, compression, (err) => reportError(options, err))
-    let pending = ''
+    const body = openStreamedBody(res, 200, written.headers, compression, (err) => reportError(options, err))
+    let pending = written.header
     for (; step.done !== true; step = await records.next()) {
-      pending += `${toExactJson(step.value)}\n`
+      pending += written.line(step.value)
       if (pending.length < FLUSH_CHARS) continue
       if (res.destroyed) return // the client left while the records were read
       const flowing = body.write(pending)
@@ -184,14 +193,25 @@ export function exportFieldsOf(params: URLSearchParams): FieldSelection | undefi
   return values.length === 0 ? undefined : parseFieldSelection('fields', values[0])
 }
 
-/** The records with only the selected fields; the records themselves without a selection. */
-function selectedRecords(records: AsyncIterable<PriceRecord>, selection: FieldSelection | undefined): AsyncIterable<PriceRecord> {
-  if (selection === undefined) return records
-  const select = fieldSelector(selection)
-  return (async function* selected() {
-    // Leaving this loop (the client left, a failure) returns the export's own iterator, which releases its snapshot.
-    for await (const record of records) yield select(record)
-  })()
+/**
+ * The `format` of an export request: `ndjson` (the default) or `csv`, the
+ * formats of `price-store export --format`.
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for another or a repeated `format`
+ */
+export function exportFormatOf(params: URLSearchParams): ExportFormat {
+  const values = params.getAll('format')
+  if (values.length > 1) throw fail('PRICE_INVALID_QUERY', 'format', `parameter format is given more than once (got ${values.map((value) => JSON.stringify(value)).join(', ')})`)
+  if (values.length === 0) return 'ndjson'
+  const format = EXPORT_FORMATS.find((known) => known === values[0])
+  if (format === undefined) throw fail('PRICE_INVALID_QUERY', 'format', `format must be ${EXPORT_FORMATS.join(' or ')} (got ${JSON.stringify(values[0])})`)
+  return format
+}
+
+/** The body an export request asks for: its format's headers, header line and record lines, with its `fields`. */
+function exportBodyOf(params: URLSearchParams): ExportBody {
+  const format = exportFormatOf(params)
+  const selection = exportFieldsOf(params)
+  return { headers: HEADERS[format], header: exportHeader(format, selection), line: recordFormatter(format, selection) }
 }
 
 function nextTurn(): Promise<void> {

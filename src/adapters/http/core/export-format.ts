@@ -1,8 +1,12 @@
-import { fieldSelector } from '../engine/field-selection.js'
-import { toExactJson } from '../rules/exact-json.js'
-import type { FieldSelection, PriceRecord } from '../types.js'
+/**
+ * The export formats, shared by `price-store export` and `GET /prices/export`
+ * so both write the same lines: NDJSON records, or CSV rows under one header.
+ */
+import { fieldSelector } from '../../../engine/field-selection.js'
+import { toExactJson } from '../../../rules/exact-json.js'
+import type { FieldSelection, PriceRecord } from '../../../types.js'
 
-/** The formats `price-store export` writes. */
+/** The formats `price-store export` and `GET /prices/export` write. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
