@@ -7,6 +7,7 @@ import { PriceStore } from '../../src/index.js'
 import { toExactJson } from '../../src/http.js'
 import type { PriceRecord } from '../../src/index.js'
 import { demoDbForFile, memoryIo, record, run, tempDir, writeLines } from './helpers.js'
+import { parseCsv } from '../support/csv.js'
 
 let dir: string
 let db: string
@@ -20,29 +21,6 @@ const DEMO_RECORDS = 8_640
 
 const exists = (path: string): Promise<boolean> => stat(path).then(() => true, () => false)
 const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '')
-
-/** RFC 4180 read back, independently of the writer: rows of cells. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let cell = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++
-      else if (ch === '"') quoted = false
-      else cell += ch
-    } else if (ch === '"') quoted = true
-    else if (ch === ',') row.push(cell), (cell = '')
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(cell)
-      rows.push(row)
-      ;(row = []), (cell = ''), i++
-    } else cell += ch
-  }
-  return rows
-}
 
 describe('price-store export', () => {
   it('writes every record as NDJSON to stdout, the summary on stderr; importing it gives the same store', async () => {

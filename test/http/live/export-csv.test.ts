@@ -12,6 +12,7 @@ import { PriceStore, type NewPriceRecord } from '../../../src/index.js'
 import { run, tempDir } from '../../cli/helpers.js'
 import { generateDemoRecords } from '../../../src/demo/demo-data.js'
 import { END, PROVIDER, TOKENS, serve } from '../../support/http/demo-server.js'
+import { parseCsv } from '../../support/csv.js'
 
 const COLUMNS = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'extra']
 
@@ -23,31 +24,6 @@ const HAND_MADE: NewPriceRecord[] = [
   } as NewPriceRecord,
   { id: 'hand-2', symbol: 'ZZZ', provider: PROVIDER.id, value: -0, signature: 'c2ln', permawebTx: 'tx-2', version: '0.4', source: {}, timestamp: Date.UTC(2024, 4, 31, 13) },
 ]
-
-/** RFC 4180 read back, independently of the writer: rows of cells (CRLF line ends). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let cell = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++
-      else if (ch === '"') quoted = false
-      else cell += ch
-    } else if (ch === '"') quoted = true
-    else if (ch === ',') row.push(cell), (cell = '')
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(cell)
-      rows.push(row)
-      ;(row = []), (cell = ''), i++
-    } else cell += ch
-  }
-  expect(cell).toBe('')
-  expect(row).toEqual([])
-  return rows
-}
 
 let dir: string
 let cleanup: () => Promise<void>
