@@ -96,7 +96,7 @@ describe('GET /prices with cursor', () => {
     expect(first.body).toBe(plain.body)
     expect(first.next).toMatch(/^[A-Za-z0-9_-]{40,}$/)
     expect(first.link).toBe(`<?symbol=AR&limit=5&cursor=${first.next}>; rel="next"`)
-    expect(first.headers.get('access-control-expose-headers')).toBe('retry-after, x-next-cursor, link')
+    expect(first.headers.get('access-control-expose-headers')).toBe('retry-after, x-next-cursor, link, x-price-store-hint')
     const head = await get('symbol=AR&limit=5&cursor=', 'HEAD')
     expect(head.next).toBe(first.next)
     const last = await get(`symbol=AR&fromTimestamp=${END - 25_000}&toTimestamp=${END}&limit=5&cursor=`)

@@ -85,8 +85,9 @@ describe('docs/openapi.yaml', () => {
   it('documents exactly the parameters the engine knows, in its order, for GET and HEAD alike', () => {
     const prices = doc.paths['/prices']
     const names = prices.parameters.map((parameter: unknown) => deref(parameter).name)
-    // The engine's, then the adapter's own read floor (docs/http.md, "Replicated nodes"), which is not part of the query.
-    expect(names).toEqual([...KNOWN_PARAMETERS, 'minPosition', 'x-min-position'])
+    // The engine's, then the adapter's own, which are not part of the query: `paginate` (the first page of a cursor walk,
+    // page-answer.ts) and the read floor (docs/http.md, "Replicated nodes").
+    expect(names).toEqual([...KNOWN_PARAMETERS, 'paginate', 'minPosition', 'x-min-position'])
     // Shared by the path, so neither operation may narrow or add its own.
     expect(prices.get.parameters).toBeUndefined()
     expect(prices.head.parameters).toBeUndefined()

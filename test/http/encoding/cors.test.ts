@@ -53,7 +53,7 @@ describe("cors: { origins: '*' }", () => {
     for (const path of ['/prices?symbol=BTC', '/udf/config', '/stats', '/health', '/prices/export?symbol=ETH&from=0&to=1', '/prices?symbol=']) {
       const read = await fetch(`${open.url}${path}`, { headers: { origin: 'https://anyone.example' } })
       expect(read.headers.get('access-control-allow-origin'), path).toBe('*')
-      expect(read.headers.get('access-control-expose-headers'), path).toBe('retry-after, x-next-cursor, link')
+      expect(read.headers.get('access-control-expose-headers'), path).toBe('retry-after, x-next-cursor, link, x-price-store-hint')
       expect(read.headers.get('vary') ?? '', path).not.toMatch(/origin/i)
       await read.arrayBuffer()
     }

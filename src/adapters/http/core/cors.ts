@@ -37,10 +37,11 @@ export const CORS_REQUEST_HEADERS: readonly string[] = Object.freeze(['last-even
 /**
  * Answer headers a cross-origin page may read beyond the safelisted ones
  * (`content-type`, `content-length`, `cache-control`, ...): `retry-after`,
- * which says when to come back after a 503, and `x-next-cursor` and `link`,
- * the next page of a paged answer (prices/page-answer.ts).
+ * which says when to come back after a 503, `x-next-cursor` and `link`,
+ * the next page of a paged answer (prices/page-answer.ts), and
+ * `x-price-store-hint`, what an empty answer probably meant (prices/symbol-hint.ts).
  */
-export const CORS_EXPOSED_HEADERS = 'retry-after, x-next-cursor, link'
+export const CORS_EXPOSED_HEADERS = 'retry-after, x-next-cursor, link, x-price-store-hint'
 
 const READ_METHODS = 'GET, HEAD'
 

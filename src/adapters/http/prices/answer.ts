@@ -5,7 +5,8 @@ import type { PriceAnswer, QueryParams } from '../../../types.js'
 import { supportsOf, type StoreSupports } from '../capabilities.js'
 import { bodyAnswer, failedAnswer, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
 import { StreamedBody } from '../core/streamed-body.js'
-import { answerPage, planOfRequest, wantsPage, type PagedQueryable } from './page-answer.js'
+import { slashPairOf, withSymbolHint } from './symbol-hint.js'
+import { answerPage, planOfRequest, wantsPage, withFirstPage, type PagedQueryable } from './page-answer.js'
 
 /**
  * What {@link answerPrices} needs from a store: `PriceStore` fits, and so
@@ -39,6 +40,8 @@ export type PlannedRequest = ({ readonly plan: QueryPlan } | { readonly params: 
   readonly cost: number
   /** With `cursor`, to a store that pages: the parameters of the page (page-answer.ts); the plan is the unpaged query's. */
   readonly page?: URLSearchParams
+  /** With a single `symbol=Q/B`: the parameters, for the hint an empty answer may get (symbol-hint.ts). */
+  readonly hint?: URLSearchParams
 }
 
 /**
@@ -49,13 +52,20 @@ export type PlannedRequest = ({ readonly plan: QueryPlan } | { readonly params: 
  * `supports` is the store's manifest, when the caller has read it already.
  */
 export function planRequest(
-  store: PricesQueryable, params: URLSearchParams, options: AnswerOptions = {}, supports: StoreSupports = supportsOf(store),
+  store: PricesQueryable, asked: URLSearchParams, options: AnswerOptions = {}, supports: StoreSupports = supportsOf(store),
 ): PlannedRequest | HttpAnswer {
+  let params = asked
+  try {
+    params = withFirstPage(asked)
+  } catch (err) {
+    return failedAnswer(options, err)
+  }
   if (!supports.plans) return { params, cost: Number.POSITIVE_INFINITY }
   try {
     const plan = planOfRequest(store, (store.plan as (params: QueryParams) => QueryPlan).bind(store), params)
     const cost = weighPlan(store, plan, supports)
-    return wantsPage(store, params) ? { plan, cost, page: params } : { plan, cost }
+    const hint = slashPairOf(params) === undefined ? {} : { hint: params }
+    return wantsPage(store, params) ? { plan, cost, page: params, ...hint } : { plan, cost, ...hint }
   } catch (err) {
     return failedAnswer(options, err)
   }
@@ -111,8 +121,9 @@ export function answerPlanned(
   } catch (err) {
     return Promise.resolve(failedAnswer(options, err)) // a store (or stub) that throws instead of rejecting
   }
+  const hint = request.hint
   return prices.then(
-    (answer) => pricesAnswer(answer, options),
+    (answer) => hint === undefined ? pricesAnswer(answer, options) : Promise.resolve(pricesAnswer(answer, options)).then((sent) => withSymbolHint(sent, answer, hint, store)),
     (err: unknown) => failedAnswer(options, err),
   )
 }

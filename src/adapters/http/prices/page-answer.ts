@@ -1,6 +1,7 @@
 import { isResumeRefusal } from '../../../engine/cursor.js'
 import type { QueryPlan } from '../../../engine/query-plan.js'
 import type { PriceAnswer, QueryParams } from '../../../types.js'
+import { fail } from '../../../rules/query-errors.js'
 import { failedAnswer, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
 
 /*
@@ -19,6 +20,23 @@ export const NEXT_CURSOR_HEADER = 'x-next-cursor'
 /** A store that answers pages (`PriceStore.page`). */
 export interface PagedQueryable {
   page(params: QueryParams): Promise<{ readonly answer: PriceAnswer; readonly next?: string }>
+}
+
+/**
+ * The parameters of a request, with `paginate=true` and no `cursor` read as
+ * the first page (`cursor=`): a walk can start without an empty parameter.
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` (parameter `paginate`) for a value other than `true`, or a repeated one
+ */
+export function withFirstPage(params: URLSearchParams): URLSearchParams {
+  const values = params.getAll('paginate')
+  if (values.length === 0) return params
+  if (values.length > 1 || values[0] !== 'true') {
+    throw fail('PRICE_INVALID_QUERY', 'paginate', `paginate must be given once, as paginate=true (got ${values.map((value) => JSON.stringify(value)).join(', ')})`)
+  }
+  if (params.has('cursor')) return params
+  const first = new URLSearchParams(params)
+  first.set('cursor', '')
+  return first
 }
 
 /** Whether a request asks for a page and the store answers pages. */
