@@ -9,7 +9,6 @@
 import { MemoryLevel } from 'memory-level'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { appendBatch } from '../../src/cluster/append-batch.js'
-import { ClusterNode, type RefusedCommit } from '../../src/cluster.js'
 import { PriceStore, type NewPriceRecord } from '../../src/index.js'
 import { type SignatureOptions } from '../../src/trust.js'
 import { validateBatch } from '../../src/records/validate-batch.js'
@@ -17,6 +16,7 @@ import { verifyRecord } from '../../src/trust/verify-record.js'
 import { signAll, signingKeys, type SigningKeys } from '../trust/support/signed-records.js'
 import { MemoryLog } from './support/memory-log.js'
 import { exportedJson } from './support/store-fixtures.js'
+import { followMemoryLog, type MemoryLogNode } from './support/follow-fixtures.js'
 
 const APPLIED_WITHIN_MS = 10_000
 /** An EVM address no key of this test signs with. */
@@ -32,21 +32,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step()
 })
 
-interface Node {
-  readonly store: PriceStore
-  readonly node: ClusterNode
-  readonly refused: RefusedCommit[]
-}
-
-async function startNode(log: MemoryLog, signatures: SignatureOptions | undefined): Promise<Node> {
-  const provider = { name: 'redstone', id: keys.wallet.address, publicKey: keys.wallet.publicKey }
-  const store = await PriceStore.open(new MemoryLevel(), { provider, ...(signatures === undefined ? {} : { signatures }) })
-  cleanup.push(() => store.close())
-  const refused: RefusedCommit[] = []
-  const conn = log.connect()
-  const node = await ClusterNode.follow(store, conn, { applyWaitMs: 0, adoptEmptyStream: true, onRefused: (r) => refused.push(r) })
-  cleanup.push(async () => { await node.stop(); await conn.close() })
-  return { store, node, refused }
+function startNode(log: MemoryLog, signatures: SignatureOptions | undefined): Promise<MemoryLogNode> {
+  return followMemoryLog(cleanup, log, { name: 'redstone', id: keys.wallet.address, publicKey: keys.wallet.publicKey }, signatures)
 }
 
 /** A record signed with every kind RedStone could sign, at minute `minute`. */

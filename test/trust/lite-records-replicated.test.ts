@@ -6,13 +6,12 @@
  * `signature`), all `valid`. Waits are for observable states
  * (`waitForPosition`), bounded only to fail.
  */
-import { MemoryLevel } from 'memory-level'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ClusterNode, type RefusedCommit } from '../../src/cluster.js'
-import { PriceStore, type NewPriceRecord } from '../../src/index.js'
+import type { NewPriceRecord } from '../../src/index.js'
 import type { SignatureOptions } from '../../src/trust.js'
 import { MemoryLog } from '../cluster/support/memory-log.js'
 import { LITE_PROVIDER, LITE_RECORDS, LITE_SIGNER, asLatestReturns } from './support/lite-fixture.js'
+import { followMemoryLog, type MemoryLogNode } from '../cluster/support/follow-fixtures.js'
 
 const APPLIED_WITHIN_MS = 10_000
 const cleanup: (() => Promise<void>)[] = []
@@ -20,14 +19,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step()
 })
 
-async function startNode(log: MemoryLog, signatures: SignatureOptions | undefined): Promise<{ store: PriceStore; node: ClusterNode; refused: RefusedCommit[] }> {
-  const store = await PriceStore.open(new MemoryLevel(), { provider: LITE_PROVIDER, ...(signatures === undefined ? {} : { signatures }) })
-  cleanup.push(() => store.close())
-  const refused: RefusedCommit[] = []
-  const conn = log.connect()
-  const node = await ClusterNode.follow(store, conn, { applyWaitMs: 0, adoptEmptyStream: true, onRefused: (r) => refused.push(r) })
-  cleanup.push(async () => { await node.stop(); await conn.close() })
-  return { store, node, refused }
+function startNode(log: MemoryLog, signatures: SignatureOptions | undefined): Promise<MemoryLogNode> {
+  return followMemoryLog(cleanup, log, LITE_PROVIDER, signatures)
 }
 
 describe('records signed by liteEvmSignature only, replicated', () => {
