@@ -2,7 +2,9 @@ import { rmSync } from 'node:fs'
 import { defineConfig, type Options } from 'tsup'
 
 // No source maps: they were two thirds of the package, and stack traces of the unminified build read as they are.
-const shared = { target: 'node20', platform: 'node', sourcemap: false } as const
+// The Parquet writer (hyparquet-writer, and the part of hyparquet it uses) is bundled: it is published as ES modules
+// only, which the CommonJS build could require only on Node 20.19 and later.
+const shared = { target: 'node20', platform: 'node', sourcemap: false, noExternal: [/^hyparquet/] as RegExp[] } as const
 
 /**
  * The chart page's script: one browser file with lightweight-charts inside

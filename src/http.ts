@@ -43,8 +43,11 @@ export type { ExportEndpointOptions } from './adapters/http/live/export-endpoint
 export type { ChartPageOptions } from './adapters/http/udf/chart-page.js'
 export type { CompressionOptions } from './adapters/http/core/compression.js'
 export type { CorsOptions } from './adapters/http/core/cors.js'
+export type { ReadKeysOptions, ReadKeyEntry, ReadKeyLimit, ReadTier } from './adapters/http/access/read-keys.js'
 export type { AccessLogEntry, ObservationOptions } from './adapters/http/observe/access-log.js'
 export type { HealthReport } from './adapters/http/live/health-endpoint.js'
+// The body of GET /feeds, as store.feeds() resolves with it (here: the root entry is at its 70 names).
+export type { FeedCatalogue, FeedEntry, FeedOptions, FeedSource, FeedStatus, FeedVerdicts } from './store/services/feeds.js'
 
 // A replicated node (price-store/cluster): writes through the log, reads at a position, replication reports.
 export { DEFAULT_MIN_POSITION_WAIT_MS } from './adapters/http/live/replica.js'

@@ -99,8 +99,14 @@ export interface SelectableQuery {
   readonly fields?: FieldSelection
 }
 
+/** What the record-answering forms may carry: `validUntil` asked (docs/semantics.md, "Validity windows"). */
+export interface ValidityQuery {
+  /** Present (true) only when asked: every record in the answer carries `validUntil`, the next record's timestamp or `null`. */
+  readonly validUntil?: true
+}
+
 /** The latest-N form and its as-of/history variant: newest first. */
-export interface LatestQuery extends SelectableQuery {
+export interface LatestQuery extends SelectableQuery, ValidityQuery {
   readonly kind: 'latest'
   readonly symbol: string
   readonly limit: number
@@ -112,7 +118,7 @@ export interface LatestQuery extends SelectableQuery {
 }
 
 /** The several-tokens form: the latest record of each symbol in the window, keyed by symbol. */
-export interface SeveralQuery extends SelectableQuery {
+export interface SeveralQuery extends SelectableQuery, ValidityQuery {
   readonly kind: 'several'
   /** Distinct symbols in request order, or `'all'` for every symbol in the store. */
   readonly symbols: readonly string[] | 'all'
@@ -145,7 +151,7 @@ export interface Fill {
 }
 
 /** The range form: one record per bucket of `interval` ms, oldest first. */
-export interface RangeQuery extends BucketGrid, SelectableQuery {
+export interface RangeQuery extends BucketGrid, SelectableQuery, ValidityQuery {
   readonly kind: 'range'
   readonly symbol: string
   readonly offset: number

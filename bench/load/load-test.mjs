@@ -14,7 +14,12 @@
  *
  *   node bench/load/load-test.mjs [--seconds 25] [--clients 32] [--days 2] [--seed 1]
  *        [--mix default|issue12] [--symbols 20]
- *        [--db DIR] [--cli dist/cli.js] [--max-rss-mb 1536] [--max-anon-mb MB] [--json FILE] [--cpu-prof DIR] [-- SERVE-FLAGS...]
+ *        [--db DIR] [--cli dist/cli.js] [--max-rss-mb 1536] [--max-anon-mb MB] [--json FILE] [--cpu-prof DIR]
+ *        [--read-key KEY] [-- SERVE-FLAGS...]
+ *
+ * --read-key KEY sends `x-api-key: KEY` with every request, for a server
+ * started with read keys (`-- --read-keys FILE`): the admission cost of
+ * read keys is this run against one without either.
  *
  * --mix issue12 runs issue 12's scenario: by default 50 symbols over 3 days
  * (about 1.3 M records, written by write-data.ts, bundled from src/ the same
@@ -66,6 +71,7 @@ const { values: args, positionals: serveFlags } = parseArgs({
     'max-anon-mb': { type: 'string' },
     json: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'read-key': { type: 'string' },
     help: { type: 'boolean' },
   },
   allowPositionals: true,
@@ -544,9 +550,11 @@ function startValidator() {
   }
 }
 
+const READ_HEADERS = args['read-key'] === undefined ? {} : { 'x-api-key': args['read-key'] }
+
 function request(url, agent) {
   return new Promise((resolve) => {
-    const req = http.get(url, { agent }, (res) => {
+    const req = http.get(url, { agent, headers: READ_HEADERS }, (res) => {
       const chunks = []
       res.on('data', (chunk) => chunks.push(chunk))
       res.on('end', () =>

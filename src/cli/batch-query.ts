@@ -10,9 +10,10 @@ export interface BatchOptionsFromCli {
   readonly times: readonly number[]
   readonly direction?: AsOfDirection
   readonly tolerance?: number
+  readonly validUntil?: boolean
 }
 
-const BATCH_PARAMETERS = new Set(['symbols', 'symbol', 'direction', 'tolerance'])
+const BATCH_PARAMETERS = new Set(['symbols', 'symbol', 'direction', 'tolerance', 'validUntil'])
 
 /**
  * The batch's options from the query's parameters (`symbols` or `symbol`, `direction`, `tolerance`) and a
@@ -22,7 +23,7 @@ const BATCH_PARAMETERS = new Set(['symbols', 'symbol', 'direction', 'tolerance']
  */
 export async function batchOptionsFromCli(params: URLSearchParams, file: string): Promise<BatchOptionsFromCli> {
   for (const name of params.keys()) {
-    if (!BATCH_PARAMETERS.has(name)) throw new UsageError(`--times-file takes only symbols, direction and tolerance (got ${name})`)
+    if (!BATCH_PARAMETERS.has(name)) throw new UsageError(`--times-file takes only symbols, direction, tolerance and validUntil (got ${name})`)
   }
   const symbols = params.getAll('symbols').flatMap((list) => list.split(',')).concat(params.getAll('symbol'))
   const direction = params.get('direction') ?? undefined
@@ -30,6 +31,8 @@ export async function batchOptionsFromCli(params: URLSearchParams, file: string)
     throw new UsageError(`direction must be before, after or nearest (got ${JSON.stringify(direction)})`)
   }
   const toleranceText = params.get('tolerance')
+  const validUntil = params.get('validUntil')
+  if (validUntil !== null && validUntil !== 'true' && validUntil !== 'false') throw new UsageError(`validUntil must be true or false (got ${JSON.stringify(validUntil)})`)
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(`cannot read --times-file ${file}: ${error.code ?? error.message}`)
   })
@@ -41,5 +44,6 @@ export async function batchOptionsFromCli(params: URLSearchParams, file: string)
     times,
     ...(direction === undefined ? {} : { direction }),
     ...(toleranceText === null ? {} : { tolerance: Number(toleranceText) }),
+    ...(validUntil === null ? {} : { validUntil: validUntil === 'true' }),
   }
 }

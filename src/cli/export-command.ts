@@ -1,6 +1,7 @@
 import { UsageError, parseCommandArgs } from './args.js'
 import { STORE_OPTIONS, STORE_OPTIONS_HELP, resolveStoreConfig } from './config.js'
-import { EXPORT_FORMATS, type ExportFormat, exportHeader, recordFormatter } from '../adapters/http/core/export-format.js'
+import { EXPORT_FORMATS, type ExportFormat, exportEncoder } from '../adapters/http/core/export-format.js'
+import { checkParquetSelection } from '../adapters/http/core/parquet-export.js'
 import { parseFieldSelection } from '../rules/fields.js'
 import { Interrupt } from './interrupt.js'
 import type { CliIo } from './io.js'
@@ -13,9 +14,9 @@ const HELP = `Usage: price-store export [options]
 
 Writes every stored record (of the symbols asked for, within the time
 window) to standard output or a file, as NDJSON (one JSON record per line,
-which "price-store import" reads back unchanged) or CSV. Records are read
-from one consistent snapshot: each symbol's oldest first, symbols in the
-store's order. Nothing is sampled or capped.
+which "price-store import" reads back unchanged), CSV or Parquet. Records
+are read from one consistent snapshot: each symbol's oldest first, symbols
+in the store's order. Nothing is sampled or capped.
 
 A file is written as FILE.partial and renamed to FILE once complete, so an
 export that is stopped or killed never leaves a FILE that looks complete.
@@ -23,8 +24,11 @@ Ctrl+C stops it: the partial file is removed (exit 130).
 
 Options:
 ${SELECTION_OPTIONS_HELP}
-  --format ndjson|csv         the output format (default ndjson). CSV: a header, then the stored
-                              fields; source as JSON text, other fields as one JSON object in "extra"
+  --format ndjson|csv|parquet the output format (default ndjson). CSV: a header, then the stored
+                              fields; source as JSON text, other fields as one JSON object in "extra".
+                              Parquet: typed columns (value DOUBLE, timestamp TIMESTAMP in ms,
+                              signatures BINARY, source and extra JSON), written a row group at a time
+                              (docs/cli.md); not to a terminal: give -o FILE or a pipe
   --fields LIST               keep only these record fields (--fields symbol,value,timestamp), or
                               leave out those named with "-" (--fields=-signature,-providerPublicKey);
                               a line with fields left out is no longer one "price-store import" takes
@@ -32,10 +36,7 @@ ${SELECTION_OPTIONS_HELP}
 ${STORE_OPTIONS_HELP}
 `
 
-/** Text written out at once, so a large export is not one write call per record. */
-const FLUSH_CHARS = 64 * 1024
-
-/** `price-store export`: streams the stored records out as NDJSON or CSV. */
+/** `price-store export`: streams the stored records out as NDJSON, CSV or Parquet. */
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs(
     argv,
@@ -53,12 +54,16 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     return 0
   }
   const format = (values.format ?? 'ndjson') as ExportFormat
-  if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be ndjson or csv (got ${JSON.stringify(values.format)})`)
+  if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be ndjson, csv or parquet (got ${JSON.stringify(values.format)})`)
   const { symbols, from, to } = selectionOf(values)
   // Checked before the store opens: a bad list is a usage error (exit 2), not a half-written file.
   const fields = values.fields === undefined ? undefined : parseFieldSelection('--fields', values.fields)
+  if (format === 'parquet') checkParquetSelection('--fields', fields)
   const config = await resolveStoreConfig(values)
   const file = values.output === undefined || values.output === '-' ? undefined : values.output
+  if (format === 'parquet' && file === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
+    throw new UsageError('--format parquet writes a binary file: give --output FILE, or send standard output to a file or a pipe')
+  }
 
   const store = await openStore(config, { mustExist: true, whileServed: 'ask it over HTTP: GET /prices/export?symbol=S&from=T&to=T streams the same NDJSON from one snapshot' })
   const interrupt = new Interrupt(io)
@@ -70,15 +75,14 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     const total = from === undefined && to === undefined ? await selectedCount(store, symbols) : undefined
     output = stdout ?? (await fileOutput(file as string))
     const progress = new Progress(io, 'exporting', total === undefined ? {} : { total })
-    let pending = exportHeader(format, fields)
-    const formatRecord = recordFormatter(format, fields)
+    // Pieces of about 64 kB of text, or a Parquet row group each (core/export-format.ts).
+    const encoder = exportEncoder(format, fields)
     let count = 0
     for await (const record of interrupt.until(records)) {
-      pending += formatRecord(record)
+      const piece = encoder.add(record)
       count++
-      if (pending.length >= FLUSH_CHARS) {
-        await output.write(pending)
-        pending = ''
+      if (piece !== undefined) {
+        await output.write(piece)
         progress.add(count - progress.count)
       }
     }
@@ -91,7 +95,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
       io.stderr.write(`price-store export: interrupted by ${interrupt.signal}: ${where}\n`)
       return interrupt.exitCode
     }
-    await output.write(pending)
+    await output.write(encoder.end())
     progress.add(count - progress.count)
     await output.commit()
     const { seconds, rate } = progress.finish()

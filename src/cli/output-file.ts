@@ -4,8 +4,8 @@ import { CliError } from './args.js'
 
 /** Where a command's output goes: written in order, then committed or thrown away. */
 export interface Output {
-  /** Writes text, waiting while the destination is full. */
-  write(text: string): Promise<void>
+  /** Writes text or bytes, waiting while the destination is full. */
+  write(text: string | Uint8Array): Promise<void>
   /** Makes the output complete: for a file, flushes it and gives it its name. */
   commit(): Promise<void>
   /** Gives up: for a file, removes what was written, so no partial file remains. */
@@ -35,7 +35,12 @@ export async function fileOutput(path: string): Promise<Output> {
   }
   return {
     async write(text) {
-      await handle.write(text)
+      if (typeof text === 'string') {
+        await handle.write(text)
+        return
+      }
+      // A write may take part of a large buffer (a Parquet row group): the rest follows.
+      for (let at = 0; at < text.length;) at += (await handle.write(text, at, text.length - at)).bytesWritten
     },
     async commit() {
       await handle.sync()

@@ -27,7 +27,7 @@ arguments, each read like a URL query string ("symbol=BTC&limit=3" works,
 
 With --times-file FILE, a batch as-of (store.batchAsOf): each symbol at each
 time of FILE (one a line, any time form; blank and # lines skipped); only
-symbols, direction and tolerance apply. At most 10,000 times and 100,000
+symbols, direction, tolerance and validUntil apply. At most 10,000 times and 100,000
 entries (symbols × times); see docs/semantics.md, "Batch as-of".
 
 Parameters: ${QUERY_PARAMETERS.join(', ')} (see docs/http.md).

@@ -4,6 +4,7 @@ import { backupCommand } from './backup-command.js'
 import { benchCommand } from './bench-command.js'
 import { demoCommand } from './demo-command.js'
 import { exportCommand } from './export-command.js'
+import { feedsCommand } from './feeds-command.js'
 import { importCommand } from './import-command.js'
 import { pruneCommand } from './prune-command.js'
 import { qualityCommand } from './quality-command.js'
@@ -30,6 +31,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   prune: pruneCommand,
   quality: qualityCommand,
   verify: verifyCommand,
+  feeds: feedsCommand,
 }
 
 const HELP = `Usage: price-store COMMAND [options]
@@ -51,6 +53,7 @@ Commands:
                  remove the records older than T (all symbols, or --symbol S)
   quality        how healthy each feed is: gaps between updates, age, largest moves, duplicates
   verify         report on the stored records' signatures (--recheck: verify them again)
+  feeds          the feed catalogue: per symbol its status, counts, heartbeat, decimals, verdicts, sources
 
 Options:
   -h, --help     this help

@@ -14,6 +14,7 @@ import { DEFAULT_MAX_WS_CONNECTIONS, DEFAULT_WS_MAX_SUBSCRIPTIONS, DEFAULT_WS_MA
 import type { AccessLogEntry, ObservationOptions } from '../adapters/http/observe/access-log.js'
 import { DEFAULT_MAX_WRITE_BYTES, type WriteEndpointOptions } from '../adapters/http/live/write-endpoint.js'
 import { readCursorSecret } from './cursor-secret-file.js'
+import { readKeysFile } from './read-keys-file.js'
 import { environmentPort, readEnvironment, resolveWriteToken, ENVIRONMENT_HELP, type WriteTokenSource } from './environment.js'
 import { MAX_TIMER_MS } from '../rules/options.js'
 import { isPriceStoreError } from '../errors.js'
@@ -96,6 +97,11 @@ Writes (POST /prices, off unless a token is given; see docs/http.md):
                               the database into a new subdirectory of DIR while it serves ("price-store
                               backup --url"); a request names the subdirectory only, never a path
 
+Reads (off unless a file is given; see docs/http.md, "Read keys"):
+  --read-keys FILE            meter readers by key ("Authorization: Bearer KEY" or "x-api-key: KEY"): FILE is
+                              JSON naming each key's id and SHA-256 and its budget, delay, symbols and fields,
+                              and whether readers without a key may read
+
 Pages (GET /prices?...&cursor=, see docs/http.md):
   --cursor-secret-file FILE   sign page cursors with FILE's content (at least 32 random bytes, one final
                               newline dropped) instead of the database's own secret: give every node behind
@@ -138,6 +144,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       'headers-timeout-ms': { type: 'string' },
       'request-timeout-ms': { type: 'string' },
       'write-token-file': { type: 'string' },
+      'read-keys': { type: 'string' },
       'cursor-secret-file': { type: 'string' },
       'max-write-bytes': { type: 'string' },
       'backup-dir': { type: 'string' },
@@ -166,6 +173,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
   const resolved = withSignatureFlags(withLimitFlags(await resolveStoreConfig(values), values), values)
   const retained = retentionDays === undefined ? resolved : { ...resolved, retention: { days: retentionDays } }
   const cursorSecret = await readCursorSecret(values['cursor-secret-file'], env, io)
+  const { readKeys, summary: readersLine } = await readKeysFile(values['read-keys'])
   const config = cursorSecret === undefined ? retained : { ...retained, cursorSecret }
   const demoIfEmpty = values['demo-if-empty'] === true
   const liveDemo = values['live-demo'] === true && values['no-live-demo'] !== true
@@ -194,7 +202,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
     const observation = { metrics: values['no-metrics'] !== true, ...(values['access-log'] === true ? { accessLog: accessLogWriter(io) } : {}) }
     const backups = await backupDirOption(values['backup-dir'], token.token !== undefined, config.location)
     const serverOptions = (replica: ClusterNode | undefined): ServerOptions => ({
-      ...limits, ...writes, ...observation, ...backups, ...encoding,
+      ...limits, ...writes, ...observation, ...backups, ...encoding, ...(readKeys === undefined ? {} : { readKeys }),
       ...(replica === undefined ? {} : {
         replica,
         ...(cluster?.maxLag === undefined ? {} : { maxLag: cluster.maxLag }),
@@ -210,6 +218,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo): Promise<
       `price-store is serving ${countOf(symbols.length, 'symbol')} from ${config.location}`,
       `  ${endpoint}`,
       `  ${running.url}/ shows charts (TradingView UDF at /udf/)`,
+      ...(readersLine === undefined ? [] : [`  reads are metered: ${readersLine}`]),
       ...(writes.writeToken === undefined ? [] : [`  POST ${endpoint} takes records (NDJSON or a JSON array) with the bearer token from ${token.from}`]),
       ...(backups.backupDir === undefined ? [] : [`  POST ${running.url}/admin/backup writes backups into ${backups.backupDir} (price-store backup --url ${running.url} --token-file ${token.file ?? 'FILE'})`]),
       ...(node === undefined ? [] : [cluster?.follow === undefined

@@ -14,6 +14,7 @@ import { planQuery } from './plan.js'
 import type { QueryPlan } from './query-plan.js'
 import type { ScanRow, ScanSource } from './scan-source.js'
 import type { QueryOptions } from './typed-queries.js'
+import { withValidUntil } from './valid-until.js'
 
 /*
  * One page of a list answer, resumed after a position (docs/semantics.md,
@@ -73,8 +74,8 @@ export function planPage(query: PageableQuery, position: PagePosition | undefine
 }
 
 function narrowed(query: PageableQuery, position: PagePosition | undefined, slack: number): PriceQuery {
-  // `fields` is applied after the page is cut: the cut reads ids, timestamps and buckets.
-  const { fields: _fields, ...rest } = query
+  // `fields` and `validUntil` are applied after the page is cut: the cut reads ids, timestamps and buckets.
+  const { fields: _fields, validUntil: _validUntil, ...rest } = query as PageableQuery & { readonly validUntil?: true }
   if (pagesByRecord(query)) {
     const skip = position?.kind === 'record' ? position.ties + slack : 0
     const to = position?.kind === 'record' ? { to: position.timestamp } : {}
@@ -95,8 +96,13 @@ export async function runPage(
   const outcome = pagesByRecord(query)
     ? await latestPage(query, position, plan, options.signal === undefined ? source : abortableSource(source, options.signal), options.signal)
     : await bucketPage(query, plan, source, options)
-  if (outcome.retry === true || query.fields === undefined) return outcome
-  return { ...outcome, answer: selectAnswerFields(outcome.answer, query, query.fields) as PriceAnswer }
+  if (outcome.retry === true) return outcome
+  // A page's last record gets its true successor, read from the store, not the probe item.
+  const answer = 'validUntil' in query && query.validUntil === true
+    ? (await withValidUntil(outcome.answer, query, options.signal === undefined ? source : abortableSource(source, options.signal))) as PriceAnswer
+    : outcome.answer
+  if (query.fields === undefined) return answer === outcome.answer ? outcome : { ...outcome, answer }
+  return { ...outcome, answer: selectAnswerFields(answer, query, query.fields) as PriceAnswer }
 }
 
 /** Newest first, skipping the position's record and the ones of its millisecond before it. */

@@ -9,6 +9,7 @@ import { planQuery } from './plan.js'
 import type { QueryPlan } from './query-plan.js'
 import type { ScanSource } from './scan-source.js'
 import type { QueryOptions } from './typed-queries.js'
+import { withValidUntil } from './valid-until.js'
 
 /**
  * Answers a validated query from a scan source: the pure core shared by the
@@ -43,14 +44,18 @@ export async function executePlan(plan: QueryPlan, source: ScanSource, options: 
 export function executePlanDeferred(plan: QueryPlan, source: ScanSource, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
   const { signal } = options
   const { query } = plan
+  const validUntil = 'validUntil' in query && query.validUntil === true
   // The form's run is called directly (no wrapper): latest-1 gains no call, closure or await here.
-  if (signal === undefined && query.fields === undefined) return formFor(query).run(plan, source)
+  if (signal === undefined && query.fields === undefined && !validUntil) return formFor(query).run(plan, source)
   try {
     if (signal !== undefined) throwIfAborted(signal)
   } catch (err) {
     return Promise.reject(err)
   }
-  const answer = formFor(query).run(plan, signal === undefined ? source : abortableSource(source, signal))
+  const read = signal === undefined ? source : abortableSource(source, signal)
+  const run = formFor(query).run(plan, read)
+  // `validUntil` is found from the whole records (their ids and timestamps), then kept by the selection (docs/semantics.md).
+  const answer = validUntil ? run.then((whole) => withValidUntil(whole, query, read)) : run
   const selection = query.fields
   return selection === undefined ? answer : answer.then((whole) => selectAnswerFields(whole, query, selection))
 }
@@ -64,7 +69,13 @@ export function executePlanDeferred(plan: QueryPlan, source: ScanSource, options
  */
 export function streamBuckets(plan: QueryPlan, rawSource: ScanSource, options: QueryOptions = {}): AsyncGenerator<SampledRecord | FilledPoint | Candle | CountedBucket | EmptyCandle> {
   const form = formFor(plan.query)
+  if ('validUntil' in plan.query && plan.query.validUntil === true) return noValidityStream()
   return form.stream === undefined ? noStream(plan.query) : form.stream(plan, rawSource, options)
+}
+
+/** A stream asked for `validUntil`: refused on the first pull (a stream's records end where the caller stops reading). */
+async function* noValidityStream(): AsyncGenerator<never> {
+  throw new PriceStoreError('PRICE_INVALID_QUERY', 'validUntil is not given on streams: ask range() or GET /prices for validity windows', { details: { parameter: 'validUntil' } })
 }
 
 /** The stream of a form that has none: it refuses on the first pull, as a stream's errors come. */

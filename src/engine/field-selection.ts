@@ -12,13 +12,14 @@ export type { SelectFields } from './kernels/select-fields.js'
  * reference (`RecordRef`: `id`, `timestamp`, `value`) is selected the same
  * way.
  */
-export function fieldSelector(selection: FieldSelection): SelectFields {
+export function fieldSelector(selection: FieldSelection, keepValidUntil = false): SelectFields {
   const named: ReadonlySet<string> = new Set(selection.names)
   const keep = selection.mode === 'keep'
   return <T extends object>(record: T): T => {
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(record)) {
-      if (named.has(key) !== keep) continue
+      // `validUntil`, when asked, is not a record field: no selection names or drops it (docs/semantics.md, "Validity windows").
+      if (named.has(key) !== keep && !(keepValidUntil && key === 'validUntil')) continue
       const value = (record as Record<string, unknown>)[key]
       // An extra field named __proto__ (kept by a drop selection) must stay a key, not become the prototype.
       if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
@@ -39,7 +40,7 @@ export function fieldSelector(selection: FieldSelection): SelectFields {
  * unchanged. Pure: the answer given is not changed.
  */
 export function selectAnswerFields(answer: PriceAnswer | DeferredAnswer, query: PriceQuery, selection: FieldSelection): PriceAnswer | DeferredAnswer {
-  const select = fieldSelector(selection)
+  const select = fieldSelector(selection, 'validUntil' in query && query.validUntil === true)
   if (answer instanceof DeferredAnswer) return answer.mapItems(select as (item: DeferredItem) => DeferredItem)
   const form = formFor(query)
   return form.selectFields === undefined ? answer : form.selectFields(answer, query, select)

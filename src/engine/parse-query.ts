@@ -31,7 +31,7 @@ export interface QueryConfig {
 /** The known `GET /prices` parameters, in the order their errors take precedence. */
 export const KNOWN_PARAMETERS = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
-  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields', 'quote', 'base', 'cursor',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields', 'quote', 'base', 'cursor', 'validUntil',
 ] as const
 type KnownParameter = (typeof KNOWN_PARAMETERS)[number]
 /** The known parameters given, each once; a value may be a non-string when it came from a plain object. */
@@ -94,8 +94,11 @@ function parseParameters(params: QueryParams, config: QueryConfig, resumes: bool
   if ('base' in raw) checkSymbol('base', raw.base)
   // A cursor is checked here for its layout only; `store.page` checks its signature (store/read/cursor-pages.ts).
   const cursor = 'cursor' in raw ? checkCursor(raw.cursor) : undefined
+  // Spread into the query only when true: `validUntil=false` asks for the answer without it, as before it existed.
+  const validity = 'validUntil' in raw && checkChoice('validUntil', raw.validUntil, VALIDITY, 'PRICE_INVALID_QUERY') === 'true' ? VALID_UNTIL : undefined
   if ('quote' in raw || 'base' in raw) {
     const cross = crossQuery(raw, { from, to, interval, origin, aggregate, maxAge, limit })
+    if (validity !== undefined) throw validUntilRefusal('a cross rate is derived from records, not one')
     // Built before this rule (its own rules come first): the query's form says whether it is a list.
     if (cursor !== undefined) checkCursorUse('offset' in raw, pagingOf(cross) !== undefined)
     if (cursor !== undefined && cursor !== '' && !resumes) throw resumeRefusal()
@@ -129,6 +132,7 @@ function parseParameters(params: QueryParams, config: QueryConfig, resumes: bool
     const given = direction === undefined ? 'tolerance' : 'direction'
     throw fail('PRICE_INVALID_QUERY', given, `${given} applies to the as-of lookups, not to ${aggregate === undefined ? 'the range form' : `aggregate=${aggregate}`}`)
   }
+  if (validity !== undefined && aggregate !== undefined) throw validUntilRefusal(`aggregate=${aggregate} answers derived values, not records`)
   const fillMode = toFill(fill, maxAge)
   checkOrder(from, to)
   if (cursor !== undefined) checkCursorUse('offset' in raw, listAsked(raw, aggregate, interval))
@@ -142,7 +146,7 @@ function parseParameters(params: QueryParams, config: QueryConfig, resumes: bool
   }
   const asOf = toAsOf(direction, tolerance, { from, to, limit, offset }, NAMES)
   if (!('symbol' in raw)) {
-    return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window, ...(asOf === undefined ? {} : { asOf }), ...selection })
+    return Object.freeze({ kind: 'several', symbols: symbols ?? 'all', ...window, ...(asOf === undefined ? {} : { asOf }), ...selection, ...validity })
   }
   if (interval !== undefined) {
     return Object.freeze({
@@ -153,12 +157,21 @@ function parseParameters(params: QueryParams, config: QueryConfig, resumes: bool
       ...(limit === undefined ? {} : { limit }),
       ...(fillMode === undefined ? {} : { fill: fillMode }),
       ...selection,
+      ...validity,
     })
   }
-  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window, ...(asOf === undefined ? {} : { asOf }), ...selection })
+  return Object.freeze({ kind: 'latest', symbol: raw.symbol as string, limit: limit ?? 1, offset, ...window, ...(asOf === undefined ? {} : { asOf }), ...selection, ...validity })
 }
 
 const AGGREGATES = ['candles', 'twap'] as const
+const VALIDITY = ['true', 'false'] as const
+/** What a query asking for validity windows holds (docs/semantics.md, "Validity windows"). */
+const VALID_UNTIL = Object.freeze({ validUntil: true as const })
+
+/** The refusal of `validUntil=true` (or the option) for a form whose answers hold no stored records. */
+export function validUntilRefusal(form: string, parameter = 'validUntil'): PriceStoreError {
+  return fail('PRICE_INVALID_QUERY', parameter, `${parameter} marks the records of an answer, and ${form}: ask it of the latest, history, several, as-of or range forms`)
+}
 
 /** A `cursor`'s own rule: empty (the first page) or a cursor's layout (engine/cursor.ts). */
 function checkCursor(value: unknown): string {

@@ -5,10 +5,11 @@ import type { AsOfDirection, CandlesQuery, CrossQuery, LatestQuery, Limits, Rang
 import { checkSignal } from '../rules/abort.js'
 import { DIRECTIONS, checkChoice, toAsOf, toFill } from './form-rules.js'
 import { toGrid } from './grid.js'
-import { checkLimit, checkOrder, checkSymbol } from './parse-query.js'
+import { checkLimit, checkOrder, checkSymbol, validUntilRefusal } from './parse-query.js'
 import { fail } from '../rules/query-errors.js'
 import { toCrossQuery, type CrossOptions } from './forms/cross-query.js'
 import type { QueryOptions } from './query-options.js'
+import { checkScope } from './read-scope.js'
 
 const NAMES = { from: 'from', to: 'to' } as const
 
@@ -26,8 +27,18 @@ export interface AsOfOptions {
   readonly tolerance?: number
 }
 
+/** The option of the record-answering forms: validity windows (docs/semantics.md, "Validity windows"). */
+export interface ValidUntilOption {
+  /**
+   * `true`: every record in the answer carries `validUntil`, the timestamp
+   * of the next record of its symbol in the store ((timestamp, id) order), or
+   * `null` for the symbol's newest. Default `false`: the answer as without it.
+   */
+  readonly validUntil?: boolean
+}
+
 /** Options of the latest-N and history forms. */
-export interface LatestOptions extends AsOfOptions, QueryOptions {
+export interface LatestOptions extends AsOfOptions, QueryOptions, ValidUntilOption {
   /** How many records, newest first (default 1, at most `maxLimit`). */
   readonly limit?: number
   /** How many of the newest records to skip first (default 0). */
@@ -39,13 +50,13 @@ export interface LatestOptions extends AsOfOptions, QueryOptions {
 }
 
 /** Options of the several-tokens form. */
-export interface SeveralOptions extends AsOfOptions, QueryOptions {
+export interface SeveralOptions extends AsOfOptions, QueryOptions, ValidUntilOption {
   readonly from?: number
   readonly to?: number
 }
 
 /** Options of the range form. */
-export interface RangeOptions extends QueryOptions {
+export interface RangeOptions extends QueryOptions, ValidUntilOption {
   /** First millisecond of the range (inclusive). */
   readonly from: number
   /** Last millisecond of the range (inclusive). */
@@ -100,7 +111,7 @@ export function toLatestQuery(symbol: unknown, rawOptions: unknown, limits: Limi
   const offset = optionalInteger('offset', options.offset, 'PRICE_INVALID_QUERY') ?? 0
   const window = toWindow(options)
   const asOf = typedAsOf(options, window, optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY'), offset)
-  return Object.freeze({ kind: 'latest', symbol, limit, offset, ...window, ...(asOf === undefined ? {} : { asOf }) })
+  return Object.freeze({ kind: 'latest', symbol, limit, offset, ...window, ...(asOf === undefined ? {} : { asOf }), ...validityOf(options) })
 }
 
 /** Validates the typed several-tokens arguments into a query; `undefined` symbols means every symbol. */
@@ -109,7 +120,7 @@ export function toSeveralQuery(symbols: unknown, rawOptions: unknown, limits: Li
   const list = symbols === undefined ? 'all' : symbolList(symbols, limits)
   const window = toWindow(options)
   const asOf = typedAsOf(options, window, undefined, 0)
-  return Object.freeze({ kind: 'several', symbols: list, ...window, ...(asOf === undefined ? {} : { asOf }) })
+  return Object.freeze({ kind: 'several', symbols: list, ...window, ...(asOf === undefined ? {} : { asOf }), ...validityOf(options) })
 }
 
 /** Validates the typed range options (with gap filling) into a query; `limit` may be left out. */
@@ -119,7 +130,9 @@ export function toRangeQuery(symbol: unknown, rawOptions: unknown, limits: Limit
 
 /** Validates the typed candles options into a query. */
 export function toCandlesQuery(symbol: unknown, rawOptions: unknown, limits: Limits): CandlesQuery {
-  return toBucketedQuery('candles', symbol, rawOptions, limits)
+  const query: CandlesQuery = toBucketedQuery('candles', symbol, rawOptions, limits)
+  if ((query as { readonly validUntil?: true }).validUntil === true) throw validUntilRefusal('candles are derived from records, not records')
+  return query
 }
 
 /** Validates the typed TWAP arguments into a query; `undefined` symbols means every symbol. */
@@ -128,6 +141,7 @@ export function toTwapQuery(symbols: unknown, rawOptions: unknown, limits: Limit
   const list = symbols === undefined ? 'all' : symbolList(symbols, limits)
   const { from, to } = toWindow(options)
   if (from === undefined || to === undefined) throw missing(from)
+  if (validityOf(options as ValidUntilOption).validUntil === true) throw validUntilRefusal('a TWAP is derived from records, not a record')
   return Object.freeze({ kind: 'twap', symbols: list, from, to })
 }
 
@@ -168,6 +182,16 @@ export function signalOf(rawOptions: unknown): AbortSignal | undefined {
   return checkSignal(optionsObject<QueryOptions>(rawOptions).signal)
 }
 
+/**
+ * The signal and scope of a plan-based read's options, checked.
+ * @throws PriceStoreError `PRICE_INVALID_QUERY` for options that are not an object, `PRICE_INVALID_OPTIONS` for a bad signal or scope
+ */
+export function readOptionsOf(rawOptions: unknown): QueryOptions {
+  const signal = signalOf(rawOptions)
+  const scope = checkScope((rawOptions as QueryOptions | undefined)?.scope)
+  return { ...(signal === undefined ? {} : { signal }), ...(scope === undefined ? {} : { scope }) }
+}
+
 function toBucketedQuery<K extends 'range' | 'candles'>(kind: K, symbol: unknown, rawOptions: unknown, limits: Limits): RangeQuery & CandlesQuery & { kind: K } {
   checkSymbol('symbol', symbol)
   const options = optionsObject<Partial<CandleOptions>>(rawOptions)
@@ -184,11 +208,22 @@ function toBucketedQuery<K extends 'range' | 'candles'>(kind: K, symbol: unknown
   const maxAge = optionalInteger('maxAge', options.maxAge, 'PRICE_INVALID_QUERY')
   const fillMode = toFill(fill, maxAge)
   if (from === undefined || to === undefined) throw missing(from)
+  const validity = validityOf(options)
   return Object.freeze({
     kind, symbol, ...toGrid(from, to, interval, origin), offset,
     ...(limit === undefined ? {} : { limit }),
     ...(fillMode === undefined ? {} : { fill: fillMode }),
+    ...validity,
   }) as RangeQuery & CandlesQuery & { kind: K }
+}
+
+/** The query's part for the `validUntil` option: `{ validUntil: true }` when asked, else nothing. @throws PriceStoreError `PRICE_INVALID_QUERY` */
+export function validityOf(options: ValidUntilOption): { readonly validUntil?: true } {
+  const { validUntil } = options
+  if (validUntil !== undefined && typeof validUntil !== 'boolean') {
+    throw fail('PRICE_INVALID_QUERY', 'validUntil', `validUntil must be true or false (got ${describeValue(validUntil)})`)
+  }
+  return validUntil === true ? { validUntil } : {}
 }
 
 function missing(from: number | undefined): Error {
@@ -266,6 +301,7 @@ export function toTypedCrossQuery(quote: unknown, base: unknown, rawOptions: unk
   const origin = checkedOrigin(options.origin)
   const limit = optionalInteger('limit', options.limit, 'PRICE_INVALID_QUERY')
   if (limit !== undefined) checkLimit(limit, limits.maxLimit)
+  if (validityOf(options as ValidUntilOption).validUntil === true) throw validUntilRefusal('a cross rate is derived from records, not one')
   return toCrossQuery({
     quote, base, maxAge: options.maxAge,
     from: optionalInteger('from', options.from, 'PRICE_INVALID_RANGE'), to: optionalInteger('to', options.to, 'PRICE_INVALID_RANGE'),

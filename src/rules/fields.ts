@@ -4,12 +4,15 @@ import { fail } from './query-errors.js'
 
 /**
  * The record fields a `fields` selection may name: a record's known fields,
- * the provider key joined on read, and the range form's `minutes`. Fields a
+ * the provider key joined on read, the range form's `minutes`, and the EVM
+ * signatures a RedStone record may carry. Fields a
  * writer added beyond these cannot be named (a typo must not pass as an
  * extra): a `drop` selection keeps them, a `keep` selection leaves them out.
  */
 export const RECORD_FIELDS = Object.freeze([
   'id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'providerPublicKey', 'minutes',
+  // RedStone's EVM signatures, which a record may carry besides (or instead of) `signature`.
+  'liteEvmSignature', 'evmSignature',
 ] as const)
 
 const KNOWN_FIELDS: ReadonlySet<string> = new Set(RECORD_FIELDS)

@@ -10,10 +10,14 @@
 import { asksPage, batchBinding, batchPageOf, batchPageSize, type BatchAsOfPage, type BatchAsOfPageOptions } from '../engine/batch-page.js'
 import { readCursor } from '../engine/cursor.js'
 import { runBatch, toBatchQuery, type BatchAsOfAnswer, type BatchAsOfOptions } from '../engine/forms/batch.js'
+import { scopedSource } from '../engine/read-scope.js'
+import type { ScanSource } from '../engine/scan-source.js'
+import { readOptionsOf } from '../engine/typed-queries.js'
 import { throwIfAborted } from '../rules/abort.js'
 import { fail } from '../rules/query-errors.js'
 import type { StoreParts } from './lifecycle/store-parts.js'
 import { checkedPosition, signedCursor } from './read/cursor-signing.js'
+import type { ReadView } from './read/read-view.js'
 
 export type { BatchAsOfAnswer, BatchAsOfEntry, BatchAsOfOptions, BatchTimeGrid } from '../engine/forms/batch.js'
 export type { BatchAsOfPage, BatchAsOfPageOptions } from '../engine/batch-page.js'
@@ -30,10 +34,11 @@ export function answerBatchAsOf(parts: StoreParts, options: BatchAsOfOptions): P
 export async function answerBatchAsOf(parts: StoreParts, options: BatchAsOfOptions): Promise<BatchAsOfAnswer | BatchAsOfPage> {
   const { reader } = parts
   const query = toBatchQuery(options, parts.options.limits)
-  const signal = (options as { signal?: AbortSignal } | undefined)?.signal
+  const { signal, scope } = readOptionsOf(options)
+  const scoped = (view: ReadView): ScanSource => (scope === undefined ? view : scopedSource(view, scope))
   if (!asksPage(options)) {
     throwIfAborted(signal)
-    return reader.read('answer the batch', (view) => runBatch(query, view, signal))
+    return reader.read('answer the batch', (view) => runBatch(query, scoped(view), signal))
   }
   const { pageSize, cursor } = options as { readonly pageSize?: unknown; readonly cursor?: unknown }
   const size = batchPageSize(pageSize)
@@ -44,7 +49,7 @@ export async function answerBatchAsOf(parts: StoreParts, options: BatchAsOfOptio
   const position = token === undefined ? undefined : await checkedPosition(parts, token, binding, 'time', ANOTHER_BATCH)
   throwIfAborted(signal)
   const page = batchPageOf(query, position, size)
-  const answer = await reader.read('answer the batch page', (view) => runBatch(page.query, view, signal))
+  const answer = await reader.read('answer the batch page', (view) => runBatch(page.query, scoped(view), signal))
   if (page.next === undefined) return { answer }
   return { answer, next: await signedCursor(parts, page.next, binding) }
 }

@@ -1,4 +1,3 @@
-import type { AbstractLevel } from 'abstract-level'
 import { executePlanDeferred } from '../engine/execute.js'
 import type { DeferredAnswer } from '../engine/deferred-answer.js'
 import { parseQuery } from '../engine/parse-query.js'
@@ -6,10 +5,10 @@ import type { QueryPlan } from '../engine/query-plan.js'
 import { typedAnswer } from '../engine/answer-form.js'
 import { answerBatchAsOf, type BatchAsOfAnswer, type BatchAsOfOptions, type BatchAsOfPage, type BatchAsOfPageOptions } from './batch-as-of.js'
 import type { CrossAnswerOf, CrossOptions } from '../engine/forms/cross-query.js'
-import { signalOf, toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery, toTypedCrossQuery } from '../engine/typed-queries.js'
+import { readOptionsOf, signalOf, toCandlesQuery, toLatestQuery, toRangeQuery, toSeveralQuery, toTwapQuery, toTypedCrossQuery } from '../engine/typed-queries.js'
 import type { CandleOptions, ExportOptions, FillOf, FillOptions, LatestOptions, QueryOptions, RangeOptions, SeveralOptions, TwapOptions } from '../engine/typed-queries.js'
 import type { Candle, CountedBucket, EmptyCandle, FilledPoint, Limits, NewPriceRecord, PriceAnswer, PriceRecord, Provider, QueryParams, SampledRecord, Twap, TypedAnswer } from '../types.js'
-import { closeStore, databaseAt, openStore } from './lifecycle/open-close.js'
+import { closeStore, databaseAt, openStore, type AnyLevel } from './lifecycle/open-close.js'
 import { asyncDispose, type StoreStatus } from './lifecycle/store-life.js'
 import { resolveOptions, type PriceStoreOptions } from './lifecycle/store-options.js'
 import { assembleStore, type StoreParts } from './lifecycle/store-parts.js'
@@ -18,6 +17,7 @@ import { isPlanShaped, streamOptions, type StreamOptions } from './read/query-ar
 import { answerPage, type PricePage } from './read/cursor-pages.js'
 import { backupWith, type BackupOptions, type BackupResult } from './services/backup.js'
 import { exportStore } from './services/export.js'
+import { storeFeeds, type FeedCatalogue, type FeedOptions } from './services/feeds.js'
 import { storeQuality, type QualityOptions, type QualityReport } from './services/quality.js'
 import { storeStats, type StoreStats } from './services/stats.js'
 import { verifyWith, type VerifyOptions, type VerifyReport } from './services/verify-report.js'
@@ -28,8 +28,6 @@ import type { PruneOptions, PruneResult } from './upkeep/prune-request.js'
 import type { BatchCommit, PutBatchOptions } from './write/batch-writer.js'
 
 export type { StoreStatus, BatchCommit, PutBatchOptions, PricePage }
-
-type AnyLevel = AbstractLevel<any, any, any>
 
 /**
  * An embedded store of signed price records for one provider, answering the query forms of `GET /prices`.
@@ -232,7 +230,7 @@ export class PriceStore {
    *   `PRICE_RANGE_TOO_LARGE`, `PRICE_NOT_OPEN` or `PRICE_ABORTED` (`options.signal`) code
    */
   async query(params: QueryParams, options: QueryOptions = {}): Promise<PriceAnswer> {
-    return this.#parts.reader.answer(this.plan(params), signalOf(options))
+    return this.#parts.reader.answer(this.plan(params), readOptionsOf(options))
   }
 
   /**
@@ -240,7 +238,7 @@ export class PriceStore {
    * pass it back as `cursor` with the same parameters. Stable while records are written (docs/semantics.md, "Cursors").
    * @throws PriceStoreError as {@link PriceStore.query}; `PRICE_INVALID_QUERY` (parameter `cursor`) for a bad cursor
    */
-  page(params: QueryParams, options: QueryOptions = {}): Promise<PricePage> { return answerPage(this.#parts, params, options) }
+  page(params: QueryParams, options: QueryOptions = {}): Promise<PricePage> { return answerPage(this.#parts, params, readOptionsOf(options)) }
 
   /**
    * Answers a `GET /prices` parameter set, or a plan made by {@link PriceStore.plan}, as
@@ -253,7 +251,7 @@ export class PriceStore {
    */
   async ask(request: QueryParams | QueryPlan, options: QueryOptions = {}): Promise<TypedAnswer> {
     const plan = isPlanShaped(request) ? request : this.plan(request)
-    return typedAnswer(plan.query, await this.#parts.reader.answerGiven(plan, signalOf(options)))
+    return typedAnswer(plan.query, await this.#parts.reader.answerGiven(plan, readOptionsOf(options)))
   }
 
   /**
@@ -267,7 +265,7 @@ export class PriceStore {
    * Answers a plan made by {@link PriceStore.plan}.
    * @throws PriceStoreError `PRICE_INVALID_QUERY` for anything else, and as {@link PriceStore.query}
    */
-  run(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer> { return this.#parts.reader.answerGiven(plan, signalOf(options)) }
+  run(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer> { return this.#parts.reader.answerGiven(plan, readOptionsOf(options)) }
 
   /**
    * The work a plan will do, in records: 1 for each record it returns and 1/8 for each it only reads, with the
@@ -289,7 +287,7 @@ export class PriceStore {
    * @throws PriceStoreError as {@link PriceStore.run}; reading an item may throw `PRICE_CORRUPT_VALUE`
    */
   runDeferred(plan: QueryPlan, options: QueryOptions = {}): Promise<PriceAnswer | DeferredAnswer> {
-    return this.#parts.reader.answerGiven(plan, signalOf(options), executePlanDeferred)
+    return this.#parts.reader.answerGiven(plan, readOptionsOf(options), executePlanDeferred)
   }
 
   /**
@@ -374,6 +372,9 @@ export class PriceStore {
 
   /** Feed quality per symbol over `from..to` (docs/semantics.md, "Feed quality"). @throws PriceStoreError `PRICE_INVALID_*`, `PRICE_RANGE_TOO_LARGE`, `PRICE_NOT_OPEN`, `PRICE_ABORTED` */
   quality(options: QualityOptions): Promise<QualityReport> { return storeQuality(this.#parts, options) }
+
+  /** A page of the feed catalogue: per symbol its counts, heartbeat, decimals, verdicts, sources, status (docs/api.md). @throws PriceStoreError */
+  feeds(options: FeedOptions = {}): Promise<FeedCatalogue> { return storeFeeds(this.#parts, options) }
 
   /**
    * A report on the signatures of the records `options` selects (as {@link PriceStore.export}'s): counts by the

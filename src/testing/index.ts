@@ -40,6 +40,7 @@ export type { ModelConfig, ModelResult, ModelPruneResult } from './reference-mod
 export { referenceQuality } from './reference-forms/quality.js'
 export type { ReferenceQualityOptions } from './reference-forms/quality.js'
 export { referenceBatchAsOf } from './reference-forms/batch-asof.js'
+export { referenceValidUntil } from './reference-forms/valid-until.js'
 export type { ReferenceBatchEntry } from './reference-forms/batch-asof.js'
 export { referenceCross, referenceLatestCross } from './reference-forms/cross.js'
 export type { ReferenceCross } from './reference-forms/cross.js'

@@ -14,6 +14,7 @@ import { referenceRange } from './reference-forms/range.js'
 import { referenceCountedCandles, referenceCountedRange } from './reference-forms/empty-buckets.js'
 import { referenceTwap } from './reference-forms/twap.js'
 import { referenceCrossQuery } from './reference-forms/cross.js'
+import { referenceMarker } from './reference-forms/valid-until.js'
 
 export { ModelTooBig, NearNumber }
 
@@ -30,7 +31,7 @@ export type ModelResult =
 
 const KNOWN = [
   'symbol', 'symbols', 'provider', 'limit', 'offset', 'fromTimestamp', 'toTimestamp', 'interval',
-  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields', 'quote', 'base',
+  'aggregate', 'fill', 'maxAge', 'origin', 'direction', 'tolerance', 'fields', 'quote', 'base', 'validUntil',
 ] as const
 type Known = (typeof KNOWN)[number]
 
@@ -203,13 +204,21 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   if (direction !== undefined && !['before', 'after', 'nearest'].includes(direction)) fail('PRICE_INVALID_QUERY', 'direction')
   const tolerance = number('tolerance', 'PRICE_INVALID_QUERY')
   const fieldsText = raw.get('fields')
-  const fields = fieldsText === undefined ? undefined : referenceFieldSelection(fieldsText) ?? fail('PRICE_INVALID_QUERY', 'fields')
+  const validText = raw.get('validUntil')
+  if (validText !== undefined && validText !== 'true' && validText !== 'false') fail('PRICE_INVALID_QUERY', 'validUntil')
+  const valid = validText === 'true'
+  const selected = fieldsText === undefined ? undefined : referenceFieldSelection(fieldsText, valid) ?? fail('PRICE_INVALID_QUERY', 'fields')
+  // With validUntil=true every record is marked before it is selected; the selection keeps the mark.
+  const mark = valid ? referenceMarker(records) : undefined
+  const fields = mark === undefined ? selected : <T extends object>(record: T): T => (selected === undefined ? mark(record) : selected(mark(record)))
   for (const name of ['quote', 'base'] as const) if (raw.has(name) && !isValidSymbol(raw.get(name)!)) fail('PRICE_INVALID_SYMBOL', name)
   if (raw.has('quote') || raw.has('base')) {
     const crossed = referenceCrossQuery(records, {
       ...defined({ quote: raw.get('quote'), base: raw.get('base'), maxAge, from, to, interval, origin: originText === undefined ? undefined : origin, aggregate, offset, limit }),
-      given: [...raw.keys()],
+      given: [...raw.keys()].filter((name) => name !== 'validUntil'),
     }, config.limits.maxRangePoints)
+    if ('error' in crossed && crossed.whileAnswering !== true) throw new ModelError(crossed.error, [crossed.parameter], crossed.details)
+    if (valid) fail('PRICE_INVALID_QUERY', 'validUntil')
     if ('answer' in crossed) return crossed.answer as PriceAnswer
     throw new ModelError(crossed.error, [crossed.parameter], crossed.details, crossed.whileAnswering === true)
   }
@@ -226,6 +235,7 @@ function answer(records: readonly PriceRecord[], params: QueryParams, config: Mo
   const directed = direction !== undefined || tolerance !== undefined
   if (directed && (interval !== undefined || aggregate !== undefined)) fail('PRICE_INVALID_QUERY', 'direction', 'tolerance')
   if (maxAge !== undefined && (fill === undefined || fill === 'none')) fail('PRICE_INVALID_QUERY', 'maxAge')
+  if (valid && aggregate !== undefined) fail('PRICE_INVALID_QUERY', 'validUntil')
   if (from !== undefined && to !== undefined && from > to) fail('PRICE_INVALID_RANGE', 'fromTimestamp', 'toTimestamp')
   if (aggregate !== 'twap' && directed) {
     if (to === undefined) fail('PRICE_INVALID_QUERY', 'direction', 'tolerance')
@@ -292,14 +302,16 @@ function selectTwap(twap: Twap, fields: <T extends object>(record: T) => T): Twa
 }
 
 /** The record fields `fields` may name (docs/semantics.md, "Field selection"), written here again: the model shares no code with the engine. */
-export const SELECTABLE_FIELDS: readonly string[] = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'providerPublicKey', 'minutes']
+export const SELECTABLE_FIELDS: readonly string[] = [
+  'id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'providerPublicKey', 'minutes', 'liteEvmSignature', 'evmSignature',
+]
 
 /**
  * A `fields` value as the function that takes the unselected keys out of a
  * record (or record reference), or undefined when the value is malformed:
  * empty, an empty or unknown entry, or bare and `-` entries mixed.
  */
-function referenceFieldSelection(text: string): (<T extends object>(record: T) => T) | undefined {
+function referenceFieldSelection(text: string, keepValidUntil = false): (<T extends object>(record: T) => T) | undefined {
   const entries = text.split(',')
   const drop = entries.every((entry) => entry.startsWith('-'))
   if (!drop && entries.some((entry) => entry.startsWith('-'))) return undefined
@@ -308,7 +320,7 @@ function referenceFieldSelection(text: string): (<T extends object>(record: T) =
   return <T extends object>(record: T): T => {
     const out = {}
     for (const key of Object.keys(record)) {
-      if (names.includes(key) !== drop) define(out, key, (record as Record<string, unknown>)[key])
+      if (names.includes(key) !== drop || (keepValidUntil && key === 'validUntil')) define(out, key, (record as Record<string, unknown>)[key])
     }
     return out as T
   }

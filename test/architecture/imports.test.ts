@@ -84,16 +84,18 @@ describe('the import graph of src/', () => {
     // The rooms each room may take values from (types may cross freely, but core/ takes nothing, not even types).
     const ROOMS: Record<string, readonly string[]> = {
       core: [],
+      // Read keys: who a request's reader is, and what it may see; the endpoints keep each reader to it.
+      access: ['core'],
       admission: ['core'],
       capabilities: ['core'],
-      prices: ['core', 'admission', 'capabilities'],
+      prices: ['core', 'access', 'admission', 'capabilities'],
       udf: ['core', 'admission', 'capabilities', 'prices'],
       observe: ['core', 'admission', 'capabilities'],
-      live: ['core', 'capabilities'],
+      live: ['core', 'access', 'capabilities'],
       routes: ['core'],
-      'route-table': ['core', 'prices', 'udf', 'live', 'routes'],
-      handler: ['core', 'admission', 'capabilities', 'observe', 'live', 'routes', 'route-table'],
-      ws: ['core', 'capabilities', 'live', 'routes'],
+      'route-table': ['core', 'access', 'prices', 'udf', 'live', 'routes'],
+      handler: ['core', 'access', 'admission', 'capabilities', 'observe', 'live', 'routes', 'route-table'],
+      ws: ['core', 'access', 'capabilities', 'live', 'routes'],
       node: ['core', 'admission', 'capabilities', 'prices', 'handler', 'routes', 'route-table', 'ws'],
     }
     const roomOf = (file: string): string => (file.split('/')[2] as string).replace(/\.ts$/, '')

@@ -95,7 +95,7 @@ describe('price-store export', () => {
     const file = join(dir, 'never.ndjson')
     const cases: [string[], RegExp][] = [
       [['--formt', 'csv'], /unknown option --formt \(did you mean --format\?\); see "price-store export --help"/],
-      [['--format', 'xml'], /--format must be ndjson or csv \(got "xml"\)/],
+      [['--format', 'xml'], /--format must be ndjson, csv or parquet \(got "xml"\)/],
       [['--from', '10', '--to', '5'], /--from must not be after --to/],
       [['--from', 'yesterday'], /--from must be a time/],
       [['--symbol', ''], /--symbol needs a symbol/],

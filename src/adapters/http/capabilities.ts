@@ -34,6 +34,8 @@ export interface StoreSupports {
   readonly verify: boolean
   /** `batchAsOf`: `/prices/batch` (batch as-of). */
   readonly batch: boolean
+  /** `feeds`: `GET /feeds` (the feed catalogue). */
+  readonly feeds: boolean
 }
 
 /**
@@ -41,7 +43,7 @@ export interface StoreSupports {
  * or what the host configures (a write token, metrics, a backup directory),
  * whose endpoint declines to be built without it.
  */
-export type EndpointNeed = 'charts' | 'watch' | 'export' | 'stats' | 'quality' | 'verify' | 'batch' | ConfiguredNeed
+export type EndpointNeed = 'charts' | 'watch' | 'export' | 'stats' | 'quality' | 'verify' | 'batch' | 'feeds' | ConfiguredNeed
 
 /** The needs the host's options meet, not the store. */
 export type ConfiguredNeed = 'writeToken' | 'metrics' | 'backupDir'
@@ -74,6 +76,7 @@ interface Members {
   readonly quality?: unknown
   readonly verify?: unknown
   readonly batchAsOf?: unknown
+  readonly feeds?: unknown
 }
 
 /** The manifest of `store`: what it can do, from the members it has now. */
@@ -95,5 +98,6 @@ export function supportsOf(store: object): StoreSupports {
     quality: method(has.quality),
     verify: method(has.verify),
     batch: method(has.batchAsOf),
+    feeds: method(has.feeds),
   }
 }

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../rules/options.js'
+import { ReadAccess, Reader, admitReader } from './access/read-access.js'
+import type { ReadKeysOptions } from './access/read-keys.js'
 import { QueryGate } from './admission/query-gate.js'
 import type { QueryLimitOptions, QueryLoad } from './admission/query-limits.js'
 import { storeMeets, supportsOf } from './capabilities.js'
@@ -59,6 +61,13 @@ export interface PricesHandlerOptions extends AnswerOptions, QueryLimitOptions, 
   readonly compression?: boolean | CompressionOptions
   /** Lets web pages of other origins read (GET and HEAD, never writes): off by default. See {@link CorsOptions}. */
   readonly cors?: CorsOptions
+  /**
+   * Read keys: each reader's budgets (requests and query cost per window),
+   * delay, symbols and fields, and whether readers without a key may read
+   * (see {@link ReadKeysOptions}; docs/http.md, "Read keys"). Default none:
+   * reads are open and admitted by the query gate alone.
+   */
+  readonly readKeys?: ReadKeysOptions
 }
 
 /** Default size, in records, above which a `/prices` answer is streamed (about 350 KB of JSON). */
@@ -128,8 +137,9 @@ export function createRoutedHandler(store: PricesQueryable, options: PricesHandl
   }
   const replication = checkReplicaOptions(options)
   const floor = new PositionFloor(store, replication, options)
+  const access = options.readKeys === undefined ? undefined : ReadAccess.of(options.readKeys)
   const counters = new LiveCounters()
-  const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters, replica: replication.replica }) : undefined
+  const metrics = options.metrics === true ? new HandlerMetrics({ store, supports, gate, counters, replica: replication.replica, access }) : undefined
   const hooks = createRequestHooks(metrics, options)
   const closers: (() => Promise<void>)[] = []
   const basePath = checkBasePath(options.basePath)
@@ -159,6 +169,17 @@ export function createRoutedHandler(store: PricesQueryable, options: PricesHandl
         if (preflight) return answerPreflight(cors, req, res, typeof target === 'string' ? target : '', routed)
         if (isCorsRead(routed)) cors.allowRead(req, res)
       }
+      let reader: Reader | undefined
+      if (access !== undefined && routed !== undefined && 'row' in routed && routed.row.readers !== undefined) {
+        const admitted = admitReader(access, routed.row.readers, req, routed.row.paths[0] as string)
+        if (!(admitted instanceof Reader)) {
+          req.resume()
+          sendAnswer(res, admitted, head)
+          return
+        }
+        reader = admitted
+        trace?.readBy(reader.id)
+      }
       if (routed !== undefined && 'row' in routed && routed.row.floor !== undefined) {
         // "At least position P": checked before the query is admitted, so a read that waits holds no slot.
         const asked = floor.check(req, res, routed.params)
@@ -167,11 +188,11 @@ export function createRoutedHandler(store: PricesQueryable, options: PricesHandl
           const keepsBody = req.method === 'POST' && !('status' in asked)
           if (!keepsBody) req.resume()
           if ('status' in asked) sendAnswer(res, floorAnswer(asked, routed.row.floor === 'udf'), head)
-          else afterFloor(asked, req, res, head, arrivedAt, routed, trace)
+          else afterFloor(asked, req, res, head, arrivedAt, routed, trace, reader)
           return
         }
       }
-      serve(req, res, head, arrivedAt, routed, trace)
+      serve(req, res, head, arrivedAt, routed, trace, reader)
     } catch (err) {
       failRequest(options, res, err, head)
     }
@@ -190,23 +211,26 @@ export function createRoutedHandler(store: PricesQueryable, options: PricesHandl
 
   /** Serves a request once its position floor, if any, is reached; answers its refusal otherwise. */
   const afterFloor = (
-    asked: Promise<FloorRefusal | undefined>, req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: RowRoute, trace: RequestTrace | undefined,
+    asked: Promise<FloorRefusal | undefined>, req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: RowRoute,
+    trace: RequestTrace | undefined, reader: Reader | undefined,
   ): void => {
     asked.then(
       (refusal) => {
         if (refusal !== undefined) sendAnswer(res, floorAnswer(refusal, routed.row.floor === 'udf'), head)
-        else if (!res.destroyed) serve(req, res, head, arrivedAt, routed, trace)
+        else if (!res.destroyed) serve(req, res, head, arrivedAt, routed, trace, reader)
       },
       (err: unknown) => failRequest(options, res, err, head),
     )
   }
 
   /** Serves a routed request (or answers 404 for one that is not ours, when there is no `next`). */
-  const serve = (req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: Route | undefined, trace: RequestTrace | undefined): void => {
+  const serve = (
+    req: IncomingMessage, res: ServerResponse, head: boolean, arrivedAt: number, routed: Route | undefined, trace: RequestTrace | undefined, reader?: Reader,
+  ): void => {
     try {
       if (routed !== undefined && 'row' in routed) {
         // The row's server owns the request from here, its body included.
-        servers.get(routed.row)?.({ req, res, params: routed.params, head, arrivedAt, compression, trace })
+        servers.get(routed.row)?.({ req, res, params: routed.params, head, arrivedAt, compression, trace, reader })
         return
       }
       // Bodies mean nothing here; draining them keeps a keep-alive connection usable.

@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { QueryPlan } from '../../engine/query-plan.js'
+import type { Reader } from './access/read-access.js'
+import { forbiddenSymbol } from './access/reader-request.js'
 import type { QueryGate } from './admission/query-gate.js'
 import type { EndpointNeed } from './capabilities.js'
 import type { ErrorReportOptions } from './core/answer.js'
@@ -15,6 +17,7 @@ import { answerThroughGate, type PricesRequest } from './prices/through-gate.js'
 import { OPENAPI_PATH, type RouteMethod, type RoutedRow } from './routes.js'
 import { CHART_SCRIPT_PATH, ChartPage, type ChartPageOptions } from './udf/chart-page.js'
 import { historyThroughGate } from './udf/udf-gate.js'
+import { scopedHistorySource } from './udf/udf-history.js'
 import { answerUdf, type UdfEndpoint, type UdfSource } from './udf/udf.js'
 
 /*
@@ -32,6 +35,14 @@ export interface RouteRow extends RoutedRow {
   readonly cors: 'read' | 'closed'
   /** It reads the store's data, so a `minPosition` floor applies, refused in this error shape; none: no floor. */
   readonly floor?: 'json' | 'udf'
+  /**
+   * How read keys meter it (when the server has them): `scoped` answers
+   * within a reader's scope (its delay, symbols and fields); `catalogue`
+   * tells of symbols, not records, to any reader; `whole` answers from every
+   * record, so a reader with a scope is refused 403. None: not metered (health,
+   * the OpenAPI document, the chart page, writes and the operator's endpoints).
+   */
+  readonly readers?: 'scoped' | 'catalogue' | 'whole'
   /** Its `operationId`s in docs/openapi.yaml (each under one of its paths, with one of its methods). */
   readonly operations: readonly string[]
   /** Builds its server for one handler, or declines (`undefined`) when the options do not ask for it. */
@@ -70,23 +81,24 @@ const PRICES_PATHS = ['/prices', '/prices/']
 
 /** The endpoints, in the order their servers are built (options are checked in that order) and `allow` lists methods. */
 export const ROUTES: readonly RouteRow[] = [
-  { endpoint: 'prices', paths: PRICES_PATHS, methods: READ, cors: 'read', floor: 'json', operations: ['getPrices', 'headPrices'], open: pricesServer },
+  { endpoint: 'prices', paths: PRICES_PATHS, methods: READ, cors: 'read', readers: 'scoped', floor: 'json', operations: ['getPrices', 'headPrices'], open: pricesServer },
   {
     endpoint: 'write', paths: PRICES_PATHS, methods: ['POST'], needs: 'writeToken', cors: 'closed', operations: ['postPrices'],
     refusal: 'this server takes no writes (it was started without a write token)', open: live.openWrite,
   },
-  { endpoint: 'stream', paths: ['/prices/stream'], methods: READ, needs: 'watch', cors: 'read', operations: ['streamPrices', 'headPricesStream'], open: live.openStream },
-  { endpoint: 'export', paths: ['/prices/export'], methods: READ, needs: 'export', cors: 'read', floor: 'json', operations: ['exportPrices', 'headExportPrices'], open: live.openExport },
-  { endpoint: 'stats', paths: ['/stats'], methods: READ, needs: 'stats', cors: 'read', floor: 'json', operations: ['getStats'], open: live.openStats },
-  { endpoint: 'quality', paths: ['/prices/quality'], methods: READ, needs: 'quality', cors: 'read', floor: 'json', operations: ['getQuality'], open: live.openQuality },
-  { endpoint: 'verify', paths: ['/prices/verify'], methods: READ, needs: 'verify', cors: 'read', floor: 'json', operations: ['getVerify'], open: live.openVerify },
+  { endpoint: 'stream', paths: ['/prices/stream'], methods: READ, needs: 'watch', cors: 'read', readers: 'scoped', operations: ['streamPrices', 'headPricesStream'], open: live.openStream },
+  { endpoint: 'export', paths: ['/prices/export'], methods: READ, needs: 'export', cors: 'read', readers: 'scoped', floor: 'json', operations: ['exportPrices', 'headExportPrices'], open: live.openExport },
+  { endpoint: 'stats', paths: ['/stats'], methods: READ, needs: 'stats', cors: 'read', readers: 'whole', floor: 'json', operations: ['getStats'], open: live.openStats },
+  { endpoint: 'feeds', paths: ['/feeds'], methods: READ, needs: 'feeds', cors: 'read', readers: 'whole', floor: 'json', operations: ['getFeeds'], open: live.openFeeds },
+  { endpoint: 'quality', paths: ['/prices/quality'], methods: READ, needs: 'quality', cors: 'read', readers: 'whole', floor: 'json', operations: ['getQuality'], open: live.openQuality },
+  { endpoint: 'verify', paths: ['/prices/verify'], methods: READ, needs: 'verify', cors: 'read', readers: 'whole', floor: 'json', operations: ['getVerify'], open: live.openVerify },
   { endpoint: 'health', paths: ['/health'], methods: READ, cors: 'read', operations: ['getHealth'], open: live.openHealth },
   { endpoint: 'metrics', paths: ['/metrics'], methods: READ, needs: 'metrics', cors: 'closed', operations: ['getMetrics'], open: live.openMetrics },
   // The one route that takes POST only: it changes the server's disk.
   { endpoint: 'backup', paths: ['/admin/backup'], methods: ['POST'], needs: 'backupDir', cors: 'closed', operations: ['postBackup'], open: live.openBackup },
   // A read that may carry its batch as a JSON body: its POST needs no write token.
   {
-    endpoint: 'batch', paths: ['/prices/batch'], methods: ['GET', 'HEAD', 'POST'], needs: 'batch', cors: 'read', floor: 'json',
+    endpoint: 'batch', paths: ['/prices/batch'], methods: ['GET', 'HEAD', 'POST'], needs: 'batch', cors: 'read', readers: 'scoped', floor: 'json',
     operations: ['getBatch', 'headBatch', 'postBatch'], open: batchServer,
   },
   udfRow('config', 'getUdfConfig'),
@@ -102,7 +114,8 @@ export const ROUTES: readonly RouteRow[] = [
 
 /** A row of TradingView's UDF protocol under `/udf/`; `floor` for those that read the store's records. */
 function udfRow(name: UdfEndpoint, operation: string, floor?: 'udf'): RouteRow {
-  const row = { endpoint: `udf_${name}`, paths: [`/udf/${name}`], methods: READ, needs: 'charts', cors: 'read', operations: [operation] } as const
+  const readers = name === 'history' ? 'scoped' : 'catalogue'
+  const row = { endpoint: `udf_${name}`, paths: [`/udf/${name}`], methods: READ, needs: 'charts', cors: 'read', readers, operations: [operation] } as const
   return { ...row, ...(floor === undefined ? {} : { floor }), open: (parts) => udfServer(parts, name) }
 }
 
@@ -113,9 +126,9 @@ function udfRow(name: UdfEndpoint, operation: string, floor?: 'udf'): RouteRow {
 
 function pricesServer(parts: RouteParts): RouteServer {
   const { gate, store, supports, pricesOptions, options, send } = parts
-  return ({ req, res, params, head, arrivedAt, trace }) => {
+  return ({ req, res, params, head, arrivedAt, trace, reader }) => {
     req.resume() // bodies mean nothing here; draining them keeps a keep-alive connection usable
-    answerThroughGate(gate, store, supports, params, pricesOptions, new GateRequest(arrivedAt, res, trace)).then(
+    answerThroughGate(gate, store, supports, params, pricesOptions, new GateRequest(arrivedAt, res, trace, reader)).then(
       (answer) => sendOrFail(options, res, answer, head, send),
       (err: unknown) => failRequest(options, res, err, head),
     )
@@ -124,9 +137,9 @@ function pricesServer(parts: RouteParts): RouteServer {
 
 function batchServer(parts: RouteParts): RouteServer {
   const { gate, store, pricesOptions, options, send } = parts
-  return ({ req, res, params, head, arrivedAt, trace }) => {
+  return ({ req, res, params, head, arrivedAt, trace, reader }) => {
     // Reads its own body (POST).
-    answerBatch(gate, store as unknown as BatchSource, req, params, pricesOptions, new GateRequest(arrivedAt, res, trace)).then(
+    answerBatch(gate, store as unknown as BatchSource, req, params, pricesOptions, new GateRequest(arrivedAt, res, trace, reader)).then(
       (answer) => sendOrFail(options, res, answer, head, send),
       (err: unknown) => failRequest(options, res, err, head),
     )
@@ -135,10 +148,16 @@ function batchServer(parts: RouteParts): RouteServer {
 
 function udfServer(parts: RouteParts, endpoint: UdfEndpoint): RouteServer {
   const { gate, store, supports, options, send } = parts
-  return ({ req, res, params, head, arrivedAt, trace }) => {
+  return ({ req, res, params, head, arrivedAt, trace, reader }) => {
     req.resume()
-    const runHistory = historyThroughGate(gate, store, supports, options, new GateRequest(arrivedAt, res, trace))
-    answerUdf(store as unknown as UdfSource, endpoint, params, { ...options, runHistory }).then(
+    const refused = endpoint === 'history' ? forbiddenSymbol(reader, params.getAll('symbol')) : undefined
+    if (refused !== undefined) return sendAnswer(res, refused, head)
+    const runHistory = historyThroughGate(gate, store, supports, options, new GateRequest(arrivedAt, res, trace, reader))
+    const udf = store as unknown as UdfSource
+    const scope = endpoint === 'history' ? reader?.scope() : undefined
+    // Reads of history go through the reader's scope; the history plan needs the store's limits alone besides.
+    const source: UdfSource = scope === undefined ? udf : ({ ...scopedHistorySource(udf, scope), limits: udf.limits } as unknown as UdfSource)
+    answerUdf(source, endpoint, params, { ...options, runHistory }).then(
       (ready) => sendOrFail(options, res, ready, head, send),
       (err: unknown) => failRequest(options, res, err, head),
     )
@@ -167,6 +186,7 @@ class GateRequest implements PricesRequest {
     readonly arrivedAt: number,
     readonly res: ServerResponse,
     readonly trace: RequestTrace | undefined,
+    readonly reader: Reader | undefined,
   ) {}
 
   /** Tells the request's observation (metrics, access log) its query's plan. */

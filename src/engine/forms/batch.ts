@@ -12,8 +12,10 @@ import { throwIfAborted } from '../../rules/abort.js'
 import { fail } from '../../rules/query-errors.js'
 import type { AsOfDirection, Limits, PriceRecord } from '../../types.js'
 import { batchRowsOf } from '../kernels/batch-as-of.js'
+import type { ReadScope } from '../read-scope.js'
 import type { ScanRow, ScanSource } from '../scan-source.js'
-import { optionsObject, symbolList, toSeveralQuery } from '../typed-queries.js'
+import { optionsObject, symbolList, toSeveralQuery, validityOf } from '../typed-queries.js'
+import { timesInOrder } from '../valid-until.js'
 
 /** The most times one batch may hold (a list, or the points of a grid). */
 export const MAX_BATCH_TIMES = 10_000
@@ -39,7 +41,11 @@ export interface BatchAsOfOptions {
   readonly direction?: AsOfDirection
   /** As the as-of form: the most ms the record may lie from the time. */
   readonly tolerance?: number
+  /** `true`: each entry's record carries `validUntil` (docs/semantics.md, "Validity windows"). */
+  readonly validUntil?: boolean
   readonly signal?: AbortSignal
+  /** What the batch may see (see `QueryOptions.scope`). */
+  readonly scope?: ReadScope
 }
 
 /** One entry of a batch: the record in force at the time, and its age `time − record.timestamp` (ms). */
@@ -61,6 +67,8 @@ export interface BatchQuery {
   readonly times: readonly number[]
   readonly direction: AsOfDirection
   readonly tolerance?: number
+  /** Present (true) only when asked: each entry's record carries `validUntil`. */
+  readonly validUntil?: true
 }
 
 /**
@@ -78,7 +86,7 @@ export function toBatchQuery(rawOptions: unknown, limits: Limits): BatchQuery {
   // The several form's as-of rules check direction and tolerance, so both forms refuse the same input.
   const asOf = toSeveralQuery(list, { to: times[0], direction: options.direction, tolerance: options.tolerance }, limits).asOf
   const direction = asOf?.direction ?? 'before'
-  return Object.freeze({ symbols: list, times: Object.freeze(times), direction, ...(asOf?.tolerance === undefined ? {} : { tolerance: asOf.tolerance }) })
+  return Object.freeze({ symbols: list, times: Object.freeze(times), direction, ...(asOf?.tolerance === undefined ? {} : { tolerance: asOf.tolerance }), ...validityOf(options) })
 }
 
 /** The batch's times, sorted and distinct, after checking them. @throws PriceStoreError `PRICE_INVALID_QUERY` */
@@ -135,14 +143,24 @@ export async function runBatch(query: BatchQuery, source: ScanSource, signal?: A
   const keys = query.times.map(String)
   for await (const { symbol, rows } of batchRows(query, source, signal)) {
     const entries: Record<string, BatchAsOfEntry | null> = {}
+    const until = query.validUntil === true ? await validUntilOfRows(source, symbol, rows) : undefined
     for (let i = 0; i < keys.length; i++) {
       const row = rows[i]
-      setOwn(entries, keys[i] as string, row === undefined ? null : { record: row.record(), age: (query.times[i] as number) - row.timestamp })
+      const record = row === undefined ? undefined : until === undefined ? row.record() : { ...row.record(), validUntil: until[i] as number | null }
+      setOwn(entries, keys[i] as string, row === undefined ? null : { record: record as PriceRecord, age: (query.times[i] as number) - row.timestamp })
     }
     // Symbols are data, not property names: `__proto__` or `constructor` must stay plain entries.
     setOwn(answer, symbol, entries)
   }
   return answer
+}
+
+/** The `validUntil` of each chosen row, `undefined` where none was chosen. */
+async function validUntilOfRows(source: ScanSource, symbol: string, rows: readonly (ScanRow | undefined)[]): Promise<(number | null | undefined)[]> {
+  const chosen = rows.filter((row): row is ScanRow => row !== undefined)
+  const times = await timesInOrder(source, symbol, chosen.map((row) => ({ timestamp: row.timestamp, id: (row.ref?.() ?? row.record()).id })))
+  let next = 0
+  return rows.map((row) => (row === undefined ? undefined : times[next++]))
 }
 
 function setOwn<T>(target: Record<string, T>, key: string, value: T): void {

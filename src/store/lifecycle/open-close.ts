@@ -21,6 +21,9 @@ const CLASSIC_LEVEL_OPTIONS = {
   maxFileSize: 32 * 1024 * 1024,
 } as const
 
+/** Any abstract-level database, whatever its encodings (the store keeps its data in sublevels with their own). */
+export type AnyLevel = AbstractLevel<any, any, any>
+
 /**
  * The database at `location`: a directory (classic-level, created when missing when opened), or the database given.
  * @throws PriceStoreError `PRICE_INVALID_OPTIONS` for an empty location

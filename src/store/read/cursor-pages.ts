@@ -57,7 +57,7 @@ async function pageOutcome(
   let slack = 0
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const plan = planPage(query, position, cap, slack)
-    const outcome = await reader.answer(plan, options.signal, (made, source, opts) => runPage(query, position, made, source, opts))
+    const outcome = await reader.answer(plan, options, (made, source, opts) => runPage(query, position, made, source, opts))
     if (outcome.retry !== true) return outcome
     slack = Math.max(8, slack * 2)
   }

@@ -111,6 +111,12 @@ export class ReadState implements ViewCaches, StoreMemory {
     this.#chunks = new Lru(options.chunkBytes, (chunk) => chunk.weight)
   }
 
+  /** The counter of changes to sealed data (seals, prunes, failed writes): with the commit position, what a reader's cache is keyed on. */
+  get version(): number { return this.#version }
+
+  /** No seal or prune is between the database and memory: a view taken now holds the sealed data of {@link version}. */
+  get settled(): boolean { return !this.#sealing }
+
   /** The open area as of the last commit. */
   get open(): OpenArea {
     return this.#open

@@ -9,6 +9,7 @@ import { costOf } from '../../engine/cost.js'
 import { formFor } from '../../engine/forms/index.js'
 import { checkPlan, planQuery } from '../../engine/plan.js'
 import type { QueryPlan } from '../../engine/query-plan.js'
+import { scopedSource } from '../../engine/read-scope.js'
 import type { ScanSource } from '../../engine/scan-source.js'
 import type { QueryOptions } from '../../engine/typed-queries.js'
 import { releaseOnAbort, throwIfAborted } from '../../rules/abort.js'
@@ -40,24 +41,30 @@ export class StoreReader {
   }
 
   /** Answers a plan a caller gave, checked first: `PRICE_INVALID_QUERY` for anything but a plan the engine made. */
-  async answerGiven<T = PriceAnswer>(plan: QueryPlan, signal: AbortSignal | undefined, execute: PlanRunner<T> = executePlan as never): Promise<T> {
+  async answerGiven<T = PriceAnswer>(plan: QueryPlan, options: QueryOptions, execute: PlanRunner<T> = executePlan as never): Promise<T> {
     checkPlan(plan)
-    return this.answer(plan, signal, execute)
+    return this.answer(plan, options, execute)
   }
 
   /** Plans a query and answers it (see {@link StoreReader.answer}). */
   answerQuery(query: PriceQuery, signal: AbortSignal | undefined): Promise<PriceAnswer> {
-    return this.answer(this.plan(query), signal)
+    return this.answer(this.plan(query), signal === undefined ? {} : { signal })
   }
 
   /**
    * Answers a plan from the hot tails when they hold every row its reads
-   * need (loading missing tails first), otherwise from a view.
+   * need (loading missing tails first), otherwise from a view; within
+   * `options.scope` when given (the source is then seen through it).
    */
-  async answer<T = PriceAnswer>(plan: QueryPlan, signal: AbortSignal | undefined, execute: PlanRunner<T> = executePlan as never): Promise<T> {
+  async answer<T = PriceAnswer>(plan: QueryPlan, readOptions: QueryOptions, execute: PlanRunner<T> = executePlan as never): Promise<T> {
     this.#assertOpen()
+    const { signal, scope } = readOptions
     throwIfAborted(signal)
     const options = signal === undefined ? {} : { signal }
+    if (scope !== undefined) {
+      const inner = execute
+      execute = (made, source, opts) => inner(made, scopedSource(source, scope), opts)
+    }
     const state = this.#state
     const tails = state.tails
     if (tails !== undefined) {

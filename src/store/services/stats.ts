@@ -15,7 +15,7 @@ import type { AbstractLevel } from 'abstract-level'
 import { throwIfAborted } from '../../rules/abort.js'
 import { STORE_FORMAT } from '../../keys/format-version.js'
 import type { Provider } from '../../types.js'
-import type { HeadsIndex } from '../heads/heads-index.js'
+import type { HeadsIndex, SealedCounts } from '../heads/heads-index.js'
 import type { ReadView } from '../read/read-view.js'
 import type { StoreReader } from '../read/store-reader.js'
 import type { IngestVerifier, SignatureCounts } from '../signatures/ingest-verifier.js'
@@ -85,10 +85,16 @@ export async function storeStats(source: StatsSource, signal: AbortSignal | unde
   return Object.freeze({ ...stats, disk: await diskUsage(db), signatures: { policy: ingest.policy, ...ingest.counts() } })
 }
 
-/** Reads the statistics of `view` (everything but the disk usage, which is not part of a snapshot). */
-export async function readStats(view: ReadView, heads: HeadsIndex, provider: Provider, signal: AbortSignal | undefined): Promise<Omit<StoreStats, 'disk'>> {
+/**
+ * Reads the statistics of `view` (everything but the disk usage, which is not part of a snapshot). `sealed`: the
+ * sealed hours' counts when the caller holds them for the view's sealed data (the feed catalogue keeps them between
+ * seals); read from the heads index otherwise.
+ */
+export async function readStats(
+  view: ReadView, heads: HeadsIndex, provider: Provider, signal: AbortSignal | undefined, sealed?: SealedCounts,
+): Promise<Omit<StoreStats, 'disk'>> {
   // One pass over the heads index in the view's snapshot: each sealed hour's record count.
-  const sealed = await heads.sealedCounts(view.readOptions, signal)
+  sealed ??= await heads.sealedCounts(view.readOptions, signal)
   const open = view.openArea
   const perSymbol: SymbolStats[] = []
   let records = 0
@@ -121,9 +127,9 @@ export async function readStats(view: ReadView, heads: HeadsIndex, provider: Pro
   })
 }
 
-/** The timestamp of the oldest (or newest) record of `symbol`: a scan of limit 1, which reads one hour. */
+/** The timestamp of the oldest (or newest) record of `symbol`: a scan of limit 1, which reads one hour's key column. */
 async function edgeTimestamp(view: ReadView, symbol: string, newest: boolean): Promise<number | undefined> {
-  for await (const rows of view.scan(symbol, { reverse: newest, limit: 1 })) return rows[0]?.timestamp
+  for await (const rows of view.scan(symbol, { reverse: newest, limit: 1, refs: true })) return rows[0]?.timestamp
   return undefined
 }
 

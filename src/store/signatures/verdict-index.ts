@@ -64,6 +64,11 @@ export class VerdictIndex {
     }
   }
 
+  /** Whether `symbol` may have a stored verdict (a group was written for it): without, {@link read} finds none. */
+  mayHold(symbol: string): boolean {
+    return this.#lastPeriods.has(symbol)
+  }
+
   /**
    * Puts the verdicts of a batch's records, committed at `position`, into its write: a group per symbol and period.
    * Without verdicts (policy `off`), the groups name with none the records that may have one (of a symbol and period

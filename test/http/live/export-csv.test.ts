@@ -154,6 +154,6 @@ describe('GET /prices/export?format=csv', () => {
       expect((await headOf(query)).status, query).toBe(400)
     }
     const { body } = await csvOf('format=xml')
-    expect((JSON.parse(body) as { error: { message: string } }).error.message).toBe('format must be ndjson or csv (got "xml")')
+    expect((JSON.parse(body) as { error: { message: string } }).error.message).toBe('format must be ndjson, csv or parquet (got "xml")')
   })
 })

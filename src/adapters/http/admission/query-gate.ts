@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { httpErrorAnswer, reportError, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
+import type { Reader } from '../access/read-access.js'
 import { Deadlines, type Deadline } from './deadlines.js'
 import {
   DEFAULT_LIGHT_QUERY_COST, DEFAULT_MAX_ANSWERS_IN_FLIGHT, DEFAULT_MAX_CONCURRENT_QUERIES, DEFAULT_MAX_QUEUED_QUERIES, DEFAULT_QUERY_TIMEOUT_MS,
@@ -17,6 +18,8 @@ export interface GateRequest {
    * so a request that never waits never builds one.
    */
   readonly signal?: AbortSignal | (() => AbortSignal)
+  /** Who asks, when the server has read keys: the job's cost is taken from its cost budget first (429 when over). */
+  readonly reader?: Reader | undefined
 }
 
 /**
@@ -128,12 +131,15 @@ export class QueryGate {
    * free (waiting in line for one, or refused at once when the line is
    * full), within the time budget counted from `request.arrivedAt`. Answers
    * with the job's answer, or 503 `HTTP_BUSY` / `HTTP_QUERY_TIMEOUT`
-   * (reported to `onError`). Never rejects.
+   * (reported to `onError`), or 429 `HTTP_RATE_LIMITED` for a reader over
+   * its cost budget. Never rejects.
    */
   admit(job: GateJob, options: ErrorReportOptions = {}, request: GateRequest = {}): Promise<HttpAnswer> {
     const arrivedAt = request.arrivedAt ?? performance.now()
     const deadline = this.queryTimeoutMs === 0 ? Number.POSITIVE_INFINITY : arrivedAt + this.queryTimeoutMs
     const cost = job.cost
+    const overBudget = request.reader?.spend(cost)
+    if (overBudget !== undefined) return Promise.resolve(overBudget)
     // Light queries (nearly all) take no await here: each promise layer costs CPU per request.
     if (cost <= this.lightQueryCost) return this.#run(job, options, deadline, undefined)
     return this.#answerHeavy(job, options, deadline, request, arrivedAt + cost / COST_PER_MS)

@@ -40,10 +40,12 @@ export type HttpErrorCode =
   | 'HTTP_QUERY_TIMEOUT'
   /** 503: the chart page's script is not built (`npm run build` makes it). */
   | 'HTTP_PAGE_NOT_BUILT'
-  /** 401: a write (`POST /prices`) without `Authorization: Bearer <token>` credentials; answered with `www-authenticate: Bearer`. */
+  /** 401: a write (`POST /prices`) without `Authorization: Bearer <token>` credentials, or a read with an unknown read key (or none where one is needed); answered with `www-authenticate: Bearer`. */
   | 'HTTP_UNAUTHORIZED'
-  /** 403: a write whose bearer token is not the write token. */
+  /** 403: a write whose bearer token is not the write token; a read outside its read key's scope. */
   | 'HTTP_FORBIDDEN'
+  /** 429: a reader over its read key's request or cost budget; `retry-after` says when to retry. */
+  | 'HTTP_RATE_LIMITED'
   /** 413: a write's body is over `maxWriteBytes`. */
   | 'HTTP_PAYLOAD_TOO_LARGE'
   /** 415: a write's body is neither `application/json` nor `application/x-ndjson` in UTF-8, or is compressed. */

@@ -1,14 +1,58 @@
 /**
  * The export formats, shared by `price-store export` and `GET /prices/export`
- * so both write the same lines: NDJSON records, or CSV rows under one header.
+ * so both write the same bytes: NDJSON records, CSV rows under one header,
+ * or a Parquet file (parquet-export.ts).
  */
 import { fieldSelector } from '../../../engine/field-selection.js'
 import { toExactJson } from '../../../rules/exact-json.js'
 import type { FieldSelection, PriceRecord } from '../../../types.js'
+import { ParquetExport } from './parquet-export.js'
 
 /** The formats `price-store export` and `GET /prices/export` write. */
-export const EXPORT_FORMATS = ['ndjson', 'csv'] as const
+export const EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
+/** The text formats, written line by line with {@link exportHeader} and {@link recordFormatter}. */
+export type TextExportFormat = Exclude<ExportFormat, 'parquet'>
+
+/** Text gathered before it is handed out, so a large export is not one write per record. */
+export const EXPORT_FLUSH_CHARS = 64 * 1024
+
+/**
+ * An export's body, built record by record in pieces of bounded size: text
+ * of about {@link EXPORT_FLUSH_CHARS} characters (NDJSON, CSV), or a
+ * Parquet row group's bytes. Both `price-store export` and
+ * `GET /prices/export` write its pieces, in order, and nothing else.
+ */
+export interface ExportEncoder {
+  /** Adds a record; a piece to write now, or `undefined` while the next one fills. */
+  add(record: PriceRecord): string | Uint8Array | undefined
+  /** The last piece (for Parquet, the last row group and the footer); call once, after the last record. */
+  end(): string | Uint8Array
+}
+
+/** The {@link ExportEncoder} of a format, with a `fields` selection (see {@link recordFormatter}, parquet-export.ts's `parquetColumns`). */
+export function exportEncoder(format: ExportFormat, selection: FieldSelection | undefined): ExportEncoder {
+  if (format === 'parquet') {
+    const parquet = new ParquetExport(selection)
+    return { add: (record) => parquet.add(record), end: () => parquet.finish() }
+  }
+  const line = recordFormatter(format, selection)
+  let pending = exportHeader(format, selection)
+  return {
+    add(record) {
+      pending += line(record)
+      if (pending.length < EXPORT_FLUSH_CHARS) return undefined
+      const piece = pending
+      pending = ''
+      return piece
+    },
+    end() {
+      const piece = pending
+      pending = ''
+      return piece
+    },
+  }
+}
 
 /** The stored fields, in the order CSV columns hold them; any other field goes, as a JSON object, in `extra`. */
 const CSV_FIELDS = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp'] as const
@@ -16,7 +60,7 @@ const CSV_FIELDS = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebT
 const NOT_STORED = new Set(['providerPublicKey'])
 
 /** The text before the first record: CSV's header line (its columns chosen by `selection`, see {@link recordFormatter}), nothing for NDJSON. */
-export function exportHeader(format: ExportFormat, selection?: FieldSelection): string {
+export function exportHeader(format: TextExportFormat, selection?: FieldSelection): string {
   return format === 'csv' ? `${csvColumns(selection).join(',')}\r\n` : ''
 }
 
@@ -27,7 +71,7 @@ export function exportHeader(format: ExportFormat, selection?: FieldSelection): 
  * extra fields (a drop list does, a keep list does not). Without a
  * selection, {@link formatRecord} itself.
  */
-export function recordFormatter(format: ExportFormat, selection: FieldSelection | undefined): (record: PriceRecord) => string {
+export function recordFormatter(format: TextExportFormat, selection: FieldSelection | undefined): (record: PriceRecord) => string {
   if (selection === undefined) return (record) => formatRecord(format, record)
   const select = fieldSelector(selection)
   if (format === 'ndjson') return (record) => `${toExactJson(select(record))}\n`
@@ -57,7 +101,7 @@ function csvColumns(selection: FieldSelection | undefined): readonly string[] {
  * a `signature` the record does not have; the provider's
  * public key is left out, being the same on every row.
  */
-export function formatRecord(format: ExportFormat, record: PriceRecord): string {
+export function formatRecord(format: TextExportFormat, record: PriceRecord): string {
   if (format === 'ndjson') return `${toExactJson(record)}\n`
   return `${csvCells(record).map(csvCell).join(',')}\r\n`
 }

@@ -1,3 +1,4 @@
+import type { Reader } from '../access/read-access.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AnswerCompression } from '../core/compression.js'
 
@@ -13,6 +14,8 @@ export interface LiveRequest {
   readonly arrivedAt: number
   /** How answers that can be large are compressed (the handler's `compression`; none when off). */
   readonly compression?: AnswerCompression | undefined
+  /** Who reads, when the server has read keys (admitted already: one request taken from its budget). */
+  readonly reader?: Reader | undefined
 }
 
 /**

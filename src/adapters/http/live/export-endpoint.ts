@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http'
+import { readerExport, readerParams } from '../access/reader-request.js'
+import type { Writable } from 'node:stream'
 import { fail } from '../../../rules/query-errors.js'
 import { parseTimeText, readClockOnce, timeTextProblem } from '../../../rules/time-text.js'
 import type { ExportOptions } from '../../../engine/typed-queries.js'
@@ -8,7 +10,8 @@ import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { busyAnswer, failedAnswer, reportError, type ErrorReportOptions } from '../core/answer.js'
 import { sendAnswer } from '../core/send.js'
 import type { AnswerCompression } from '../core/compression.js'
-import { EXPORT_FORMATS, exportHeader, recordFormatter, type ExportFormat } from '../core/export-format.js'
+import { EXPORT_FORMATS, exportEncoder, type ExportEncoder, type ExportFormat } from '../core/export-format.js'
+import { PARQUET_CONTENT_TYPE, checkParquetSelection } from '../core/parquet-export.js'
 import { DEFAULT_SEND_STALL_MS, openStreamedBody, sendStreamedHead, untilDrained } from '../core/streamed-body.js'
 import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
 
@@ -40,17 +43,20 @@ export const EXPORT_PARAMETERS = ['symbol', 'symbols', 'from', 'to', 'fields', '
 const HEADERS: Readonly<Record<ExportFormat, Readonly<Record<string, string>>>> = {
   ndjson: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
   csv: { 'content-type': 'text/csv; charset=utf-8', 'cache-control': 'no-store' },
+  parquet: { 'content-type': PARQUET_CONTENT_TYPE, 'cache-control': 'no-store', 'content-disposition': 'attachment; filename="prices.parquet"' },
 }
 
-/** How an export's body is written: its headers, the text before the first record, and each record's line. */
+/** How an export's body is written: its headers, its pieces, and whether an accepted coding may compress it. */
 interface ExportBody {
   readonly headers: Readonly<Record<string, string>>
-  readonly header: string
-  readonly line: (record: PriceRecord) => string
+  /** Made when the body is sent (not for a HEAD or a refused export: a Parquet encoder holds a buffer). */
+  readonly encoder: () => ExportEncoder
+  /** Parquet's pages are compressed already (Snappy): an HTTP coding would spend CPU for little. */
+  readonly compressible: boolean
 }
 
-/** Text written at once, so a large export is not one write per record. */
-const FLUSH_CHARS = 64 * 1024
+/** Bytes written at once from a Parquet row group, each with backpressure, so a slow client is cut for reading nothing, not for a large group. */
+const WRITE_BYTES = 64 * 1024
 
 /**
  * The selection an export request asks for, with the names and time forms
@@ -92,10 +98,12 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
 
 /**
  * `GET /prices/export`: every stored record of the selection (see
- * {@link exportSelectionOf}) as NDJSON, one record per line, or with
- * `format=csv` as CSV under a header line, exactly as `price-store export`
- * writes them (see core/export-format.ts), read from one snapshot of the store with
- * no cap. The parameters are checked and the first record read before the
+ * {@link exportSelectionOf}) as NDJSON, one record per line, with
+ * `format=csv` as CSV under a header line, or with `format=parquet` as a
+ * Parquet file written a row group at a time (never compressed again by an
+ * HTTP coding), exactly as `price-store export` writes them (see
+ * core/export-format.ts), read from one snapshot of the store with no cap.
+ * The parameters are checked and the first record read before the
  * status is sent, so a bad request or a closed store gets a coded error.
  * The body is written with backpressure (a slow client holds back its own
  * export, not the server's memory; one that reads nothing for
@@ -108,21 +116,26 @@ export function exportSelectionOf(params: URLSearchParams, now: () => number = D
 export function createExportEndpoint(store: Exportable, options: ExportEndpointOptions & ErrorReportOptions, counters: LiveCounters): LiveEndpointHandler {
   const maxExports = checkIntegerOption('maxExports', options.maxExports, DEFAULT_MAX_EXPORTS, 0, 1_000_000)
   const stallMs = checkIntegerOption('exportStallMs', options.exportStallMs, DEFAULT_SEND_STALL_MS, 1, MAX_TIMER_MS)
-  return ({ req, res, params, head, compression }) => {
+  return ({ req, res, params: given, head, compression, reader }) => {
     req.resume() // a body means nothing here
     // Checked before the export is counted, so a bad request is its own 400 even at the limit.
     let exported: AsyncIterable<PriceRecord>
     let written: ExportBody
     const gone = new AbortController()
     try {
-      exported = store.export({ ...exportSelectionOf(params), signal: gone.signal })
+      // A reader with read keys exports only what it may read: its fields, symbols and delay.
+      const params = readerParams(reader, given)
+      if ('status' in params) return sendAnswer(res, params, head)
+      const scoped = readerExport(reader, exportSelectionOf(params))
+      if ('status' in scoped) return sendAnswer(res, scoped, head)
+      exported = scoped.none === true ? noRecords() : store.export({ ...scoped.selection, signal: gone.signal })
       written = exportBodyOf(params)
     } catch (err) {
       sendAnswer(res, failedAnswer(options, err), head)
       return
     }
     // HEAD reads nothing: the iterable holds no snapshot until it is iterated.
-    if (head) return sendStreamedHead(res, 200, written.headers, compression)
+    if (head) return sendStreamedHead(res, 200, written.headers, written.compressible ? compression : undefined)
     if (counters.exports >= maxExports) {
       const message = maxExports === 0
         ? 'this server sends no export (maxExports is 0)'
@@ -130,13 +143,17 @@ export function createExportEndpoint(store: Exportable, options: ExportEndpointO
       return sendAnswer(res, busyAnswer(message), false)
     }
     counters.exports++
-    void sendExport(exported, written, gone, options, stallMs, res, compression).finally(() => counters.exports--)
+    void sendExport(exported, written, gone, options, stallMs, res, written.compressible ? compression : undefined).finally(() => counters.exports--)
   }
 }
 
+/** An export of nothing: the format's empty file. */
+async function* noRecords(): AsyncGenerator<PriceRecord> {}
+
 /**
  * Sends one export's records as the body of `res`: the status once the first
- * record is read (or a coded error), then pieces of about {@link FLUSH_CHARS}
+ * record is read (or a coded error), then the encoder's pieces (text of
+ * about 64 kB, or a Parquet row group in writes of {@link WRITE_BYTES})
  * with backpressure. Never throws; ends the export's iterator when done.
  */
 async function sendExport(
@@ -158,18 +175,16 @@ async function sendExport(
     if (res.destroyed) return // the client left during the first read
     // The body goes into a compressor when the request accepts a coding (see openStreamedBody).
     const body = openStreamedBody(res, 200, written.headers, compression, (err) => reportError(options, err))
-    let pending = written.header
+    const encoder = written.encoder()
     for (; step.done !== true; step = await records.next()) {
-      pending += written.line(step.value)
-      if (pending.length < FLUSH_CHARS) continue
+      const piece = encoder.add(step.value)
+      if (piece === undefined) continue
       if (res.destroyed) return // the client left while the records were read
-      const flowing = body.write(pending)
-      pending = ''
-      // Waits for the client when its buffer is full; else lets other requests in between pieces.
-      await (flowing ? nextTurn() : untilDrained(res, stallMs, () => res.destroy(), body).done)
-      if (res.destroyed) return
+      if (!(await writePiece(body, piece, res, stallMs))) return
     }
-    if (!res.destroyed) body.end(pending)
+    const last = encoder.end()
+    if (typeof last !== 'string' && !(await writePiece(body, last, res, stallMs))) return
+    if (!res.destroyed) body.end(typeof last === 'string' ? last : undefined)
   } catch (err) {
     if (gone.signal.aborted) return
     reportError(options, err)
@@ -194,8 +209,8 @@ export function exportFieldsOf(params: URLSearchParams): FieldSelection | undefi
 }
 
 /**
- * The `format` of an export request: `ndjson` (the default) or `csv`, the
- * formats of `price-store export --format`.
+ * The `format` of an export request: `ndjson` (the default), `csv` or
+ * `parquet`, the formats of `price-store export --format`.
  * @throws PriceStoreError `PRICE_INVALID_QUERY` for another or a repeated `format`
  */
 export function exportFormatOf(params: URLSearchParams): ExportFormat {
@@ -203,15 +218,33 @@ export function exportFormatOf(params: URLSearchParams): ExportFormat {
   if (values.length > 1) throw fail('PRICE_INVALID_QUERY', 'format', `parameter format is given more than once (got ${values.map((value) => JSON.stringify(value)).join(', ')})`)
   if (values.length === 0) return 'ndjson'
   const format = EXPORT_FORMATS.find((known) => known === values[0])
-  if (format === undefined) throw fail('PRICE_INVALID_QUERY', 'format', `format must be ${EXPORT_FORMATS.join(' or ')} (got ${JSON.stringify(values[0])})`)
+  if (format === undefined) throw fail('PRICE_INVALID_QUERY', 'format', `format must be ${EXPORT_FORMATS.slice(0, -1).join(', ')} or ${EXPORT_FORMATS.at(-1)} (got ${JSON.stringify(values[0])})`)
   return format
 }
 
-/** The body an export request asks for: its format's headers, header line and record lines, with its `fields`. */
+/** The body an export request asks for: its format's headers and encoder, with its `fields`. */
 function exportBodyOf(params: URLSearchParams): ExportBody {
   const format = exportFormatOf(params)
   const selection = exportFieldsOf(params)
-  return { headers: HEADERS[format], header: exportHeader(format, selection), line: recordFormatter(format, selection) }
+  if (format === 'parquet') checkParquetSelection('fields', selection)
+  return { headers: HEADERS[format], encoder: () => exportEncoder(format, selection), compressible: format !== 'parquet' }
+}
+
+/**
+ * Writes one piece to the body: text at once, bytes in slices of
+ * {@link WRITE_BYTES}; after each write, waits for the client when its
+ * buffer is full (cut after `stallMs` without a drain), else lets other
+ * requests in. Whether the client is still there.
+ */
+async function writePiece(body: Writable, piece: string | Uint8Array, res: ServerResponse, stallMs: number): Promise<boolean> {
+  const slices = typeof piece === 'string' ? 1 : Math.ceil(piece.length / WRITE_BYTES)
+  for (let i = 0; i < slices; i++) {
+    const flowing = body.write(typeof piece === 'string' ? piece : piece.subarray(i * WRITE_BYTES, (i + 1) * WRITE_BYTES))
+    // Waits for the client when its buffer is full; else lets other requests in between pieces.
+    await (flowing ? nextTurn() : untilDrained(res, stallMs, () => res.destroy(), body).done)
+    if (res.destroyed) return false
+  }
+  return true
 }
 
 function nextTurn(): Promise<void> {

@@ -5,6 +5,7 @@ import type { HandlerMetrics } from '../observe/metrics.js'
 import { createBackupEndpoint, type BackupEndpointOptions } from './backup-endpoint.js'
 import type { LiveCounters, LiveEndpointHandler } from './endpoint.js'
 import { createExportEndpoint, type ExportEndpointOptions, type Exportable } from './export-endpoint.js'
+import { createFeedsEndpoint, type FeedsSource } from './feeds-endpoint.js'
 import { createHealthEndpoint } from './health-endpoint.js'
 import { createMetricsEndpoint } from './metrics-endpoint.js'
 import { createQualityEndpoint, type QualitySource } from './quality-endpoint.js'
@@ -61,6 +62,9 @@ export const openExport = (parts: LiveParts): LiveEndpointHandler => createExpor
 
 /** `GET /stats`. */
 export const openStats = (parts: LiveParts): LiveEndpointHandler => createStatsEndpoint(parts.store as StatsSource, onErrorOf(parts.options), parts.replication?.replica)
+
+/** `GET /feeds`. */
+export const openFeeds = (parts: LiveParts): LiveEndpointHandler => createFeedsEndpoint(parts.store as FeedsSource, onErrorOf(parts.options))
 
 /** `GET /prices/quality`. */
 export const openQuality = (parts: LiveParts): LiveEndpointHandler => createQualityEndpoint(parts.store as QualitySource, onErrorOf(parts.options))

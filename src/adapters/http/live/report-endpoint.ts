@@ -36,24 +36,33 @@ export function createReportEndpoint(kind: ReportKind, options: ErrorReportOptio
     const gone = new AbortController()
     res.once('close', () => gone.abort())
     running++
-    let report: Promise<unknown>
-    try {
-      report = Promise.resolve(kind.make(params, gone.signal))
-    } catch (err) {
-      report = Promise.reject(err)
-    }
-    report
-      .then(
-        (value) => noStoreAnswer(200, value),
-        (err: unknown) => failedAnswer(options, err),
-      )
-      .then((answer) => {
-        if (!res.destroyed) sendAnswer(res, answer, head, compression)
-      })
-      .catch((err: unknown) => {
-        reportError(options, err)
-        res.destroy()
-      })
-      .finally(() => running--)
+    void sendReport(() => kind.make(params, gone.signal), options, { res, head, compression }).finally(() => running--)
   }
+}
+
+/**
+ * Sends what `make` resolves with as a JSON answer (`cache-control:
+ * no-store`), its coded error as the error answer (thrown or rejected),
+ * to a client still there. Never rejects: a failure to send is reported
+ * and the connection cut.
+ */
+export function sendReport(make: () => Promise<unknown>, options: ErrorReportOptions, { res, head, compression }: Pick<LiveRequest, 'res' | 'head' | 'compression'>): Promise<void> {
+  let report: Promise<unknown>
+  try {
+    report = Promise.resolve(make())
+  } catch (err) {
+    report = Promise.reject(err)
+  }
+  return report
+    .then(
+      (value) => noStoreAnswer(200, value),
+      (err: unknown) => failedAnswer(options, err),
+    )
+    .then((answer) => {
+      if (!res.destroyed) sendAnswer(res, answer, head, compression)
+    })
+    .catch((err: unknown) => {
+      reportError(options, err)
+      res.destroy()
+    })
 }

@@ -5,6 +5,8 @@ import { sendAnswer } from '../core/send.js'
 import { DEFAULT_SEND_STALL_MS, MAX_QUEUED_CHARS } from '../core/streamed-body.js'
 import type { LiveCounters, LiveEndpointHandler, LiveRequest } from './endpoint.js'
 import type { ReplicaSource } from './replica.js'
+import { readerFeed } from '../access/reader-request.js'
+import { delayedWatch } from './delayed-watch.js'
 import { newestPosition, selectedWatch, type WatchableStore } from './stream-items.js'
 import { LAST_EVENT_ID, readStreamParams, type StreamParams } from './stream-params.js'
 import { STREAM_HEADERS, StreamSubscriber, type StreamSettings } from './stream-subscriber.js'
@@ -118,21 +120,24 @@ export function createStreamEndpoint(
       sendAnswer(res, failedAnswer(options, err), head)
     }
   }
-  const open = ({ res, head }: LiveRequest, wanted: StreamParams): void => {
+  const open = ({ res, head, reader }: LiveRequest, asked: StreamParams): void => {
     try {
       if (closing) return sendAnswer(res, busyAnswer('the server is shutting down; reconnect to another instance or later'), head)
+      const feed = readerFeed(reader, asked)
+      if ('status' in feed) return sendAnswer(res, feed, head)
+      const wanted = { ...asked, ...feed }
       // Without a position the stream starts at the newest commit, and its
       // ready event says so (naming the commit when it has an id): a client
       // that reconnects with it misses nothing.
       const after = wanted.after ?? newestPosition(store)
       const gone = new AbortController()
-      const watch = selectedWatch(wanted.fields, store.watch({
+      const watch = selectedWatch(wanted.fields, delayedWatch(store.watch({
         ...(wanted.symbols === undefined ? {} : { symbols: wanted.symbols }),
         // A portable position and a malformed `after` stay text: the watch checks the one and refuses the other.
         after,
         maxPending,
         signal: gone.signal,
-      }))
+      }), reader?.delayMs ?? 0))
       if (head || subscribers.size >= maxSubscribers) {
         void watch.return().catch(() => {})
         if (head) return sendAnswer(res, { status: 200, headers: STREAM_HEADERS, body: '' }, true)

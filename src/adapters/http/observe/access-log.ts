@@ -10,7 +10,7 @@ export interface AccessLogEntry {
   readonly method: string
   /** The request target's path, as sent (undecoded). */
   readonly path: string
-  /** The request target's query string without `?`, as sent (`''` for none). */
+  /** The request target's query string without `?`, as sent (`''` for none), but for the values of credential-like parameters (`api_key`, `key`, `token`, ...): `REDACTED`. */
   readonly query: string
   /**
    * What answered it: `prices`, `udf_config`, `udf_symbols`, `udf_search`,
@@ -21,6 +21,8 @@ export interface AccessLogEntry {
   readonly endpoint: string
   /** The query's form (`latest`, `latest-n`, `history`, `several`, `range`, `filled`, `candles`, `twap`), when it was planned. */
   readonly form?: string | undefined
+  /** The id of the request's read key (`anonymous` for none), when the server has read keys; never the key. */
+  readonly reader?: string | undefined
   /** The status sent; 0 when the connection closed before one was. */
   readonly status: number
   /** Bytes written to the connection for the answer, status line and headers included. */

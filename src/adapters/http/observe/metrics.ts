@@ -5,8 +5,10 @@ import type { QueryGate } from '../admission/query-gate.js'
 import type { StoreSupports } from '../capabilities.js'
 import type { LiveCounters } from '../live/endpoint.js'
 import type { ReplicaSource } from '../live/replica.js'
+import type { ReadAccess } from '../access/read-access.js'
 import { registerFeedAgeMetrics } from './feed-age-metrics.js'
 import { registerReplicationMetrics } from './replication-metrics.js'
+import { registerReadKeyMetrics } from './read-key-metrics.js'
 import { registerSignatureMetrics } from './signature-metrics.js'
 import { registerStoreSizeMetrics } from './store-size-metrics.js'
 
@@ -20,6 +22,8 @@ export interface MetricSources {
   readonly counters: Readonly<LiveCounters>
   /** The cluster node the store is a replica of, when there is one: its replication metrics are added. */
   readonly replica?: ReplicaSource | undefined
+  /** The server's read keys, when it has them: requests per key are counted. */
+  readonly access?: ReadAccess | undefined
 }
 
 /**
@@ -145,6 +149,7 @@ export class HandlerMetrics {
     registerFeedAgeMetrics(this.registry, sources.store)
     registerStoreSizeMetrics(this.registry, sources.store)
     registerSignatureMetrics(this.registry, sources.store)
+    if (sources.access !== undefined) registerReadKeyMetrics(this.registry, sources.access)
     this.registry.registerMetric(this.#requestsMetric() as never)
     this.registry.registerMetric(this.#latencyMetric() as never)
     const shared = processMetrics()

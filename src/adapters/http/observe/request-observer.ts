@@ -24,6 +24,8 @@ export interface RequestHooks {
 export interface RequestTrace {
   /** Its query is compiled: labels it with the query's form. */
   planned(plan: QueryPlan): void
+  /** Its reader is known: the access log names its read key's id. */
+  readBy(id: string): void
 }
 
 /**
@@ -42,6 +44,8 @@ const OBSERVED = Symbol('observed request')
 class ObservedRequest implements RequestTrace {
   /** The query's form label, once its plan is made. */
   form: string | undefined = undefined
+  /** The id of its read key (`anonymous` for none), when the server has read keys. */
+  reader: string | undefined = undefined
 
   constructor(
     readonly observer: RequestObserver,
@@ -55,6 +59,10 @@ class ObservedRequest implements RequestTrace {
 
   planned(plan: QueryPlan): void {
     this.form = formLabel(plan.query)
+  }
+
+  readBy(id: string): void {
+    this.reader = id
   }
 }
 
@@ -105,13 +113,22 @@ function accessLogEntry(observed: ObservedRequest, res: ServerResponse, status: 
     time: isoTime(Math.floor(performance.timeOrigin + observed.arrivedAt)),
     method: req.method ?? '',
     path: question < 0 ? target : target.slice(0, question),
-    query: question < 0 ? '' : target.slice(question + 1),
+    query: question < 0 ? '' : withoutCredentials(target.slice(question + 1)),
     endpoint: observed.endpoint,
     form: observed.form,
+    reader: observed.reader,
     status,
     bytes: socket === undefined || socket === null ? 0 : Math.max(0, (socket.bytesWritten ?? observed.bytesBefore) - observed.bytesBefore),
     durationMs: Math.round(durationMs * 1000) / 1000,
     remoteAddress: socket?.remoteAddress,
     aborted: res.writableFinished ? undefined : true,
   }
+}
+
+/** Parameter names that look like credentials: a key sent in a query string (which the server never reads) is not logged either. */
+const CREDENTIAL_PARAMETER = /(^|&)((?:x[-_])?api[-_]?key|key|token|access[-_]?token|auth|authorization)=[^&]*/gi
+
+/** `query` with the value of every credential-like parameter replaced by `REDACTED`. */
+export function withoutCredentials(query: string): string {
+  return query.replace(CREDENTIAL_PARAMETER, '$1$2=REDACTED')
 }

@@ -1,5 +1,6 @@
 import { answerJsonPieces, answerToJson, sizedAnswerJson } from '../../../engine/answer-json.js'
 import { DeferredAnswer } from '../../../engine/deferred-answer.js'
+import type { QueryOptions } from '../../../engine/query-options.js'
 import type { QueryPlan } from '../../../engine/query-plan.js'
 import type { PriceAnswer, QueryParams } from '../../../types.js'
 import { supportsOf, type StoreSupports } from '../capabilities.js'
@@ -15,11 +16,11 @@ import { answerPage, planOfRequest, wantsPage, withFirstPage, type PagedQueryabl
  * cost; a store with only `query` has every query treated as heavy.
  */
 export interface PricesQueryable {
-  query(params: QueryParams): Promise<PriceAnswer>
+  query(params: QueryParams, options?: QueryOptions): Promise<PriceAnswer>
   /** Compiles the parameters without reading; throws a coded error for bad ones. */
   plan?(params: QueryParams): QueryPlan
   /** Answers a plan made by `plan`. */
-  run?(plan: QueryPlan): Promise<PriceAnswer>
+  run?(plan: QueryPlan, options?: QueryOptions): Promise<PriceAnswer>
   /**
    * The work a plan will do, in records read and returned, from what the
    * store knows of its data (`PriceStore.cost`); may throw the coded error
@@ -28,7 +29,7 @@ export interface PricesQueryable {
    */
   cost?(plan: QueryPlan): number
   /** Answers a plan with large forms' records decoded as they are serialised (`PriceStore.runDeferred`); preferred to `run`. */
-  runDeferred?(plan: QueryPlan): Promise<PriceAnswer | DeferredAnswer>
+  runDeferred?(plan: QueryPlan, options?: QueryOptions): Promise<PriceAnswer | DeferredAnswer>
 }
 
 /**
@@ -42,6 +43,8 @@ export type PlannedRequest = ({ readonly plan: QueryPlan } | { readonly params: 
   readonly page?: URLSearchParams
   /** With a single `symbol=Q/B`: the parameters, for the hint an empty answer may get (symbol-hint.ts). */
   readonly hint?: URLSearchParams
+  /** What the query may see (a reader's scope, see `QueryOptions.scope`); none: everything. */
+  readonly read?: QueryOptions
 }
 
 /**
@@ -113,11 +116,11 @@ export function answerPlanned(
 ): Promise<HttpAnswer> {
   // Plain promise chaining rather than async/await: this runs once per
   // request, and each await layer costs the server measurable CPU.
-  if (request.page !== undefined) return answerPage(store as PricesQueryable & PagedQueryable, request.page, options, pricesAnswer)
+  if (request.page !== undefined) return answerPage(store as PricesQueryable & PagedQueryable, request.page, options, pricesAnswer, request.read)
   let prices: Promise<PriceAnswer | DeferredAnswer>
   try {
     // Promise.resolve: a stub may answer with a plain value or a thenable, as `await` allowed.
-    prices = Promise.resolve('plan' in request ? runPlan(store, request.plan, supports) : store.query(request.params))
+    prices = Promise.resolve('plan' in request ? runPlan(store, request.plan, supports, request.read) : store.query(request.params, request.read))
   } catch (err) {
     return Promise.resolve(failedAnswer(options, err)) // a store (or stub) that throws instead of rejecting
   }
@@ -129,8 +132,10 @@ export function answerPlanned(
 }
 
 /** Runs a plan with the store's `runDeferred` when it has one, else `run`. */
-function runPlan(store: PricesQueryable, plan: QueryPlan, supports: StoreSupports): Promise<PriceAnswer | DeferredAnswer> {
-  return !supports.runDeferred ? (store.run as (plan: QueryPlan) => Promise<PriceAnswer>)(plan) : (store.runDeferred as (plan: QueryPlan) => Promise<PriceAnswer | DeferredAnswer>)(plan)
+function runPlan(store: PricesQueryable, plan: QueryPlan, supports: StoreSupports, read: QueryOptions | undefined): Promise<PriceAnswer | DeferredAnswer> {
+  // A read without options passes none: a stub's run(plan) sees what it always saw.
+  if (read === undefined) return !supports.runDeferred ? (store.run as (plan: QueryPlan) => Promise<PriceAnswer>)(plan) : (store.runDeferred as (plan: QueryPlan) => Promise<PriceAnswer | DeferredAnswer>)(plan)
+  return !supports.runDeferred ? (store.run as NonNullable<PricesQueryable['run']>)(plan, read) : (store.runDeferred as NonNullable<PricesQueryable['runDeferred']>)(plan, read)
 }
 
 /** The 200 answer for the store's answer; a failure to serialise it is answered like a failed query. */

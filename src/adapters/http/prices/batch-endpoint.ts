@@ -26,6 +26,10 @@ import { describeValue } from '../../../errors.js'
 import { toExactJson } from '../../../rules/exact-json.js'
 import { fail } from '../../../rules/query-errors.js'
 import { DEFAULT_LIMITS, type Limits } from '../../../types.js'
+import { fieldSelector } from '../../../engine/field-selection.js'
+import type { FieldSelection, PriceRecord } from '../../../types.js'
+import type { Reader } from '../access/read-access.js'
+import { forbiddenSymbol } from '../access/reader-request.js'
 import type { GateRequest, QueryGate } from '../admission/query-gate.js'
 import { bodyAnswer, failedAnswer, httpErrorAnswer, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
 import { drainRequest, readRequestBody } from '../core/request-body.js'
@@ -67,7 +71,19 @@ export async function answerBatch(
     return failedAnswer(options, err)
   }
   const ndjson = (req.headers.accept ?? '').toLowerCase().includes(NDJSON)
-  return gate.admit(new BatchJob(store, query, ndjson, options, page), options, request)
+  const refused = forbiddenSymbol(request.reader, query.symbols)
+  if (refused !== undefined) return refused
+  return gate.admit(new BatchJob(store, query, ndjson, options, page, request.reader), options, request)
+}
+
+/** `answer` with each record narrowed to the fields a reader may see (`mask`); `answer` itself without one. */
+function masked(answer: BatchAsOfAnswer, mask: FieldSelection | undefined): BatchAsOfAnswer {
+  if (mask === undefined) return answer
+  const select = fieldSelector(mask)
+  for (const row of Object.values(answer)) {
+    for (const [time, entry] of Object.entries(row)) if (entry !== null) row[time] = { ...entry, record: select(entry.record) as PriceRecord }
+  }
+  return answer
 }
 
 /** Options of the batch endpoint: `onError`, and past how many entries a JSON answer is streamed (the handler's `streamAbove`). */
@@ -106,6 +122,7 @@ class BatchJob {
     readonly ndjson: boolean,
     readonly options: BatchEndpointOptions,
     readonly page?: BatchPageAsked,
+    readonly reader?: Reader,
   ) {
     // A page is weighed by the times it holds at most.
     const times = page === undefined ? query.times : query.times.slice(0, page.pageSize)
@@ -113,14 +130,18 @@ class BatchJob {
   }
 
   async run(): Promise<HttpAnswer> {
-    const { symbols, times, direction, tolerance } = this.query
+    const { symbols, times, direction, tolerance, validUntil } = this.query
     const { page } = this
     try {
-      const asked = { symbols, times, direction, ...(tolerance === undefined ? {} : { tolerance }) }
-      if (page === undefined) return this.answerOf(await this.store.batchAsOf(asked) as BatchAsOfAnswer, times)
+      const scope = this.reader?.scope()
+      const asked = {
+        symbols, times, direction, ...(tolerance === undefined ? {} : { tolerance }), ...(validUntil === undefined ? {} : { validUntil }), ...(scope === undefined ? {} : { scope }),
+      }
+      const mask = this.reader?.fields
+      if (page === undefined) return this.answerOf(masked(await this.store.batchAsOf(asked) as BatchAsOfAnswer, mask), times)
       const paged = await this.store.batchAsOf({ ...asked, pageSize: page.pageSize, cursor: page.cursor ?? '' } as BatchAsOfOptions) as BatchAsOfPage
       const first = paged.answer[symbols[0] as string]
-      const answer = this.answerOf(paged.answer, first === undefined ? [] : Object.keys(first).map(Number))
+      const answer = this.answerOf(masked(paged.answer, mask), first === undefined ? [] : Object.keys(first).map(Number))
       return withNext(answer, paged.next, page.params)
     } catch (err) {
       return failedAnswer(this.options, err)
@@ -218,6 +239,10 @@ export function batchOptionsOfParams(params: URLSearchParams): BatchRequestOptio
   const tolerance = integerParam('tolerance', one('tolerance'))
   const limit = integerParam('limit', one('limit'))
   const cursor = one('cursor')
+  const validUntil = one('validUntil')
+  if (validUntil !== undefined && validUntil !== 'true' && validUntil !== 'false') {
+    throw fail('PRICE_INVALID_QUERY', 'validUntil', `validUntil must be true or false (got ${describeValue(validUntil)})`)
+  }
   return {
     symbols: symbols.split(','),
     ...(times === undefined ? {} : { times: times.split(',').map((t) => integerParam('times', t) as number) }),
@@ -226,6 +251,7 @@ export function batchOptionsOfParams(params: URLSearchParams): BatchRequestOptio
     ...(tolerance === undefined ? {} : { tolerance }),
     ...(limit === undefined ? {} : { limit }),
     ...(cursor === undefined ? {} : { cursor }),
+    ...(validUntil === undefined ? {} : { validUntil: validUntil === 'true' }),
   } as BatchRequestOptions
 }
 
@@ -259,6 +285,6 @@ async function batchOptionsOfBody(req: IncomingMessage): Promise<BatchRequestOpt
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw fail('PRICE_INVALID_QUERY', 'body', 'the body must be a JSON object {symbols, times | grid, direction, tolerance}')
   }
-  const { symbols, times, grid, direction, tolerance, limit, cursor } = body as Record<string, unknown>
-  return { symbols, times, grid, direction, tolerance, limit, cursor } as unknown as BatchRequestOptions
+  const { symbols, times, grid, direction, tolerance, limit, cursor, validUntil } = body as Record<string, unknown>
+  return { symbols, times, grid, direction, tolerance, limit, cursor, validUntil } as unknown as BatchRequestOptions
 }

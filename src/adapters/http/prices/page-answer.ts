@@ -1,3 +1,4 @@
+import type { QueryOptions } from '../../../engine/query-options.js'
 import { isResumeRefusal } from '../../../engine/cursor.js'
 import type { QueryPlan } from '../../../engine/query-plan.js'
 import type { PriceAnswer, QueryParams } from '../../../types.js'
@@ -19,7 +20,7 @@ export const NEXT_CURSOR_HEADER = 'x-next-cursor'
 
 /** A store that answers pages (`PriceStore.page`). */
 export interface PagedQueryable {
-  page(params: QueryParams): Promise<{ readonly answer: PriceAnswer; readonly next?: string }>
+  page(params: QueryParams, options?: QueryOptions): Promise<{ readonly answer: PriceAnswer; readonly next?: string }>
 }
 
 /**
@@ -68,11 +69,11 @@ export function planOfRequest(store: object, plan: (params: QueryParams) => Quer
  */
 export function answerPage<O extends ErrorReportOptions>(
   store: PagedQueryable, params: URLSearchParams, options: O,
-  prices: (answer: PriceAnswer, options: O) => HttpAnswer | Promise<HttpAnswer>,
+  prices: (answer: PriceAnswer, options: O) => HttpAnswer | Promise<HttpAnswer>, read?: QueryOptions,
 ): Promise<HttpAnswer> {
   let page: Promise<{ readonly answer: PriceAnswer; readonly next?: string }>
   try {
-    page = Promise.resolve(store.page(params))
+    page = Promise.resolve(read === undefined ? store.page(params) : store.page(params, read))
   } catch (err) {
     return Promise.resolve(failedAnswer(options, err))
   }

@@ -1,5 +1,6 @@
 import type { Candle, PriceRecord } from '../../../types.js'
 import { bucketOf, bucketStart } from '../../../engine/grid.js'
+import { inScope, type ReadScope } from '../../../engine/read-scope.js'
 import { UdfParams, udfError } from './udf-params.js'
 
 /** The candles and records `/udf/history` reads: `PriceStore` fits. */
@@ -8,6 +9,26 @@ export interface UdfHistorySource {
   candles(symbol: string, options: { from: number; to: number; interval: number; origin: number }): Promise<Candle[]>
   /** The newest `limit` records of `symbol` (at or before `to`, when given), newest first. */
   latest(symbol: string, options: { limit: number; to?: number }): Promise<PriceRecord[]>
+}
+
+/**
+ * `source` as a reader in `scope` sees it: candles and records at or before
+ * `notAfter` only, of its symbols only (another has none).
+ */
+export function scopedHistorySource(source: UdfHistorySource, scope: ReadScope | undefined): UdfHistorySource {
+  if (scope === undefined) return source
+  const { notAfter } = scope
+  const cut = (to: number | undefined): number | undefined => (notAfter === undefined ? to : Math.min(to ?? notAfter, notAfter))
+  return {
+    candles: async (symbol: string, options: { from: number; to: number; interval: number; origin: number }): Promise<Candle[]> => {
+      const to = cut(options.to) as number
+      return !inScope(scope, symbol) || to < options.from ? [] : source.candles(symbol, { ...options, to })
+    },
+    latest: async (symbol: string, options: { limit: number; to?: number }): Promise<PriceRecord[]> => {
+      const to = cut(options.to)
+      return !inScope(scope, symbol) || (to !== undefined && to < 0) ? [] : source.latest(symbol, { ...options, ...(to === undefined ? {} : { to }) })
+    },
+  }
 }
 
 /** A bucket grid: bucket `k` starts at `origin + k·interval` (ms). */

@@ -1,3 +1,4 @@
+import { SYSTEM_DELAY_CLOCK } from '../live/delayed-watch.js'
 import type { PriceRecord } from '../../../types.js'
 
 /** The time and the timers a {@link Coalescer} runs on: the real ones, or a test's. */
@@ -8,11 +9,7 @@ export interface CoalescerClock {
 }
 
 /** Node's clock; its timers do not hold the process open. */
-export const SYSTEM_CLOCK: CoalescerClock = {
-  now: () => Date.now(),
-  setTimeout: (run, ms) => setTimeout(run, ms).unref(),
-  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
-}
+export const SYSTEM_CLOCK: CoalescerClock = SYSTEM_DELAY_CLOCK
 
 /** What a {@link Coalescer} hands on: each symbol's newest record since the last flush, and the newest commit taken in. */
 export interface CoalescedUpdate {

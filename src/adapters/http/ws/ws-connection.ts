@@ -4,6 +4,9 @@ import type { WebSocket } from 'ws'
 import { parsePortablePosition } from '../../../rules/portable-position.js'
 import { errorParts } from '../core/answer.js'
 import type { ReplicaSource } from '../live/replica.js'
+import type { Reader } from '../access/read-access.js'
+import { readerFeed } from '../access/reader-request.js'
+import { delayedWatch } from '../live/delayed-watch.js'
 import { newestPosition, selectedWatch, type WatchableStore } from '../live/stream-items.js'
 import type { CoalescerClock } from './coalescer.js'
 import { MessageBudget } from './message-budget.js'
@@ -27,6 +30,8 @@ export interface WsConnectionParts {
   readonly onSlowClose: () => void
   /** On a replicated node: a subscription resuming after a position not applied here yet waits for it, at most `waitMs`. */
   readonly catchUp?: { readonly replica: Pick<ReplicaSource, 'waitForPosition'>; readonly waitMs: number } | undefined
+  /** Who reads, when the server has read keys: each subscription is kept to its symbols, fields and delay. */
+  readonly reader?: Reader | undefined
 }
 
 /** Time a full socket is checked again when it gave no `drain` to wait for (ms). */
@@ -119,8 +124,10 @@ export class WsConnection {
   }
 
   async #subscribe(message: SubscribeMessage): Promise<void> {
-    const { store, settings } = this.#parts
+    const { store, settings, reader } = this.#parts
     const key = JSON.stringify(message.id)
+    const feed = readerFeed(reader, message)
+    if ('status' in feed) throw new WsRefusal('PRICE_WS_FORBIDDEN', feed.message, message.id)
     const existing = this.#subscriptions.get(key)
     if (existing === undefined && this.#subscriptions.size >= settings.maxSubscriptions) {
       throw new WsRefusal('PRICE_WS_TOO_MANY_SUBSCRIPTIONS', `a connection holds at most ${settings.maxSubscriptions} subscriptions; unsubscribe one, or give this one the id of one to replace`, message.id)
@@ -142,7 +149,7 @@ export class WsConnection {
     }
     if (this.#closed) return
     // The watch checks the symbols and the position (a coded error, the subscription left as it was).
-    const watch = selectedWatch(message.fields, store.watch({ symbols: message.symbols, after, maxPending: settings.maxPending }))
+    const watch = selectedWatch(feed.fields, delayedWatch(store.watch({ symbols: message.symbols, after, maxPending: settings.maxPending }), reader?.delayMs ?? 0, this.#parts.clock))
     this.#subscriptions.get(key)?.stop('silent')
     const subscription = new WsSubscription(message.id, message.symbols, watch, after, { intervalMs: message.intervalMs, clock: this.#parts.clock }, {
       send: (frame) => this.#send(frame),

@@ -1,9 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { MAX_TIMER_MS, checkIntegerOption } from '../../../rules/options.js'
 import { storeMeets, supportsOf } from '../capabilities.js'
-import { reportError, type ErrorReportOptions } from '../core/answer.js'
+import { ReadAccess, Reader, admitReader } from '../access/read-access.js'
+import type { ReadKeysOptions } from '../access/read-keys.js'
+import { reportError, type ErrorReportOptions, type HttpAnswer } from '../core/answer.js'
 import { CorsPolicy, type CorsOptions } from '../core/cors.js'
 import { DEFAULT_MIN_POSITION_WAIT_MS, type ReplicaOptions } from '../live/replica.js'
 import { checkBasePath } from '../routes.js'
@@ -23,6 +25,8 @@ export interface WsEndpointOptions extends WebSocketOptions, ErrorReportOptions,
   readonly basePath?: string
   /** The handler's CORS: the origins whose pages may connect besides the server's own. */
   readonly cors?: CorsOptions
+  /** The handler's read keys: a handshake is admitted as a read (401, 429), and each subscription kept to its reader's scope. */
+  readonly readKeys?: ReadKeysOptions
 }
 
 /** How many connections are open, and how many were closed for leaving their socket full (for tests and reports). */
@@ -56,6 +60,7 @@ export function createWsEndpoint(store: object, options: WsEndpointOptions = {},
   const settings = checkWsOptions(options)
   const path = `${checkBasePath(options.basePath)}${WS_PATH}`
   const cors = CorsPolicy.of(options.cors)
+  const access = options.readKeys === undefined ? undefined : ReadAccess.of(options.readKeys)
   if (settings.maxConnections === 0 || !storeMeets('watch', supportsOf(store))) return undefined
   // No compression: a compressor holds back what it has not flushed, and `bufferedAmount` would not count it.
   const server = new WebSocketServer({ noServer: true, maxPayload: settings.maxPayloadBytes, perMessageDeflate: false, clientTracking: false })
@@ -66,14 +71,14 @@ export function createWsEndpoint(store: object, options: WsEndpointOptions = {},
   let closing = false
   let slowClosed = 0
 
-  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, reader: Reader | undefined): void => {
     server.handleUpgrade(req, socket, head, (ws) => {
       // Refused after the handshake, so a browser's page sees the close code and reason (a refused handshake tells it nothing).
       if (closing) return refuse(ws, 1001, 'the server is closing; connect to another instance or later')
       if (connections.size >= settings.maxConnections) {
         return refuse(ws, WS_CLOSE_CODES.SERVER_FULL, `${settings.maxConnections} connections are open, the most this server takes; retry later`)
       }
-      const connection = new WsConnection(ws, socket, parts)
+      const connection = new WsConnection(ws, socket, reader === undefined ? parts : { ...parts, reader })
       connections.add(connection)
       void connection.closed.then(() => connections.delete(connection))
     })
@@ -90,7 +95,16 @@ export function createWsEndpoint(store: object, options: WsEndpointOptions = {},
           + '{"error":{"code":"HTTP_FORBIDDEN","message":"pages of this origin may not read this server (see its cors option)"}}')
         return true
       }
-      accept(req, socket, head)
+      let reader: Reader | undefined
+      if (access !== undefined) {
+        const admitted = admitReader(access, 'scoped', req, path)
+        if (!(admitted instanceof Reader)) {
+          socket.end(rawAnswer(admitted))
+          return true
+        }
+        reader = admitted
+      }
+      accept(req, socket, head, reader)
       return true
     },
     async close() {
@@ -105,6 +119,13 @@ export function createWsEndpoint(store: object, options: WsEndpointOptions = {},
     },
     load: () => ({ connections: connections.size, slowClosed }),
   }
+}
+
+/** An answer as the raw HTTP response that refuses a handshake. */
+function rawAnswer(answer: HttpAnswer): string {
+  const headers = Object.entries(answer.headers).filter(([name]) => name !== 'content-length').map(([name, value]) => `${name}: ${value}\r\n`).join('')
+  const body = Buffer.from(answer.body, 'utf8')
+  return `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n${headers}content-length: ${body.length}\r\nconnection: close\r\n\r\n${answer.body}`
 }
 
 /** Closes a connection refused after its handshake; one that does not answer the close in time is cut (it is counted nowhere). */
