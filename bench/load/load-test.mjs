@@ -81,6 +81,8 @@ if (args.help) {
   process.exit(0)
 }
 const SECONDS = positiveNumber('seconds', args.seconds)
+/** Sent with every request: a read key, for a server started with read keys. */
+const READ_HEADERS = args['read-key'] === undefined ? {} : { 'x-api-key': args['read-key'] }
 const CLIENTS = positiveNumber('clients', args.clients)
 const MIX = args.mix
 if (MIX !== 'default' && MIX !== 'issue12') fail(`--mix must be default or issue12 (got ${JSON.stringify(MIX)})`)
@@ -224,6 +226,8 @@ async function bundleEntry(dir, entry, name) {
         setup(builder) {
           // Native modules, and packages whose CommonJS parts call require() (nats), which an ESM bundle cannot.
           builder.onResolve({ filter: /^(classic-level|abstract-level|msgpackr|memory-level|prom-client|secp256k1|@nats-io\/[^/]+)(\/.*)?$/ }, (a) => ({ path: requireFromRoot.resolve(a.path), external: true }))
+          // ws is CommonJS that requires Node's modules; its ES module wrapper is what an import of it loads.
+          builder.onResolve({ filter: /^ws$/ }, () => ({ path: join(requireFromRoot.resolve('ws/package.json'), '..', 'wrapper.mjs'), external: true }))
         },
       },
     ],
@@ -276,7 +280,7 @@ function startServe(cli, argv) {
 function getJson(url) {
   return new Promise((resolve, reject) => {
     http
-      .get(url, (res) => {
+      .get(url, { headers: READ_HEADERS }, (res) => {
         const chunks = []
         res.on('data', (chunk) => chunks.push(chunk))
         res.on('end', () => {
@@ -549,8 +553,6 @@ function startValidator() {
     },
   }
 }
-
-const READ_HEADERS = args['read-key'] === undefined ? {} : { 'x-api-key': args['read-key'] }
 
 function request(url, agent) {
   return new Promise((resolve) => {

@@ -46,9 +46,11 @@ function check(value, expect) {
 
 function checkRecord(record) {
   if (typeof record !== 'object' || record === null) return 'a record is not an object'
-  for (const field of ['id', 'symbol', 'provider', 'signature', 'providerPublicKey']) {
+  for (const field of ['id', 'symbol', 'provider', 'providerPublicKey']) {
     if (typeof record[field] !== 'string') return `record field ${field} is ${typeof record[field]}`
   }
+  // A RedStone record carries an Arweave signature, an EVM one, or both (the demo's: a lite EVM signature).
+  if (!['signature', 'liteEvmSignature', 'evmSignature'].some((field) => typeof record[field] === 'string')) return 'record carries no signature'
   if (typeof record.value !== 'number' || !Number.isSafeInteger(record.timestamp)) return 'record value or timestamp is not a number'
   return undefined
 }
