@@ -1,8 +1,9 @@
 /**
  * The README's shell blocks that need only the demo data set and a server,
  * run as written, in order: the query blocks (RedStone's four forms, the
- * forms beyond them) and the signature block (serve with its flags, its
- * verify request, then its quality command). The database holds the
+ * forms beyond them), the block of clients beyond curl (the feed catalogue,
+ * a Parquet export, validity windows) and the signature block (serve with
+ * its flags, its verify request, then its quality command). The database holds the
  * records `price-store demo` writes with its defaults (what `npm start`
  * loads): the same ids, values and timestamps, each BTC record signed with
  * the demo key as the demo signs it (the signature block verifies BTC), the
@@ -29,6 +30,7 @@ const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => (mat
 const isQuery = (line: string): boolean => line.startsWith("curl 'http://127.0.0.1:9000/prices?")
 const queryBlocks = blocks.filter((lines) => lines.every(isQuery))
 const signatureBlock = blocks.find((lines) => lines.some((line) => line.includes('--evm-signer')))
+const reachBlock = blocks.find((lines) => lines.some((line) => line.includes('/feeds?')))
 
 let db = ''
 let cleanup: () => Promise<void> = async () => {}
@@ -66,8 +68,8 @@ afterAll(async () => {
  * Runs one README line with bash, the server's port in place of 9000; its standard output. Asynchronous: the
  * server answering it runs in this process, so a synchronous spawn would block the very server it waits for.
  */
-async function shellLine(line: string, port: string): Promise<string> {
-  const child = spawn('bash', ['-c', line.replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`)], { stdio: ['ignore', 'pipe', 'pipe'] })
+async function shellLine(line: string, port: string, cwd?: string): Promise<string> {
+  const child = spawn('bash', ['-c', line.replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`)], { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
@@ -90,6 +92,7 @@ describe.skipIf(!hasCurl)('the README shell blocks on the demo data set, as writ
   it('finds the blocks it runs', () => {
     expect(queryBlocks.map((lines) => lines.length)).toEqual([4, 4])
     expect(signatureBlock?.length).toBe(3)
+    expect(reachBlock?.length).toBe(3)
   })
 
   it('the query blocks: each line answers 200 with data, not an error', async () => {
@@ -100,6 +103,31 @@ describe.skipIf(!hasCurl)('the README shell blocks on the demo data set, as writ
         expect(answer, line).not.toHaveProperty('error')
         expect(Array.isArray(answer) ? answer.length : Object.keys(answer as object).length, line).toBeGreaterThan(0)
       }
+    } finally {
+      served.memory.signal('SIGINT')
+      expect(await served.exit).toBe(0)
+    }
+  }, 120_000)
+
+  it('the block of clients beyond curl: the feed catalogue, a Parquet export and validity windows', async () => {
+    const [feedsLine, parquetLine, validLine] = reachBlock as [string, string, string]
+    const served = await serveAsWritten('npx price-store serve')
+    const cwd = join(db, '..')
+    try {
+      const catalogue = JSON.parse(await shellLine(feedsLine, served.port)) as { total: number; feeds: { symbol: string }[] }
+      expect(catalogue.total).toBe(20)
+      expect(catalogue.feeds).toHaveLength(5)
+      await shellLine(parquetLine, served.port, cwd)
+      const file = await readFile(join(cwd, 'btc.parquet'))
+      // A Parquet file starts and ends with its magic bytes.
+      expect(file.subarray(0, 4).toString()).toBe('PAR1')
+      expect(file.subarray(-4).toString()).toBe('PAR1')
+      const [record] = JSON.parse(await shellLine(validLine, served.port)) as { value: number; timestamp: number; validUntil: number }[]
+      expect(Object.keys(record ?? {})).toEqual(['value', 'timestamp', 'validUntil'])
+      // The record in force at the line's time, and the next one's timestamp after it (one every 10 s).
+      expect(record?.timestamp).toBeLessThanOrEqual(1717160000000)
+      expect(record?.validUntil).toBeGreaterThan(1717160000000)
+      expect((record?.validUntil ?? 0) - (record?.timestamp ?? 0)).toBeLessThanOrEqual(20_000)
     } finally {
       served.memory.signal('SIGINT')
       expect(await served.exit).toBe(0)
