@@ -17,7 +17,7 @@
  * [--seconds 10] [--greedy 32] [--calm 8]`.
  */
 import { createHash } from 'node:crypto'
-import http from 'node:http'
+import { Agent, get as httpGet } from 'node:http'
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
@@ -88,7 +88,7 @@ async function load(base: string, groups: readonly Group[]): Promise<Map<string,
   const until = performance.now() + SECONDS * 1000
   const clients = groups.flatMap((group) =>
     Array.from({ length: group.clients }, async (_, index) => {
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
       const tally = tallies.get(group.name) as Tally
       for (let i = index; performance.now() < until; i++) {
         const started = performance.now()
@@ -103,9 +103,9 @@ async function load(base: string, groups: readonly Group[]): Promise<Map<string,
   return tallies
 }
 
-function get(url: string, headers: Record<string, string>, agent: http.Agent): Promise<number> {
+function get(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent, headers }, (res) => {
+    httpGet(url, { agent, headers }, (res) => {
       res.resume()
       res.on('end', () => resolve(res.statusCode ?? 0))
     }).on('error', reject)

@@ -1,11 +1,11 @@
 /**
- * The README's live block, run as written in a copy of a clone (issue 23, point 7): `npx price-store` (the
- * clone's own bin, no install or link), the sample file it imports, and the curl lines. The only change is the
+ * The README's live block, then its daily-operation block, run as written in a copy of a clone: `npx price-store`
+ * (the clone's own bin, no install or link), the sample file it imports, and the curl lines. The only change is the
  * port: serve gets PORT=0 (a free port, read from its banner) and the other lines that port instead of 9000.
  * Processes are started in groups of their own and stopped by PID.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'tsup'
@@ -16,9 +16,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const missing = ['curl', 'openssl'].filter((tool) => spawnSync('bash', ['-c', `command -v ${tool}`]).status !== 0)
 const readme = await readFile(join(root, 'README.md'), 'utf8')
 
-/** The block after the `readme-live` marker, one command a line. */
-function liveBlock(): string[] {
-  const start = readme.indexOf('<!-- readme-live:')
+/** The block after the marker `<!-- ${name}:`, one command a line. */
+function markedBlock(name: string): string[] {
+  const start = readme.indexOf(`<!-- ${name}:`)
   expect(start).toBeGreaterThan(-1)
   const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1]
   return (block ?? '').trimEnd().split('\n')
@@ -26,7 +26,10 @@ function liveBlock(): string[] {
 
 interface Shell {
   readonly child: ChildProcess
+  /** Standard output and standard error, as they came. */
   output(): string
+  /** Standard output alone (curl's progress meter goes to standard error). */
+  stdout(): string
   readonly exited: Promise<number | string>
   /** Stops the process group (npx, its shell and the node it runs) by the PID it was started with. */
   stop(): void
@@ -39,11 +42,15 @@ const started: Shell[] = []
 function shell(line: string, env: Record<string, string> = {}): Shell {
   const child = spawn('bash', ['-c', line], { cwd: clone, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  let stdout = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk
+    stdout += chunk
+  })
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')))
   const running: Shell = {
-    child, output: () => output, exited,
+    child, output: () => output, stdout: () => stdout, exited,
     stop() {
       try {
         process.kill(-(child.pid as number), 'SIGTERM')
@@ -84,6 +91,9 @@ beforeAll(async () => {
   await mkdir(join(clone, 'examples'))
   await copyFile(join(root, 'package.json'), join(clone, 'package.json'))
   await copyFile(join(root, 'examples', 'prices.ndjson'), join(clone, 'examples', 'prices.ndjson'))
+  // The OpenAPI document the daily block asks for: a clone has it where the bin looks (docs/, beside dist/).
+  await mkdir(join(clone, 'docs'))
+  await copyFile(join(root, 'docs', 'openapi.yaml'), join(clone, 'docs', 'openapi.yaml'))
   await build({
     entry: { cli: join(root, 'src/cli/main.ts') }, format: ['esm'], outDir: join(clone, 'dist'), platform: 'node', target: 'node20',
     dts: false, sourcemap: false, config: false, silent: true,
@@ -97,7 +107,7 @@ afterAll(async () => {
 })
 
 test.skipIf(missing.length > 0)(`the live block runs as written in a clone${missing.length > 0 ? ` (SKIPPED: ${missing.join(' and ')} not installed)` : ''}`, async () => {
-  const [token, serve, stream, importLine, exportLine, reports, ...rest] = liveBlock()
+  const [token, serve, stream, importLine, exportLine, reports, ...rest] = markedBlock('readme-live')
   expect(rest).toEqual([])
   expect(serve).toMatch(/^npx price-store serve /)
   expect(importLine).toMatch(/^npx price-store import .* examples\/prices\.ndjson/)
@@ -130,4 +140,36 @@ test.skipIf(missing.length > 0)(`the live block runs as written in a clone${miss
   // npx passes the signal on, and the server stops gracefully (npx itself then ends by the signal).
   server.stop()
   await waitForEnd(server, /^stopped$/m)
+
+  // The daily-operation block, next, in the same clone: its token file and the records just imported.
+  const [dailyServe, compressed, backup, csvExport, openapi, ...more] = markedBlock('readme-daily')
+  expect(more).toEqual([])
+  expect(dailyServe).toMatch(/^npx price-store serve /)
+  const daily = shell(dailyServe as string, { PORT: '0' })
+  const [, dailyPort] = await waitFor(daily, /http:\/\/127\.0\.0\.1:(\d+)\/prices\n[\s\S]*Press Ctrl\+C to stop\./, 'serve')
+  const atDailyPort = (line: string): string => line.replaceAll('127.0.0.1:9000', `127.0.0.1:${dailyPort}`)
+  const samples = (await readFile(join(clone, 'examples', 'prices.ndjson'), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { symbol: string; timestamp: number })
+  const btc = samples.filter((record) => record.symbol === 'BTC')
+
+  const slim = shell(atDailyPort(compressed as string))
+  expect(await slim.exited).toBe(0)
+  const latest = JSON.parse(slim.stdout()) as Record<string, unknown>[]
+  expect(latest).toHaveLength(btc.length)
+  for (const record of latest) expect(Object.keys(record)).not.toContain('signature')
+
+  const backedUp = shell(atDailyPort(backup as string))
+  expect(await backedUp.exited, backedUp.output()).toBe(0)
+  expect((await readdir(join(clone, 'backups', 'nightly'))).length).toBeGreaterThan(0)
+
+  expect(await shell(atDailyPort(csvExport as string)).exited).toBe(0)
+  const rows = (await readFile(join(clone, 'btc.csv'), 'utf8')).trimEnd().split('\r\n')
+  // A header, then BTC's records from 00:30 on.
+  expect(rows.length - 1).toBe(btc.filter((record) => record.timestamp >= Date.parse('2024-06-01T00:30:00Z')).length)
+  expect(rows.length - 1).toBeGreaterThan(0)
+
+  const described = shell(atDailyPort(openapi as string))
+  expect(await described.exited).toBe(0)
+  expect(described.stdout()).toMatch(/^openapi: 3/m)
+  daily.stop()
+  await waitForEnd(daily, /^stopped$/m)
 })

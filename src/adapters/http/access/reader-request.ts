@@ -33,7 +33,7 @@ export function selectionText(selection: FieldSelection): string {
  * request keeps only fields hidden from it). `undefined` text: the request's
  * own, unchanged (no mask, or a `fields` value the endpoint refuses itself).
  */
-export function readerFields(reader: Reader | undefined, requested: string | undefined, parameter = 'fields'): { text?: string } | HttpAnswer {
+function readerFields(reader: Reader | undefined, requested: string | undefined, parameter = 'fields'): { text?: string } | HttpAnswer {
   const mask = reader?.fields
   if (mask === undefined) return {}
   let own: FieldSelection | undefined

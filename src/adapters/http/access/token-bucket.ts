@@ -29,13 +29,6 @@ export class TokenBucket {
     return Math.max(1, Math.ceil((needed - this.#tokens) / this.#perMs))
   }
 
-  /** The ms until `amount` (at most one token's worth) could be taken, without taking it. */
-  wait(amount: number, now: number): number {
-    this.#refill(now)
-    const needed = amount <= 1 ? amount : Number.MIN_VALUE
-    return this.#tokens >= needed ? 0 : Math.max(1, Math.ceil((needed - this.#tokens) / this.#perMs))
-  }
-
   #refill(now: number): void {
     if (now > this.#at) {
       this.#tokens = Math.min(this.#capacity, this.#tokens + (now - this.#at) * this.#perMs)
