@@ -1,15 +1,17 @@
 /**
- * The README's live block, then its daily-operation block, run as written in a copy of a clone: `npx price-store`
- * (the clone's own bin, no install or link), the sample file it imports, and the curl lines. The only change is the
- * port: serve gets PORT=0 (a free port, read from its banner) and the other lines that port instead of 9000.
- * Processes are started in groups of their own and stopped by PID.
+ * The README's live block, then its daily-operation block and its cluster block (beside a NATS server the test
+ * starts), run as written in a copy of a clone: `npx price-store` (the clone's own bin, no install or link), the
+ * sample file it imports, and the curl lines. The only change is the ports: serve gets PORT=0 or `--port 0` (a
+ * free port, read from its banner), the other lines that port instead of 9000 (or 9001), and the cluster block's
+ * nodes the test's NATS server instead of 4222. Processes are started in groups of their own and stopped by PID.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { access, copyFile, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'tsup'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { NATS_SKIP_REASON, natsServerPath, startNatsCluster } from '../cluster/support/nats-cluster.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 /** The block calls curl and openssl; .ci/install-tools installs them, and without them there is nothing to run as written. */
@@ -173,3 +175,45 @@ test.skipIf(missing.length > 0)(`the live block runs as written in a clone${miss
   daily.stop()
   await waitForEnd(daily, /^stopped$/m)
 })
+
+test.skipIf(missing.length > 0 || natsServerPath() === undefined)(
+  `the cluster block runs as written in a clone, beside a NATS server${natsServerPath() === undefined ? ` (SKIPPED: ${NATS_SKIP_REASON})` : ''}`,
+  async () => {
+    const lines = markedBlock('readme-cluster')
+    expect(lines).toHaveLength(3)
+    const nats = await startNatsCluster({ size: 1, name: 'readme-cluster' })
+    try {
+      // The token file the live block made; the ports are the only change: each node a free one, NATS the harness's.
+      await access(join(clone, 'token'))
+      const asWritten = (line: string, urls: Record<string, string>): string =>
+        Object.entries(urls).reduce((text, [from, to]) => text.replaceAll(from, to), line.replace(/--port 900[0-9]/, '--port 0').replace('nats://127.0.0.1:4222', nats.urls[0] as string))
+      const bannerUrl = /(http:\/\/127\.0\.0\.1:\d+)\/prices\n[\s\S]*Press Ctrl\+C to stop\./
+      const [a, b, copy] = lines as [string, string, string]
+      const nodeA = shell(asWritten(a, {}))
+      const [, urlA] = await waitFor(nodeA, bannerUrl, 'node a')
+      const nodeB = shell(asWritten(b, {}))
+      const [, urlB] = await waitFor(nodeB, bannerUrl, 'node b')
+      const follower = shell(asWritten(copy, { 'http://127.0.0.1:9001': urlA as string }))
+      const [, urlCopy] = await waitFor(follower, bannerUrl, 'the read copy')
+
+      // A write through node a (with the token of its line) is answered by every node.
+      const samples = await readFile(join(clone, 'examples', 'prices.ndjson'), 'utf8')
+      const token = (await readFile(join(clone, 'token'), 'utf8')).trim()
+      const written = await fetch(`${urlA}/prices`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, body: samples })
+      expect(written.status, await written.clone().text()).toBe(200)
+      const { position } = (await written.json()) as { position: number }
+      for (const url of [urlA, urlB, urlCopy] as string[]) {
+        // minPosition: the node answers once it has applied the write (a bounded wait, on every node).
+        const stats = (await (await fetch(`${url}/stats?minPosition=${position}`)).json()) as { records: number }
+        expect(stats.records, url).toBe(samples.trimEnd().split('\n').length)
+      }
+      for (const node of [follower, nodeB, nodeA]) {
+        node.stop()
+        await waitForEnd(node, /^stopped$/m)
+      }
+    } finally {
+      await nats.close()
+    }
+  },
+  120_000,
+)

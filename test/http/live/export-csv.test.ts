@@ -132,6 +132,19 @@ describe('GET /prices/export?format=csv', () => {
     expect(dropped[1]).toEqual(['hand-1', 'ZZZ', '1.5', 'tx,1', '0.4', String(HAND_MADE[0]!.timestamp), '{"note":"x, \\"y\\""}'])
   })
 
+  it('honours fields naming an EVM signature: a keep list keeps it in extra, a drop list takes it out of extra', async () => {
+    const demo = records.filter((record) => 'liteEvmSignature' in record)
+    const symbol = demo[0]!.symbol
+    const mine = demo.filter((record) => record.symbol === symbol)
+    const kept = parseCsv((await csvOf(`format=csv&symbol=${symbol}&fields=id,liteEvmSignature`)).body)
+    expect(kept[0]).toEqual(['id', 'extra'])
+    expect(kept.slice(1).map(([id, extra]) => [id, JSON.parse(extra as string)]).sort()).toEqual(
+      mine.map((record) => [record.id, { liteEvmSignature: (record as { liteEvmSignature: string }).liteEvmSignature }]).sort())
+    const dropped = parseCsv((await csvOf(`format=csv&symbol=${symbol}&fields=-liteEvmSignature`)).body)
+    expect(dropped[0]).toEqual(COLUMNS)
+    for (const row of dropped.slice(1)) expect(row.at(-1)).not.toContain('liteEvmSignature')
+  })
+
   it('format=ndjson is the default NDJSON; an empty selection is the header alone', async () => {
     const ndjson = await csvOf('format=ndjson&symbol=ZZZ')
     expect(ndjson.response.headers.get('content-type')).toBe('application/x-ndjson')

@@ -12,7 +12,8 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../../../src/adapters/http/node.js'
-import { ParquetExport } from '../../../src/adapters/http/core/parquet-export.js'
+import { ParquetExport, parquetColumns } from '../../../src/adapters/http/core/parquet-export.js'
+import { parseFieldSelection } from '../../../src/rules/fields.js'
 import { PriceStore, type NewPriceRecord, type PriceRecord } from '../../../src/index.js'
 import { generateDemoRecords } from '../../../src/demo/demo-data.js'
 import { run, tempDir } from '../../cli/helpers.js'
@@ -199,6 +200,12 @@ describe('GET /prices/export?format=parquet', () => {
     expect(head.headers.get('content-type')).toBe('application/vnd.apache.parquet')
     expect(head.headers.get('content-encoding')).toBeNull()
     expect(await head.text()).toBe('')
+  })
+
+  it('lets fields name the EVM signature columns: kept (with extra, which their odd values overflow into) or dropped', () => {
+    expect(parquetColumns(parseFieldSelection('fields', 'id,liteEvmSignature'))).toEqual(['id', 'liteEvmSignature', 'extra'])
+    expect(parquetColumns(parseFieldSelection('fields', '-liteEvmSignature,-evmSignature'))).toEqual(
+      ['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'extra'])
   })
 
   it('refuses parquet in another case or repeated, or fields that keep no column, with a coded 400', async () => {

@@ -68,7 +68,8 @@ export function exportHeader(format: TextExportFormat, selection?: FieldSelectio
  * {@link formatRecord} with a `--fields` selection (as `/prices`'s
  * `fields`): NDJSON lines keep the selected fields; CSV keeps the columns
  * of the selected stored fields, and `extra` when the selection keeps
- * extra fields (a drop list does, a keep list does not). Without a
+ * fields without a column of their own (a drop list does, a keep list when
+ * it names an EVM signature), holding only those. Without a
  * selection, {@link formatRecord} itself.
  */
 export function recordFormatter(format: TextExportFormat, selection: FieldSelection | undefined): (record: PriceRecord) => string {
@@ -77,7 +78,8 @@ export function recordFormatter(format: TextExportFormat, selection: FieldSelect
   if (format === 'ndjson') return (record) => `${toExactJson(select(record))}\n`
   const kept = csvColumns(selection).map((column) => CSV_COLUMNS.indexOf(column))
   return (record) => {
-    const cells = csvCells(record)
+    // Selected first: `extra` then holds only the selected fields without a column (an EVM signature kept or dropped).
+    const cells = csvCells(select(record))
     return `${kept.map((index) => csvCell(cells[index] as string)).join(',')}\r\n`
   }
 }
@@ -90,7 +92,9 @@ function csvColumns(selection: FieldSelection | undefined): readonly string[] {
   if (selection === undefined) return CSV_COLUMNS
   const named = new Set(selection.names)
   const keep = selection.mode === 'keep'
-  return CSV_COLUMNS.filter((column) => (column === 'extra' ? !keep : named.has(column) === keep))
+  // A keep list keeps `extra` when it names a stored field that has no column of its own (an EVM signature).
+  const keepsExtra = !keep || selection.names.some((name) => !(CSV_COLUMNS as readonly string[]).includes(name) && !NOT_STORED.has(name) && name !== 'minutes')
+  return CSV_COLUMNS.filter((column) => (column === 'extra' ? keepsExtra : named.has(column) === keep))
 }
 
 /**

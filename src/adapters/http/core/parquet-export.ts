@@ -45,8 +45,8 @@ export const PARQUET_COLUMNS = [
 ] as const
 export type ParquetColumn = (typeof PARQUET_COLUMNS)[number]
 
-/** Columns that hold a record field a `fields` selection cannot name: kept as `extra` is (by a drop list, not by a keep list). */
-const UNNAMED: ReadonlySet<string> = new Set(['liteEvmSignature', 'evmSignature', 'extra'])
+/** The column that holds no one field (the fields without a column of their own): a drop list keeps it, a keep list only with a column that may overflow into it. */
+const UNNAMED: ReadonlySet<string> = new Set(['extra'])
 /** Columns whose value may not fit the column's type and then goes into `extra`. */
 const OVERFLOWING: ReadonlySet<string> = new Set(['signature', 'liteEvmSignature', 'evmSignature', 'permawebTx', 'version'])
 /** Record fields that have a column of their own (the rest go into `extra`). */
