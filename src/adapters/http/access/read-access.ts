@@ -69,8 +69,8 @@ export class Reader {
 
   /** Takes a query's cost from its cost budget (see `TokenBucket`): `undefined` when taken, else its 429. */
   spend(cost: number): HttpAnswer | undefined {
-    // A cost the store could not bound (a store without `cost`) counts as more than any budget.
-    return this.#take(this.#cost, Number.isFinite(cost) ? cost : Number.MAX_SAFE_INTEGER, 'query cost')
+    // A cost the store could not bound (a store without `cost`) is infinite: it takes the whole budget, and a window's debt.
+    return this.#take(this.#cost, cost, 'query cost')
   }
 
   /** A 403 for a request outside its scope, counted. */
