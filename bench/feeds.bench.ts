@@ -17,8 +17,6 @@
  * reused. Run it on a quiet machine:
  * `cd bench && node --import tsx feeds.bench.ts [--hours 6] [--runs 20] [--build-only]`.
  */
-import { existsSync } from 'node:fs'
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -26,6 +24,7 @@ import { parseArgs } from 'node:util'
 import { PriceStore } from '../src/index.js'
 import { feedBuilds } from '../src/store/services/feeds.js'
 import { BENCH_PROVIDER, GENERATOR_VERSION, STEP_MS, dataShape, generateBatches, type DataShape } from './generate.js'
+import { buildBenchStore } from './bench-store.js'
 import { DATA_DIR } from './load.js'
 
 const { values: args } = parseArgs({ options: { hours: { type: 'string', default: '6' }, runs: { type: 'string', default: '20' }, 'build-only': { type: 'boolean' } } })
@@ -39,22 +38,8 @@ const folder = join(DATA_DIR, `feeds-${hours}h-g${GENERATOR_VERSION}`)
 const dir = join(folder, 'db')
 const limits = { maxLimit: 3000, maxSymbols: 1000, maxRangePoints: 20_000 }
 
-async function build(): Promise<void> {
-  const meta = await readFile(join(folder, 'meta.json'), 'utf8').then((text) => JSON.parse(text) as { records: number }, () => undefined)
-  if (meta?.records === shape.records && existsSync(dir)) return
-  await rm(folder, { recursive: true, force: true })
-  await mkdir(folder, { recursive: true })
-  const started = performance.now()
-  const store = await PriceStore.open(dir, { provider: BENCH_PROVIDER, limits })
-  let written = 0
-  for (const batch of generateBatches(shape, 10_000)) {
-    written += await store.putMany(batch)
-    if (written % 500_000 < 10_000) process.stderr.write(`  ${written.toLocaleString('en-US')} records\n`)
-  }
-  await store.close()
-  const seconds = (performance.now() - started) / 1000
-  process.stderr.write(`built ${written.toLocaleString('en-US')} records in ${seconds.toFixed(0)} s\n`)
-  await writeFile(join(folder, 'meta.json'), JSON.stringify({ records: written, seconds }))
+function build(): Promise<void> {
+  return buildBenchStore(folder, shape, limits)
 }
 
 function summary(name: string, times: number[]): void {

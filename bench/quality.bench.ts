@@ -20,14 +20,13 @@
  * reused (a `meta.json` records its size). Run it on a quiet machine:
  * `cd bench && node --import tsx quality.bench.ts [--days 7] [--runs 5] [--build-only]`.
  */
-import { existsSync } from 'node:fs'
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { PriceStore } from '../src/index.js'
-import { BENCH_PROVIDER, GENERATOR_VERSION, dataShape, generateBatches } from './generate.js'
+import { BENCH_PROVIDER, GENERATOR_VERSION, dataShape } from './generate.js'
+import { buildBenchStore } from './bench-store.js'
 import { DATA_DIR, daysTag } from './load.js'
 
 const { values: args } = parseArgs({ options: { days: { type: 'string', default: '7' }, runs: { type: 'string', default: '5' }, 'build-only': { type: 'boolean' } } })
@@ -38,22 +37,8 @@ const folder = join(DATA_DIR, `quality-${daysTag(days)}-g${GENERATOR_VERSION}`)
 const dir = join(folder, 'db')
 const limits = { maxLimit: 3000, maxSymbols: 1000, maxRangePoints: 20_000 }
 
-async function build(): Promise<void> {
-  const meta = await readFile(join(folder, 'meta.json'), 'utf8').then((text) => JSON.parse(text) as { records: number }, () => undefined)
-  if (meta?.records === shape.records && existsSync(dir)) return
-  await rm(folder, { recursive: true, force: true })
-  await mkdir(folder, { recursive: true })
-  const started = performance.now()
-  const store = await PriceStore.open(dir, { provider: BENCH_PROVIDER, limits })
-  let written = 0
-  for (const batch of generateBatches(shape, 10_000)) {
-    written += await store.putMany(batch)
-    if (written % 500_000 < 10_000) process.stderr.write(`  ${written.toLocaleString('en-US')} records\n`)
-  }
-  await store.close()
-  const seconds = (performance.now() - started) / 1000
-  process.stderr.write(`built ${written.toLocaleString('en-US')} records in ${seconds.toFixed(0)} s\n`)
-  await writeFile(join(folder, 'meta.json'), JSON.stringify({ records: written, seconds }))
+function build(): Promise<void> {
+  return buildBenchStore(folder, shape, limits)
 }
 
 async function time(name: string, run: () => Promise<unknown>): Promise<void> {
