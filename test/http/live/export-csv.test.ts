@@ -5,13 +5,12 @@
  * `format` is a coded 400 before any byte.
  */
 import { get, request as request_ } from 'node:http'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../../src/adapters/http/node.js'
 import { PriceStore, type NewPriceRecord } from '../../../src/index.js'
-import { run, tempDir } from '../../cli/helpers.js'
+import { run } from '../../cli/helpers.js'
 import { generateDemoRecords } from '../../../src/demo/demo-data.js'
-import { END, PROVIDER, TOKENS, serve } from '../../support/http/demo-server.js'
+import { END, PROVIDER, TOKENS, serve, servedDiskStore } from '../../support/http/demo-server.js'
 import { parseCsv } from '../../support/csv.js'
 
 const COLUMNS = ['id', 'symbol', 'provider', 'value', 'signature', 'permawebTx', 'version', 'source', 'timestamp', 'extra']
@@ -25,7 +24,6 @@ const HAND_MADE: NewPriceRecord[] = [
   { id: 'hand-2', symbol: 'ZZZ', provider: PROVIDER.id, value: -0, signature: 'c2ln', permawebTx: 'tx-2', version: '0.4', source: {}, timestamp: Date.UTC(2024, 4, 31, 13) },
 ]
 
-let dir: string
 let cleanup: () => Promise<void>
 let store: PriceStore
 let server: RunningServer
@@ -33,13 +31,9 @@ let records: NewPriceRecord[]
 let db: string
 
 beforeAll(async () => {
-  ;({ dir, cleanup } = await tempDir())
-  db = join(dir, 'db')
-  store = await PriceStore.open(db, { provider: PROVIDER })
   // The demo's records carry a `liteEvmSignature` and no `signature`: an empty signature cell.
   records = [...generateDemoRecords({ providerId: PROVIDER.id, end: END, durationMs: 2 * 3_600_000, tokens: TOKENS }), ...HAND_MADE]
-  for (let i = 0; i < records.length; i += 5_000) await store.putMany(records.slice(i, i + 5_000))
-  server = await serve(store)
+  ;({ db, store, server, cleanup } = await servedDiskStore(records))
 }, 60_000)
 
 afterAll(async () => {

@@ -16,8 +16,8 @@ import { ParquetExport, parquetColumns } from '../../../src/adapters/http/core/p
 import { parseFieldSelection } from '../../../src/rules/fields.js'
 import { PriceStore, type NewPriceRecord, type PriceRecord } from '../../../src/index.js'
 import { generateDemoRecords } from '../../../src/demo/demo-data.js'
-import { run, tempDir } from '../../cli/helpers.js'
-import { END, PROVIDER, TOKENS, serve } from '../../support/http/demo-server.js'
+import { run } from '../../cli/helpers.js'
+import { END, PROVIDER, TOKENS, serve, servedDiskStore } from '../../support/http/demo-server.js'
 import { openGet, until } from '../../support/http/operations-helpers.js'
 import { duckdb, parquetTypes, recordsOfParquet, rowGroupsOf } from '../../support/parquet.js'
 
@@ -49,17 +49,13 @@ let records: NewPriceRecord[]
 let db: string
 
 beforeAll(async () => {
-  ;({ dir, cleanup } = await tempDir())
-  db = join(dir, 'db')
-  store = await PriceStore.open(db, { provider: PROVIDER })
   // The demo's records carry a `liteEvmSignature`; the unsigned ones an Arweave-looking `signature`.
   records = [
     ...generateDemoRecords({ providerId: PROVIDER.id, end: END, durationMs: 2 * 3_600_000, tokens: TOKENS }),
     ...generateDemoRecords({ providerId: PROVIDER.id, end: END - 2 * 3_600_000, durationMs: 3_600_000, tokens: TOKENS, signed: false }),
     ...HAND_MADE,
   ]
-  for (let i = 0; i < records.length; i += 5_000) await store.putMany(records.slice(i, i + 5_000))
-  server = await serve(store)
+  ;({ dir, db, store, server, cleanup } = await servedDiskStore(records))
 }, 60_000)
 
 afterAll(async () => {

@@ -1,10 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { MemoryLevel } from 'memory-level'
 import { startServer, type RunningServer } from '../../../src/adapters/http/node.js'
 import type { PricesQueryable } from '../../../src/adapters/http/prices/answer.js'
 import { DEFAULT_PROVIDER } from '../../../src/cli/config.js'
 import { DEMO_TOKENS, generateDemoRecords, type DemoRecord } from '../../../src/demo/demo-data.js'
-import { PriceStore, type Limits, type PriceRecord } from '../../../src/index.js'
+import { PriceStore, type Limits, type NewPriceRecord, type PriceRecord } from '../../../src/index.js'
 
 /** The provider of every test store: RedStone's, so `redstone-api`'s defaults fit. */
 export const PROVIDER = DEFAULT_PROVIDER
@@ -28,6 +31,15 @@ export async function openDemoStore(limits?: Partial<Limits>): Promise<{ store: 
   const records = demoRecords()
   await store.putMany(records)
   return { store, records }
+}
+
+/** A classic-level store of {@link PROVIDER} in a new temporary directory (`db` inside `dir`), holding `records`, served on port 0. */
+export async function servedDiskStore(records: readonly NewPriceRecord[]): Promise<{ dir: string; db: string; store: PriceStore; server: RunningServer; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'price-store-http-'))
+  const db = join(dir, 'db')
+  const store = await PriceStore.open(db, { provider: PROVIDER })
+  for (let i = 0; i < records.length; i += 5_000) await store.putMany(records.slice(i, i + 5_000))
+  return { dir, db, store, server: await serve(store), cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
 /** Starts a server on 127.0.0.1, port 0. */
